@@ -1,0 +1,64 @@
+//! How an emulator is set up: what the command line and environment give, or a Rust test.
+
+use crate::clock::ClockMode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMode {
+    /// Signatures are read for region and account but not checked.
+    Off,
+    /// Signatures are checked against the secret of the access key.
+    Verify,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    pub region: String,
+    pub account: String,
+    pub clock: ClockMode,
+    pub jitter: bool,
+    /// `None` picks a random seed.
+    pub seed: Option<u64>,
+    pub auth: AuthMode,
+    /// Access key id → secret, for `--auth verify`; any other key's secret is `test`.
+    pub credentials: Vec<(String, String)>,
+    pub delivery_log_size: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            host: "127.0.0.1".into(),
+            port: 4566,
+            region: "us-east-1".into(),
+            account: "000000000000".into(),
+            clock: ClockMode::Real,
+            jitter: true,
+            seed: None,
+            auth: AuthMode::Off,
+            credentials: Vec::new(),
+            delivery_log_size: 100_000,
+        }
+    }
+}
+
+impl Config {
+    /// The set-up Rust tests want: a free port and a manual clock.
+    pub fn for_tests() -> Self {
+        Config {
+            port: 0,
+            clock: ClockMode::Manual,
+            seed: Some(0),
+            ..Config::default()
+        }
+    }
+
+    pub fn secret_for(&self, access_key: &str) -> &str {
+        self.credentials
+            .iter()
+            .find(|(key, _)| key == access_key)
+            .map_or("test", |(_, secret)| secret)
+    }
+}

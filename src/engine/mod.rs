@@ -1,0 +1,216 @@
+//! The engine: every piece of service state, the virtual time it lives in, the one timer queue
+//! and the records the control API shows. Synchronous and free of I/O: it is only ever told to
+//! move to a later instant; work that needs I/O leaves it as an [`Effect`] value.
+
+pub mod observe;
+pub mod rng;
+pub mod scheduler;
+pub mod time;
+
+use crate::services::sqs;
+use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
+use rng::Rng;
+use scheduler::Scheduler;
+use std::sync::Arc;
+use time::Millis;
+use tokio::sync::Notify;
+
+/// Something that must happen at a virtual instant.
+#[derive(Debug)]
+pub enum Timer {
+    /// Wake whoever waits on this (long polls checking their queue or deadline again).
+    Wake(Arc<Notify>),
+    /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
+    #[cfg(test)]
+    Probe(u32, Option<(Millis, u32)>),
+}
+
+/// Work a fired timer hands to the async side (e.g. an HTTP delivery). Nothing needs I/O yet;
+/// deliveries to HTTP endpoints add their variant here and run in `crate::server::effects`.
+#[derive(Debug)]
+pub enum Effect {}
+
+/// What one step of time produced.
+#[derive(Debug, Default)]
+pub struct Fired {
+    pub count: usize,
+    pub effects: Vec<Effect>,
+}
+
+pub struct Settings {
+    pub start: Millis,
+    pub seed: u64,
+    pub jitter: bool,
+    pub delivery_log_size: usize,
+}
+
+pub struct Engine {
+    now: Millis,
+    timers: Scheduler<Timer>,
+    pub rng: Rng,
+    pub jitter: bool,
+    pub log: DeliveryLog,
+    pub outbox: Vec<OutboxMessage>,
+    pub faults: Faults,
+    pub metrics: Metrics,
+    pub sqs: sqs::store::Store,
+    #[cfg(test)]
+    probes: Vec<(Millis, u32)>,
+}
+
+impl Engine {
+    pub fn new(s: Settings) -> Self {
+        Engine {
+            now: s.start,
+            timers: Scheduler::default(),
+            rng: Rng::new(s.seed),
+            jitter: s.jitter,
+            log: DeliveryLog::new(s.delivery_log_size),
+            outbox: Vec::new(),
+            faults: Faults::default(),
+            metrics: Metrics::default(),
+            sqs: sqs::store::Store::default(),
+            #[cfg(test)]
+            probes: Vec::new(),
+        }
+    }
+
+    /// The current virtual time.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    /// Schedules `timer` at `due`; a time already past fires at the next step of time.
+    pub fn schedule(&mut self, due: Millis, timer: Timer) {
+        self.timers.schedule(due.max(self.now), timer);
+    }
+
+    pub fn next_due(&self) -> Option<Millis> {
+        self.timers.next_due()
+    }
+
+    pub fn pending_timers(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// Fires the timers due at the earliest instant at or before `limit`, with `now` set to that
+    /// instant, including timers scheduled for the same instant while they fire. `None` when no
+    /// timer is due by `limit`.
+    pub fn fire_next(&mut self, limit: Millis) -> Option<Fired> {
+        let due = self.timers.next_due().filter(|&due| due <= limit)?;
+        self.now = self.now.max(due);
+        let mut fired = Fired::default();
+        while let Some((_, timer)) = self.timers.pop_due(self.now) {
+            fired.count += 1;
+            self.fire(timer, &mut fired.effects);
+        }
+        Some(fired)
+    }
+
+    /// Fires everything due up to `limit` in due order, then moves `now` to `limit`.
+    pub fn run_until(&mut self, limit: Millis) -> Fired {
+        let mut all = Fired::default();
+        while let Some(step) = self.fire_next(limit) {
+            all.count += step.count;
+            all.effects.extend(step.effects);
+        }
+        self.now = self.now.max(limit);
+        all
+    }
+
+    fn fire(&mut self, timer: Timer, _effects: &mut Vec<Effect>) {
+        match timer {
+            Timer::Wake(notify) => notify.notify_waiters(),
+            #[cfg(test)]
+            Timer::Probe(id, then) => {
+                self.probes.push((self.now, id));
+                if let Some((delay, next)) = then {
+                    self.schedule(self.now + delay, Timer::Probe(next, None));
+                }
+            }
+        }
+    }
+
+    /// Forgets every resource, message, timer, record and fault; time stays where it is.
+    pub fn reset(&mut self) {
+        self.timers.clear();
+        self.log.clear();
+        self.outbox.clear();
+        self.faults.clear();
+        self.metrics.clear();
+        self.sqs.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine() -> Engine {
+        Engine::new(Settings {
+            start: 1_000,
+            seed: 1,
+            jitter: false,
+            delivery_log_size: 10,
+        })
+    }
+
+    #[test]
+    fn timers_fire_in_due_order_seeing_their_own_due_time() {
+        let mut e = engine();
+        e.schedule(4_000, Timer::Probe(3, None));
+        e.schedule(2_000, Timer::Probe(1, None));
+        e.schedule(3_000, Timer::Probe(2, None));
+        let fired = e.run_until(10_000);
+        assert_eq!(fired.count, 3);
+        assert_eq!(e.probes, [(2_000, 1), (3_000, 2), (4_000, 3)]);
+        assert_eq!(e.now(), 10_000);
+    }
+
+    #[test]
+    fn timers_scheduled_while_firing_fire_in_the_same_advance_when_due_inside_it() {
+        let mut e = engine();
+        e.schedule(2_000, Timer::Probe(1, Some((500, 2))));
+        e.schedule(2_400, Timer::Probe(3, Some((0, 4))));
+        e.schedule(9_000, Timer::Probe(5, Some((2_000, 6))));
+        e.run_until(10_000);
+        assert_eq!(
+            e.probes,
+            [(2_000, 1), (2_400, 3), (2_400, 4), (2_500, 2), (9_000, 5)]
+        );
+        assert_eq!(e.pending_timers(), 1, "the follow-up due at 11 s waits");
+        e.run_until(11_000);
+        assert_eq!(e.probes.last(), Some(&(11_000, 6)));
+    }
+
+    #[test]
+    fn nothing_fires_early() {
+        let mut e = engine();
+        e.schedule(5_000, Timer::Probe(1, None));
+        assert_eq!(e.run_until(4_999).count, 0);
+        assert!(e.probes.is_empty());
+        assert_eq!(e.now(), 4_999);
+        assert_eq!(e.run_until(5_000).count, 1);
+    }
+
+    #[test]
+    fn time_never_goes_back_and_past_timers_fire_now() {
+        let mut e = engine();
+        e.run_until(5_000);
+        e.run_until(3_000);
+        assert_eq!(e.now(), 5_000);
+        e.schedule(1_000, Timer::Probe(1, None));
+        e.run_until(5_000);
+        assert_eq!(e.probes, [(5_000, 1)]);
+    }
+
+    #[test]
+    fn reset_keeps_time_and_drops_timers() {
+        let mut e = engine();
+        e.run_until(7_000);
+        e.schedule(8_000, Timer::Probe(1, None));
+        e.reset();
+        assert_eq!(e.now(), 7_000);
+        assert_eq!(e.next_due(), None);
+    }
+}

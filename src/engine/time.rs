@@ -1,0 +1,148 @@
+//! Virtual instants: milliseconds since the Unix epoch, and their textual forms.
+//! Pure functions only; reading the wall clock is `crate::clock`'s job.
+
+/// A virtual instant in milliseconds since 1970-01-01T00:00:00Z.
+pub type Millis = i64;
+
+/// `2026-11-30T07:00:00.000Z`, the form the control API and AWS timestamps use.
+pub fn format_rfc3339(ms: Millis) -> String {
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, m, d) = civil_from_days(days);
+    let (h, min, s, milli) = (
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000,
+    );
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
+}
+
+/// Parses RFC 3339 / ISO 8601 date-times such as `2026-11-30T07:00:00Z`,
+/// `2026-11-30T07:00:00.5+01:00`. Returns `None` for anything else.
+pub fn parse_rfc3339(s: &str) -> Option<Millis> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = s.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60
+    {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut millis = 0;
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let padded = format!("{:0<3}", &frac[..digits.min(3)]);
+        millis = padded.parse::<i64>().ok()?;
+        rest = &frac[digits..];
+    }
+    let offset_minutes = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6 && rest.as_bytes()[3] == b':' => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let oh: i64 = rest[1..3].parse().ok()?;
+            let om: i64 = rest[4..6].parse().ok()?;
+            sign * (oh * 60 + om)
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(y, mo, d);
+    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_minutes * 60;
+    Some(secs * 1000 + millis)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+// Civil-calendar conversions after Howard Hinnant's well-known `days_from_civil`
+// and `civil_from_days` algorithms (proleptic Gregorian calendar).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_and_parses_round_trip() {
+        let cases = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_796_022_000_000, "2026-11-30T07:00:00.000Z"),
+            (951_782_400_123, "2000-02-29T00:00:00.123Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(format_rfc3339(ms), text);
+            assert_eq!(parse_rfc3339(text), Some(ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn parses_offsets_and_fractions() {
+        let base = parse_rfc3339("2026-11-30T07:00:00Z").unwrap();
+        assert_eq!(parse_rfc3339("2026-11-30T08:00:00+01:00"), Some(base));
+        assert_eq!(parse_rfc3339("2026-11-30T07:00:00.5Z"), Some(base + 500));
+        assert_eq!(
+            parse_rfc3339("2026-11-30T07:00:00.123456Z"),
+            Some(base + 123)
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_times() {
+        for bad in [
+            "",
+            "2026-11-30",
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-11-30T07:00:00",
+            "2026-11-30T07:00:00.Z",
+            "x026-11-30T07:00:00Z",
+            "2026-11-30T07:00:00+0100",
+        ] {
+            assert_eq!(parse_rfc3339(bad), None, "{bad}");
+        }
+    }
+}

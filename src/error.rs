@@ -1,0 +1,75 @@
+//! The one error type that crosses from services to the protocol front-ends: an AWS error code
+//! (the error shape's name in the service model), its message and HTTP status. The front-ends
+//! render it in the request's protocol; the model supplies Query codes where they differ.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsError {
+    /// The error shape's name, e.g. `QueueDoesNotExist`, or a common AWS error code.
+    pub code: &'static str,
+    pub message: String,
+    /// The HTTP status; for modeled errors the model's status wins.
+    pub status: u16,
+}
+
+impl AwsError {
+    pub fn new(code: &'static str, status: u16, message: impl Into<String>) -> Self {
+        AwsError {
+            code,
+            message: message.into(),
+            status,
+        }
+    }
+
+    /// A client error (400) with the given code.
+    pub fn client(code: &'static str, message: impl Into<String>) -> Self {
+        AwsError::new(code, 400, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        AwsError::new("InternalFailure", 500, message)
+    }
+
+    pub fn invalid_action(action: &str) -> Self {
+        AwsError::client(
+            "InvalidAction",
+            format!("The action {action} is not valid for this web service."),
+        )
+    }
+
+    pub fn missing_action() -> Self {
+        AwsError::client(
+            "MissingAction",
+            "The request must contain the parameter Action.",
+        )
+    }
+
+    pub fn unknown_operation() -> Self {
+        AwsError::client("UnknownOperationException", "")
+    }
+
+    pub fn serialization(message: impl Into<String>) -> Self {
+        AwsError::client("SerializationException", message)
+    }
+
+    pub fn too_large(limit: usize) -> Self {
+        AwsError::new(
+            "RequestEntityTooLarge",
+            413,
+            format!("Request body is larger than the largest request accepted ({limit} bytes)."),
+        )
+    }
+
+    pub fn is_server_fault(&self) -> bool {
+        self.status >= 500
+    }
+}
+
+impl fmt::Display for AwsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for AwsError {}

@@ -1,0 +1,23 @@
+//! switchyard: a local AWS emulator for messaging (SNS, SQS, EventBridge) with a faithful
+//! delivery engine on a virtual clock. See README.md and DESIGN.md.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+//! println!("AWS_ENDPOINT_URL={}", emulator.url());
+//! # Ok(()) }
+//! ```
+
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod model;
+pub mod protocol;
+pub mod server;
+pub mod services;
+
+pub use clock::ClockMode;
+pub use config::{AuthMode, Config};
+pub use server::Emulator;

@@ -1,0 +1,160 @@
+//! The `switchyard` command: `switchyard` or `switchyard serve`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use switchyard::{AuthMode, ClockMode, Config, Emulator};
+
+#[derive(Parser)]
+#[command(
+    name = "switchyard",
+    version,
+    about = "A local AWS emulator for SNS, SQS and EventBridge"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the AWS APIs and the control API (the default).
+    Serve(ServeArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Auth {
+    Off,
+    Verify,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SWITCHYARD_HOST", default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, env = "SWITCHYARD_PORT", default_value_t = 4566)]
+    port: u16,
+    /// Region of unsigned requests.
+    #[arg(long, env = "SWITCHYARD_REGION", default_value = "us-east-1")]
+    region: String,
+    /// Account of requests whose access key is not a 12-digit account id.
+    #[arg(long, env = "SWITCHYARD_ACCOUNT", default_value = "000000000000", value_parser = account_id)]
+    account: String,
+    /// real, fast:<factor> or manual.
+    #[arg(long, env = "SWITCHYARD_CLOCK", default_value = "real", value_parser = clap::value_parser!(ClockMode))]
+    clock: ClockMode,
+    /// Random jitter on retry delays.
+    #[arg(long, env = "SWITCHYARD_JITTER", value_enum, default_value = "on")]
+    jitter: OnOff,
+    /// Seed of ids and jitter (default: random).
+    #[arg(long, env = "SWITCHYARD_SEED")]
+    seed: Option<u64>,
+    /// Check SigV4 signatures (verify) or only read them (off).
+    #[arg(long, env = "SWITCHYARD_AUTH", value_enum, default_value = "off")]
+    auth: Auth,
+    /// ACCESS_KEY:SECRET pairs for --auth verify (any other key's secret is `test`).
+    #[arg(long = "credentials", env = "SWITCHYARD_CREDENTIALS", value_delimiter = ',', value_parser = credential)]
+    credentials: Vec<(String, String)>,
+    /// Records kept in the delivery log.
+    #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
+    delivery_log_size: usize,
+}
+
+fn account_id(s: &str) -> Result<String, String> {
+    if s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(s.to_string())
+    } else {
+        Err("an account id is 12 digits".into())
+    }
+}
+
+fn credential(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((key, secret)) if !key.is_empty() && !secret.is_empty() => {
+            Ok((key.into(), secret.into()))
+        }
+        _ => Err("expected ACCESS_KEY:SECRET".into()),
+    }
+}
+
+impl From<ServeArgs> for Config {
+    fn from(a: ServeArgs) -> Config {
+        Config {
+            host: a.host,
+            port: a.port,
+            region: a.region,
+            account: a.account,
+            clock: a.clock,
+            jitter: matches!(a.jitter, OnOff::On),
+            seed: a.seed,
+            auth: match a.auth {
+                Auth::Off => AuthMode::Off,
+                Auth::Verify => AuthMode::Verify,
+            },
+            credentials: a.credentials,
+            delivery_log_size: a.delivery_log_size,
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Serve(args)) => args,
+        None => cli.serve,
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+
+    let emulator = match Emulator::start(args.into()).await {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("switchyard: cannot listen: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "switchyard listening on {}", emulator.url());
+    let _ = stdout.flush();
+
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    match emulator.stop().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchyard: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

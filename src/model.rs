@@ -1,0 +1,123 @@
+//! AWS API models (botocore's service models, see `tools/build-models.py`): the operations, their
+//! input and output shapes and the error table that drive the protocol front-ends.
+
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+#[derive(Debug, Deserialize)]
+pub struct Model {
+    pub metadata: Metadata,
+    pub operations: HashMap<String, Operation>,
+    pub shapes: HashMap<String, Shape>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    pub api_version: String,
+    pub endpoint_prefix: String,
+    pub protocols: Vec<String>,
+    pub target_prefix: Option<String>,
+    pub xml_namespace: Option<String>,
+    pub aws_query_compatible: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Operation {
+    pub input: Option<ShapeRef>,
+    pub output: Option<ShapeRef>,
+}
+
+/// A reference to a shape with the serialization traits of that use of it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShapeRef {
+    pub shape: String,
+    pub location_name: Option<String>,
+    #[serde(default)]
+    pub flattened: bool,
+    pub result_wrapper: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shape {
+    #[serde(rename = "type")]
+    pub kind: ShapeKind,
+    #[serde(default)]
+    pub members: BTreeMap<String, ShapeRef>,
+    #[serde(default)]
+    pub required: Vec<String>,
+    pub member: Option<Box<ShapeRef>>,
+    pub key: Option<Box<ShapeRef>>,
+    pub value: Option<Box<ShapeRef>>,
+    #[serde(default)]
+    pub flattened: bool,
+    pub error: Option<ErrorTrait>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeKind {
+    Structure,
+    List,
+    Map,
+    String,
+    Integer,
+    Long,
+    Boolean,
+    Double,
+    Float,
+    Timestamp,
+    Blob,
+}
+
+/// The `awsQueryError` facts of an error shape.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorTrait {
+    pub code: Option<String>,
+    pub http_status_code: Option<u16>,
+    #[serde(default)]
+    pub sender_fault: bool,
+}
+
+impl Model {
+    fn load(json: &str) -> Model {
+        serde_json::from_str(json).expect("models/*.json is a valid service model")
+    }
+
+    pub fn shape(&self, name: &str) -> &Shape {
+        &self.shapes[name]
+    }
+
+    pub fn speaks(&self, protocol: &str) -> bool {
+        self.metadata.protocols.iter().any(|p| p == protocol)
+    }
+}
+
+pub static SQS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sqs.json")));
+pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_load_and_refer_only_to_shapes_they_define() {
+        for model in [&*SQS, &*STS] {
+            let refs = model.shapes.values().flat_map(|s| {
+                let nested = [&s.member, &s.key, &s.value];
+                s.members
+                    .values()
+                    .chain(nested.into_iter().flatten().map(|b| &**b))
+            });
+            for r in refs {
+                assert!(model.shapes.contains_key(&r.shape), "{}", r.shape);
+            }
+        }
+        assert_eq!(SQS.operations.len(), 23);
+        assert!(SQS.speaks("query") && SQS.speaks("json"));
+    }
+}

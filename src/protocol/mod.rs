@@ -1,0 +1,328 @@
+//! The protocol front-ends. They know the wire and nothing else: which service and operation a
+//! request is for (target header, content type, `Action`, SigV4 scope, path), its typed input,
+//! and how its output or error looks in AWS Query (XML) or AWS JSON 1.0 / 1.1.
+
+pub mod query;
+pub mod sigv4;
+
+use crate::app::App;
+use crate::clock::Clock;
+use crate::config::AuthMode;
+use crate::error::AwsError;
+use crate::model::Model;
+use crate::services::{self, Context, ServiceId};
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header, request::Parts};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Larger than any request AWS accepts (1 MiB payloads, percent- or JSON-escaped), so anything
+/// bigger is refused before it is read.
+pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    Query,
+    Json10,
+    Json11,
+}
+
+impl Protocol {
+    /// The wire as far as the headers tell it; `Action`-based Query is the fallback.
+    fn sniff(parts: &Parts) -> Protocol {
+        let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or_default();
+        if content_type.starts_with("application/x-amz-json-1.0") {
+            Protocol::Json10
+        } else if content_type.starts_with("application/x-amz-json")
+            || parts.headers.contains_key("x-amz-target")
+        {
+            Protocol::Json11
+        } else {
+            Protocol::Query
+        }
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Protocol::Query => "text/xml",
+            Protocol::Json10 => "application/x-amz-json-1.0",
+            Protocol::Json11 => "application/x-amz-json-1.1",
+        }
+    }
+}
+
+fn header_str<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// What the request was found to be, for the request log and error rendering.
+#[derive(Debug, Default)]
+struct Route {
+    service: Option<ServiceId>,
+    operation: Option<String>,
+}
+
+/// Serves one AWS API request.
+pub async fn handle(app: Arc<App>, parts: Parts, body: Body) -> Response {
+    let stopwatch = Clock::stopwatch();
+    let request_id = app.request_id();
+    let protocol = Protocol::sniff(&parts);
+    let mut route = Route::default();
+    let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
+        Ok(response) => response,
+        Err(err) => {
+            if err.is_server_fault() {
+                tracing::error!(request_id, error = %err, "request failed");
+            }
+            render_error(protocol, route.service, &err, &request_id)
+        }
+    };
+    tracing::info!(
+        service = route.service.map_or("-", ServiceId::name),
+        operation = route.operation.as_deref().unwrap_or("-"),
+        status = response.status().as_u16(),
+        duration_us = stopwatch.elapsed().as_micros() as u64,
+        request_id,
+        "request"
+    );
+    response
+}
+
+async fn serve(
+    app: &App,
+    parts: &Parts,
+    body: Body,
+    protocol: Protocol,
+    request_id: &str,
+    route: &mut Route,
+) -> Result<Response, AwsError> {
+    let mut query_params = query::Params::new();
+    query::parse_params(
+        &mut query_params,
+        parts.uri.query().unwrap_or("").as_bytes(),
+    );
+    let signature = sigv4::read(&parts.headers, &query_params)?;
+    let scope_service = signature
+        .as_ref()
+        .and_then(|s| ServiceId::from_signing_name(&s.service));
+    route.service = scope_service;
+
+    let declared =
+        header_str(parts, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_REQUEST_BYTES as u64) {
+        return Err(AwsError::too_large(MAX_REQUEST_BYTES));
+    }
+    let body = axum::body::to_bytes(body, MAX_REQUEST_BYTES)
+        .await
+        .map_err(|_| AwsError::too_large(MAX_REQUEST_BYTES))?;
+
+    // Which service and operation, and the raw input.
+    let (service, operation, raw) = match protocol {
+        Protocol::Json10 | Protocol::Json11 => {
+            let target = header_str(parts, "x-amz-target").unwrap_or_default();
+            let (prefix, op) = target
+                .rsplit_once('.')
+                .ok_or_else(AwsError::unknown_operation)?;
+            let service =
+                ServiceId::from_target_prefix(prefix).ok_or_else(AwsError::unknown_operation)?;
+            route.service = Some(service);
+            let model = service.model().filter(|m| m.operations.contains_key(op));
+            model.ok_or_else(AwsError::unknown_operation)?;
+            (service, op.to_string(), Raw::Json(body.clone()))
+        }
+        Protocol::Query => {
+            let mut params = query_params;
+            let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or("");
+            if content_type.starts_with("application/x-www-form-urlencoded") {
+                query::parse_params(&mut params, &body);
+            }
+            let action = params
+                .get("Action")
+                .cloned()
+                .ok_or_else(AwsError::missing_action)?;
+            let service = scope_service
+                .or_else(|| ServiceId::from_queue_path(parts.uri.path()))
+                .or_else(|| {
+                    params
+                        .get("Version")
+                        .and_then(|v| ServiceId::from_api_version(v))
+                })
+                .or_else(|| ServiceId::from_query_action(&action))
+                .ok_or_else(|| AwsError::invalid_action(&action))?;
+            route.service = Some(service);
+            let model = service
+                .model()
+                .filter(|m| m.speaks("query") && m.operations.contains_key(&action));
+            model.ok_or_else(|| AwsError::invalid_action(&action))?;
+            (service, action, Raw::Query(params))
+        }
+    };
+    route.operation = Some(operation.clone());
+    let model = service.model().expect("routed services have models");
+
+    let access_key = signature.as_ref().map(|s| s.access_key.clone());
+    if app.config.auth == AuthMode::Verify {
+        let sig = signature.as_ref().ok_or_else(sigv4::missing_token)?;
+        if !sigv4::valid_access_key(&sig.access_key) {
+            return Err(sigv4::invalid_token());
+        }
+        let secret = app.config.secret_for(&sig.access_key);
+        sigv4::verify(
+            sig,
+            &parts.method,
+            &parts.uri,
+            &parts.headers,
+            &body,
+            secret,
+            app.clock.wall_time(),
+        )?;
+    }
+
+    let input = decode_input(model, &operation, raw)?;
+    let input_shape = model.operations[&operation]
+        .input
+        .as_ref()
+        .map(|r| r.shape.as_str());
+    let required = input_shape
+        .map(|shape| model.shape(shape).required.as_slice())
+        .unwrap_or_default();
+    if let Some(missing) = required
+        .iter()
+        .find(|m| input.get(m.as_str()).is_none_or(Value::is_null))
+    {
+        return Err(service.missing_parameter(missing));
+    }
+
+    let cx = Context {
+        request_id: request_id.to_string(),
+        account: account_for(access_key.as_deref(), &app.config.account),
+        region: signature.map_or_else(|| app.config.region.clone(), |s| s.region),
+        access_key,
+        host: header_str(parts, header::HOST.as_str()).map_or_else(
+            || format!("{}:{}", app.config.host, app.config.port),
+            str::to_string,
+        ),
+    };
+    let output = services::call(app, &cx, service, &operation, input).await?;
+    Ok(render_output(
+        protocol, model, &operation, &output, request_id,
+    ))
+}
+
+enum Raw {
+    Json(Bytes),
+    Query(query::Params),
+}
+
+fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsError> {
+    let shape = model.operations[operation]
+        .input
+        .as_ref()
+        .map(|r| r.shape.as_str());
+    match raw {
+        Raw::Json(body) if body.iter().all(u8::is_ascii_whitespace) => {
+            Ok(Value::Object(Default::default()))
+        }
+        Raw::Json(body) => match serde_json::from_slice::<Value>(&body) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(_) => Err(AwsError::serialization(
+                "Request body must be a JSON object.",
+            )),
+            Err(e) => Err(AwsError::serialization(format!(
+                "Request body is not valid JSON: {e}."
+            ))),
+        },
+        Raw::Query(params) => match shape {
+            Some(shape) => query::decode(model, shape, &params),
+            None => Ok(Value::Object(Default::default())),
+        },
+    }
+}
+
+/// A 12-digit access key id is the account id; any other key is the default account.
+pub fn account_for(access_key: Option<&str>, default: &str) -> String {
+    match access_key {
+        Some(k) if k.len() == 12 && k.bytes().all(|b| b.is_ascii_digit()) => k.to_string(),
+        _ => default.to_string(),
+    }
+}
+
+fn render_output(
+    protocol: Protocol,
+    model: &Model,
+    operation: &str,
+    output: &Value,
+    request_id: &str,
+) -> Response {
+    let body = match protocol {
+        Protocol::Query => query::encode_response(model, operation, output, request_id),
+        Protocol::Json10 | Protocol::Json11 => output.to_string(),
+    };
+    respond(StatusCode::OK, protocol, request_id, body, None)
+}
+
+/// Renders `err` as the request's protocol does: XML `ErrorResponse` for Query, `__type` and
+/// `message` for JSON (with `x-amzn-query-error` where the service is Query-compatible).
+pub fn render_error(
+    protocol: Protocol,
+    service: Option<ServiceId>,
+    err: &AwsError,
+    request_id: &str,
+) -> Response {
+    let model = service.and_then(ServiceId::model);
+    let modeled = model
+        .and_then(|m| m.shapes.get(err.code))
+        .and_then(|s| s.error.as_ref());
+    let status = modeled
+        .and_then(|e| e.http_status_code)
+        .unwrap_or(err.status);
+    let query_code = modeled.and_then(|e| e.code.as_deref()).unwrap_or(err.code);
+    let sender = status < 500;
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    match protocol {
+        Protocol::Query => {
+            let body = query::encode_error(model, query_code, sender, &err.message, request_id);
+            respond(status, protocol, request_id, body, None)
+        }
+        Protocol::Json10 | Protocol::Json11 => {
+            let compatible = model.filter(|m| m.metadata.aws_query_compatible.is_some());
+            let kind = match compatible {
+                Some(m) if modeled.is_some() => {
+                    format!("com.amazonaws.{}#{}", m.metadata.endpoint_prefix, err.code)
+                }
+                _ => err.code.to_string(),
+            };
+            let body = serde_json::json!({"__type": kind, "message": err.message}).to_string();
+            let query_error = compatible.map(|_| {
+                format!(
+                    "{query_code};{}",
+                    if sender { "Sender" } else { "Receiver" }
+                )
+            });
+            respond(status, protocol, request_id, body, query_error)
+        }
+    }
+}
+
+fn respond(
+    status: StatusCode,
+    protocol: Protocol,
+    request_id: &str,
+    body: String,
+    query_error: Option<String>,
+) -> Response {
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(protocol.content_type()),
+    );
+    if let Ok(id) = HeaderValue::from_str(request_id) {
+        headers.insert("x-amzn-requestid", id);
+    }
+    if let Some(v) = query_error.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        headers.insert("x-amzn-query-error", v);
+    }
+    response
+}

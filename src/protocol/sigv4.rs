@@ -1,0 +1,319 @@
+//! AWS Signature Version 4 as a server reads it: who signed (access key, region, service from the
+//! credential scope, in the Authorization header or a presigned query) and, with `--auth verify`,
+//! whether the signature is right (computed with `aws-sigv4`, the SDKs' own signer).
+
+use crate::error::AwsError;
+use aws_credential_types::Credentials;
+use aws_sigv4::http_request::{
+    SignableBody, SignableRequest, SignatureLocation, SigningSettings, sign,
+};
+use aws_sigv4::sign::v4;
+use axum::http::{HeaderMap, Method, Uri};
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How far a signature's timestamp may be from the server's time (AWS: 15 minutes).
+const MAX_SKEW: Duration = Duration::from_secs(15 * 60);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signature {
+    pub access_key: String,
+    /// The scope's date (`20261130`), region and service.
+    pub date: String,
+    pub region: String,
+    pub service: String,
+    pub signed_headers: Vec<String>,
+    pub signature: String,
+    /// `X-Amz-Date` (`20261130T083500Z`).
+    pub amz_date: Option<String>,
+    /// `X-Amz-Expires` of a presigned request; `None` when signed in the header.
+    pub presigned_expires: Option<u64>,
+}
+
+/// Reads the signature of a request; `Ok(None)` when it is unsigned.
+pub fn read(
+    headers: &HeaderMap,
+    query: &BTreeMap<String, String>,
+) -> Result<Option<Signature>, AwsError> {
+    if let Some(auth) = headers.get("authorization") {
+        let auth = auth.to_str().map_err(|_| incomplete())?;
+        let fields = auth
+            .strip_prefix("AWS4-HMAC-SHA256")
+            .ok_or_else(incomplete)?;
+        let mut map = BTreeMap::new();
+        for part in fields.split(',') {
+            if let Some((k, v)) = part.trim().split_once('=') {
+                map.insert(k.trim(), v.trim());
+            }
+        }
+        let amz_date = headers
+            .get("x-amz-date")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        return build(
+            map.get("Credential"),
+            map.get("SignedHeaders"),
+            map.get("Signature"),
+            amz_date,
+            None,
+        )
+        .map(Some);
+    }
+    if let Some(credential) = query.get("X-Amz-Credential") {
+        let expires = query
+            .get("X-Amz-Expires")
+            .map(|e| e.parse::<u64>().map_err(|_| incomplete()))
+            .transpose()?
+            .unwrap_or(900);
+        let get = |k: &str| query.get(k).map(String::as_str);
+        return build(
+            Some(&credential.as_str()),
+            get("X-Amz-SignedHeaders").as_ref(),
+            get("X-Amz-Signature").as_ref(),
+            query.get("X-Amz-Date").cloned(),
+            Some(expires),
+        )
+        .map(Some);
+    }
+    Ok(None)
+}
+
+fn build(
+    credential: Option<&&str>,
+    signed_headers: Option<&&str>,
+    signature: Option<&&str>,
+    amz_date: Option<String>,
+    presigned_expires: Option<u64>,
+) -> Result<Signature, AwsError> {
+    let credential = credential.ok_or_else(incomplete)?;
+    let mut scope = credential.split('/');
+    let (Some(access_key), Some(date), Some(region), Some(service), Some("aws4_request"), None) = (
+        scope.next(),
+        scope.next(),
+        scope.next(),
+        scope.next(),
+        scope.next(),
+        scope.next(),
+    ) else {
+        return Err(AwsError::client(
+            "IncompleteSignature",
+            format!("Credential should be scoped to a valid region, not '{credential}'. "),
+        ));
+    };
+    Ok(Signature {
+        access_key: access_key.to_string(),
+        date: date.to_string(),
+        region: region.to_string(),
+        service: service.to_string(),
+        signed_headers: signed_headers
+            .map(|h| h.split(';').map(str::to_string).collect())
+            .unwrap_or_default(),
+        signature: signature.map(|s| s.to_string()).unwrap_or_default(),
+        amz_date,
+        presigned_expires,
+    })
+}
+
+fn incomplete() -> AwsError {
+    AwsError::client(
+        "IncompleteSignature",
+        "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters.",
+    )
+}
+
+pub fn missing_token() -> AwsError {
+    AwsError::new(
+        "MissingAuthenticationToken",
+        403,
+        "Request is missing Authentication Token",
+    )
+}
+
+pub fn invalid_token() -> AwsError {
+    AwsError::new(
+        "InvalidClientTokenId",
+        403,
+        "The security token included in the request is invalid.",
+    )
+}
+
+fn mismatch() -> AwsError {
+    AwsError::new(
+        "SignatureDoesNotMatch",
+        403,
+        "The request signature we calculated does not match the signature you provided. \
+         Check your AWS Secret Access Key and signing method. Consult the service documentation for details.",
+    )
+}
+
+/// Whether `key` can be an access key id at all: 1 to 128 letters and digits. Any such key is
+/// known to switchyard (its secret defaults to `test`); anything else is an invalid token.
+pub fn valid_access_key(key: &str) -> bool {
+    (1..=128).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Checks `sig` against the request as received, with `secret` as the key's secret.
+pub fn verify(
+    sig: &Signature,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+    secret: &str,
+    now: SystemTime,
+) -> Result<(), AwsError> {
+    let amz_date = sig.amz_date.as_deref().ok_or_else(incomplete)?;
+    let signed_at = parse_amz_date(amz_date).ok_or_else(incomplete)?;
+    let expired = || {
+        AwsError::client(
+            "RequestExpired",
+            format!("Request has expired. Signed at {amz_date}."),
+        )
+    };
+    match sig.presigned_expires {
+        None => {
+            let skew = now
+                .duration_since(signed_at)
+                .or_else(|e| Ok::<_, ()>(e.duration()))
+                .unwrap_or_default();
+            if skew > MAX_SKEW {
+                return Err(expired());
+            }
+        }
+        Some(expires) => {
+            if now > signed_at + Duration::from_secs(expires) || signed_at > now + MAX_SKEW {
+                return Err(expired());
+            }
+        }
+    }
+
+    let mut settings = SigningSettings::default();
+    settings.excluded_headers = Some(Vec::new());
+    let mut target = uri.path().to_string();
+    if let Some(expires) = sig.presigned_expires {
+        settings.signature_location = SignatureLocation::QueryParams;
+        settings.expires_in = Some(Duration::from_secs(expires));
+        // The signer adds the X-Amz-* parameters itself; hand it the rest of the query.
+        let rest: Vec<_> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
+            .filter(|(k, _)| !k.starts_with("X-Amz-"))
+            .collect();
+        if !rest.is_empty() {
+            target.push('?');
+            target.push_str(
+                &form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(rest)
+                    .finish(),
+            );
+        }
+    } else if let Some(q) = uri.query() {
+        target.push('?');
+        target.push_str(q);
+    }
+
+    let mut signed = Vec::new();
+    for name in &sig.signed_headers {
+        for value in headers.get_all(name.as_str()) {
+            signed.push((name.as_str(), value.to_str().map_err(|_| mismatch())?));
+        }
+    }
+    let body = match headers
+        .get("x-amz-content-sha256")
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(hash) => SignableBody::Precomputed(hash.to_string()),
+        None => SignableBody::Bytes(body),
+    };
+    let request = SignableRequest::new(method.as_str(), target, signed.into_iter(), body)
+        .map_err(|_| mismatch())?;
+    let identity = Credentials::new(&sig.access_key, secret, None, None, "switchyard").into();
+    let params = v4::SigningParams::builder()
+        .identity(&identity)
+        .region(&sig.region)
+        .name(&sig.service)
+        .time(signed_at)
+        .settings(settings)
+        .build()
+        .map_err(|_| mismatch())?
+        .into();
+    let (_, expected) = sign(request, &params).map_err(|_| mismatch())?.into_parts();
+    if expected == sig.signature {
+        Ok(())
+    } else {
+        Err(mismatch())
+    }
+}
+
+/// `20261130T083500Z` → the instant.
+fn parse_amz_date(s: &str) -> Option<SystemTime> {
+    let b = s.as_bytes();
+    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
+        return None;
+    }
+    let iso = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &s[0..4],
+        &s[4..6],
+        &s[6..8],
+        &s[9..11],
+        &s[11..13],
+        &s[13..15]
+    );
+    let ms = crate::engine::time::parse_rfc3339(&iso)?;
+    Some(UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_credential_scope_from_the_header() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "authorization",
+            "AWS4-HMAC-SHA256 Credential=111122223333/20261130/eu-west-1/sqs/aws4_request, \
+             SignedHeaders=host;x-amz-date, Signature=abc"
+                .parse()
+                .unwrap(),
+        );
+        let sig = read(&headers, &BTreeMap::new()).unwrap().unwrap();
+        assert_eq!(
+            (
+                sig.access_key.as_str(),
+                sig.region.as_str(),
+                sig.service.as_str()
+            ),
+            ("111122223333", "eu-west-1", "sqs")
+        );
+        assert_eq!(sig.signed_headers, ["host", "x-amz-date"]);
+        assert_eq!(sig.presigned_expires, None);
+    }
+
+    #[test]
+    fn reads_presigned_queries_and_rejects_broken_scopes() {
+        let mut q = BTreeMap::new();
+        q.insert(
+            "X-Amz-Credential".to_string(),
+            "AKIDEXAMPLE/20261130/us-west-2/sns/aws4_request".to_string(),
+        );
+        q.insert("X-Amz-Expires".to_string(), "60".to_string());
+        let sig = read(&HeaderMap::new(), &q).unwrap().unwrap();
+        assert_eq!(
+            (sig.region.as_str(), sig.presigned_expires),
+            ("us-west-2", Some(60))
+        );
+        q.insert("X-Amz-Credential".to_string(), "AKID/20261130".to_string());
+        assert_eq!(
+            read(&HeaderMap::new(), &q).unwrap_err().code,
+            "IncompleteSignature"
+        );
+        assert_eq!(read(&HeaderMap::new(), &BTreeMap::new()), Ok(None));
+    }
+
+    #[test]
+    fn parses_amz_dates() {
+        let t = parse_amz_date("19700101T000130Z").unwrap();
+        assert_eq!(t, UNIX_EPOCH + Duration::from_secs(90));
+        assert_eq!(parse_amz_date("1970-01-01"), None);
+    }
+}

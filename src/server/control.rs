@@ -1,0 +1,295 @@
+//! The control API of CONTROL_API.md under `/_switchyard/`: health, reset, clock, deliveries,
+//! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
+
+use crate::app::{AdvanceError, App};
+use crate::engine::observe::{DeliveryFilter, Fault};
+use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
+use crate::services::ServiceId;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type Shared = State<Arc<App>>;
+
+pub fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/_switchyard/health", get(health))
+        .route("/_switchyard/reset", post(reset))
+        .route("/_switchyard/clock", get(clock))
+        .route("/_switchyard/clock/advance", post(advance))
+        .route(
+            "/_switchyard/deliveries",
+            get(deliveries).delete(clear_deliveries),
+        )
+        .route("/_switchyard/outbox", get(outbox).delete(clear_outbox))
+        .route(
+            "/_switchyard/faults",
+            get(faults).post(add_fault).delete(clear_faults),
+        )
+        .route(
+            "/_switchyard/faults/{id}",
+            axum::routing::delete(remove_fault),
+        )
+        .route("/_switchyard/metrics", get(metrics))
+        .route("/_switchyard", any(not_found))
+        .route("/_switchyard/{*rest}", any(not_found))
+        .method_not_allowed_fallback(method_not_allowed)
+}
+
+fn ok(body: Value) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let body = json!({"error": code, "message": message.into()}).to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "NotFound",
+        "No such control API resource; see CONTROL_API.md.",
+    )
+}
+
+async fn method_not_allowed() -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "MethodNotAllowed",
+        "This control API resource does not take that method.",
+    )
+}
+
+fn query_map(raw: Option<String>) -> HashMap<String, String> {
+    form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+fn json_body(body: &Bytes) -> Result<serde_json::Map<String, Value>, Box<Response>> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            "InvalidRequest",
+            "The body must be a JSON object.",
+        ))),
+    }
+}
+
+fn clock_json(app: &App) -> Value {
+    let now = app.engine().now();
+    let mode = app.clock.mode();
+    json!({"mode": mode.name(), "factor": mode.factor(), "now": format_rfc3339(now), "epochMillis": now})
+}
+
+async fn health(State(app): Shared) -> Response {
+    let services: Vec<_> = ServiceId::SERVING.iter().map(|s| s.name()).collect();
+    ok(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "services": services,
+        "clock": clock_json(&app),
+    }))
+}
+
+async fn reset(State(app): Shared) -> Response {
+    app.engine().reset();
+    ok(json!({}))
+}
+
+async fn clock(State(app): Shared) -> Response {
+    ok(clock_json(&app))
+}
+
+async fn advance(State(app): Shared, body: Bytes) -> Response {
+    let body = match json_body(&body) {
+        Ok(b) => b,
+        Err(e) => return *e,
+    };
+    let now = app.engine().now();
+    let target: Millis = match (body.get("seconds"), body.get("until")) {
+        (Some(seconds), None) => match seconds.as_f64() {
+            Some(s) if s >= 0.0 && s.is_finite() => now + (s * 1000.0).round() as Millis,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidArgument",
+                    "seconds must be a number >= 0.",
+                );
+            }
+        },
+        (None, Some(until)) => match until.as_str().and_then(parse_rfc3339) {
+            Some(t) => t,
+            None => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "InvalidArgument",
+                    "until must be an RFC 3339 time.",
+                );
+            }
+        },
+        _ => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "InvalidRequest",
+                "Give exactly one of seconds and until.",
+            );
+        }
+    };
+    match app.advance_to(target).await {
+        Ok(fired) => ok(json!({"now": format_rfc3339(app.engine().now()), "fired": fired})),
+        Err(AdvanceError::NotAdjustable) => error(
+            StatusCode::CONFLICT,
+            "ClockNotAdjustable",
+            "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
+        ),
+        Err(AdvanceError::InPast { now }) => error(
+            StatusCode::BAD_REQUEST,
+            "TimeInPast",
+            format!(
+                "{} is before the current virtual time {}.",
+                format_rfc3339(target),
+                format_rfc3339(now)
+            ),
+        ),
+    }
+}
+
+async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let limit = match q.get("limit").map(|l| l.parse::<usize>()) {
+        None => 1000,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "InvalidArgument",
+                "limit must be a non-negative integer.",
+            );
+        }
+    };
+    let filter = DeliveryFilter {
+        source: q.get("source").cloned(),
+        target: q.get("target").cloned(),
+        message_id: q.get("messageId").cloned(),
+        event: q.get("event").cloned(),
+        limit,
+    };
+    let engine = app.engine();
+    ok(json!({"records": engine.log.query(&filter)}))
+}
+
+async fn clear_deliveries(State(app): Shared) -> Response {
+    app.engine().log.clear();
+    ok(json!({}))
+}
+
+async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let engine = app.engine();
+    let messages: Vec<_> = engine
+        .outbox
+        .iter()
+        .filter(|m| q.get("protocol").is_none_or(|p| *p == m.protocol))
+        .filter(|m| q.get("target").is_none_or(|t| *t == m.target))
+        .collect();
+    ok(json!({"messages": messages}))
+}
+
+async fn clear_outbox(State(app): Shared) -> Response {
+    app.engine().outbox.clear();
+    ok(json!({}))
+}
+
+async fn faults(State(app): Shared) -> Response {
+    ok(json!({"faults": app.engine().faults.list()}))
+}
+
+async fn add_fault(State(app): Shared, body: Bytes) -> Response {
+    let body = match json_body(&body) {
+        Ok(b) => b,
+        Err(e) => return *e,
+    };
+    let bad = |m: &str| error(StatusCode::BAD_REQUEST, "InvalidArgument", m);
+    let Some(target) = body
+        .get("target")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+    else {
+        return bad("target must be a non-empty string.");
+    };
+    let Some(status) = body
+        .get("status")
+        .and_then(Value::as_u64)
+        .filter(|s| (100..=599).contains(s))
+    else {
+        return bad("status must be an HTTP status code (100-599).");
+    };
+    let error_code = match body.get("errorCode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(code)) => Some(code.clone()),
+        Some(_) => return bad("errorCode must be a string."),
+    };
+    let count = match body.get("count") {
+        None | Some(Value::Null) => None,
+        Some(n) => match n.as_u64().filter(|n| *n > 0) {
+            Some(n) => Some(n),
+            None => return bad("count must be a positive integer."),
+        },
+    };
+    let mut engine = app.engine();
+    let id = engine.rng.uuid();
+    engine.faults.add(Fault {
+        id: id.clone(),
+        target: target.to_string(),
+        status: status as u16,
+        error_code,
+        count,
+    });
+    (
+        StatusCode::CREATED,
+        [(header::CONTENT_TYPE, "application/json")],
+        json!({"id": id}).to_string(),
+    )
+        .into_response()
+}
+
+async fn remove_fault(State(app): Shared, Path(id): Path<String>) -> Response {
+    if app.engine().faults.remove(&id) {
+        ok(json!({}))
+    } else {
+        error(
+            StatusCode::NOT_FOUND,
+            "FaultNotFound",
+            format!("No fault with id {id}."),
+        )
+    }
+}
+
+async fn clear_faults(State(app): Shared) -> Response {
+    app.engine().faults.clear();
+    ok(json!({}))
+}
+
+async fn metrics(State(app): Shared) -> Response {
+    let text = app.engine().metrics.render();
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        text,
+    )
+        .into_response()
+}

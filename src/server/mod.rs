@@ -1,0 +1,90 @@
+//! The HTTP server: one port for the AWS APIs and the control API under `/_switchyard/`, and the
+//! library API Rust tests use to run an emulator in-process on a free port.
+
+mod control;
+
+use crate::app::{self, App};
+use crate::config::Config;
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::response::Response;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// A running emulator. Dropping it stops it.
+pub struct Emulator {
+    url: String,
+    addr: SocketAddr,
+    app: Arc<App>,
+    server: Option<JoinHandle<io::Result<()>>>,
+    timers: JoinHandle<()>,
+}
+
+impl Emulator {
+    /// Binds `config.host:config.port` (0 = a free port) and starts serving.
+    pub async fn start(mut config: Config) -> io::Result<Emulator> {
+        let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
+        let addr = listener.local_addr()?;
+        config.port = addr.port();
+        let url = format!("http://{}:{}", config.host, addr.port());
+        let app = Arc::new(App::new(config));
+        let timers = tokio::spawn(app::run_timers(app.clone()));
+        let closing = app.clone();
+        let routes = router(app.clone());
+        let server = tokio::spawn(async move {
+            axum::serve(listener, routes)
+                .with_graceful_shutdown(async move { closing.closed().await })
+                .await
+        });
+        Ok(Emulator {
+            url,
+            addr,
+            app,
+            server: Some(server),
+            timers,
+        })
+    }
+
+    /// `http://<host>:<port>`, the endpoint URL to give AWS clients.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// Stops accepting requests, ends long polls at once and waits for the server to finish.
+    pub async fn stop(mut self) -> io::Result<()> {
+        self.app.close();
+        self.timers.abort();
+        match self.server.take() {
+            Some(server) => server.await.map_err(io::Error::other)?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.app.close();
+        self.timers.abort();
+    }
+}
+
+/// Every route: the control API, and everything else to the AWS front-ends.
+pub fn router(app: Arc<App>) -> Router {
+    control::routes().fallback(aws).with_state(app)
+}
+
+async fn aws(State(app): State<Arc<App>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    crate::protocol::handle(app, parts, body).await
+}

@@ -1,0 +1,145 @@
+//! The services: typed operations over the engine's state. A service never sees HTTP, XML or
+//! JSON framing; it gets the request context and its input in the model's JSON form.
+
+pub mod sqs;
+pub mod sts;
+
+use crate::app::App;
+use crate::error::AwsError;
+use crate::model::{self, Model};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Who is calling, where, and for which request.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub request_id: String,
+    pub account: String,
+    pub region: String,
+    pub access_key: Option<String>,
+    /// `host[:port]` the client addressed, for URLs handed back (queue URLs).
+    pub host: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceId {
+    Sqs,
+    Sts,
+    Sns,
+    Events,
+}
+
+impl ServiceId {
+    /// The services that answer today (`/_switchyard/health`).
+    pub const SERVING: [ServiceId; 2] = [ServiceId::Sqs, ServiceId::Sts];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ServiceId::Sqs => "sqs",
+            ServiceId::Sts => "sts",
+            ServiceId::Sns => "sns",
+            ServiceId::Events => "events",
+        }
+    }
+
+    /// The model of a service that answers; `None` for those still to come.
+    pub fn model(self) -> Option<&'static Model> {
+        match self {
+            ServiceId::Sqs => Some(&model::SQS),
+            ServiceId::Sts => Some(&model::STS),
+            ServiceId::Sns | ServiceId::Events => None,
+        }
+    }
+
+    /// From the service of a SigV4 credential scope.
+    pub fn from_signing_name(name: &str) -> Option<ServiceId> {
+        match name {
+            "sqs" => Some(ServiceId::Sqs),
+            "sts" => Some(ServiceId::Sts),
+            "sns" => Some(ServiceId::Sns),
+            "events" => Some(ServiceId::Events),
+            _ => None,
+        }
+    }
+
+    /// From the prefix of `X-Amz-Target`.
+    pub fn from_target_prefix(prefix: &str) -> Option<ServiceId> {
+        match prefix {
+            "AmazonSQS" => Some(ServiceId::Sqs),
+            "AWSEvents" | "AWSEventsV2" => Some(ServiceId::Events),
+            _ => None,
+        }
+    }
+
+    /// From the Query `Version` parameter.
+    pub fn from_api_version(version: &str) -> Option<ServiceId> {
+        match version {
+            "2012-11-05" => Some(ServiceId::Sqs),
+            "2011-06-15" => Some(ServiceId::Sts),
+            "2010-03-31" => Some(ServiceId::Sns),
+            _ => None,
+        }
+    }
+
+    /// A Query request to a queue URL path (`/<account>/<queue>`) is for SQS.
+    pub fn from_queue_path(path: &str) -> Option<ServiceId> {
+        sqs::parse_queue_path(path).map(|_| ServiceId::Sqs)
+    }
+
+    /// The last resort for unsigned Query requests: the service whose model has the action.
+    pub fn from_query_action(action: &str) -> Option<ServiceId> {
+        ServiceId::SERVING.into_iter().find(|s| {
+            s.model()
+                .is_some_and(|m| m.speaks("query") && m.operations.contains_key(action))
+        })
+    }
+
+    /// The error for a missing required member, as each service words it.
+    pub fn missing_parameter(self, member: &str) -> AwsError {
+        AwsError::client(
+            "MissingParameter",
+            format!("The request must contain the parameter {member}."),
+        )
+    }
+}
+
+/// Runs `operation` of `service`.
+pub async fn call(
+    app: &App,
+    cx: &Context,
+    service: ServiceId,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    match service {
+        ServiceId::Sqs => sqs::call(app, cx, operation, input).await,
+        ServiceId::Sts => sts::call(cx, operation, input),
+        ServiceId::Sns | ServiceId::Events => Err(AwsError::invalid_action(operation)),
+    }
+}
+
+/// Decodes the typed input, runs `op`, and encodes its typed output.
+pub fn typed<I, O, E>(input: Value, op: impl FnOnce(I) -> Result<O, E>) -> Result<Value, AwsError>
+where
+    I: DeserializeOwned,
+    O: Serialize,
+    E: Into<AwsError>,
+{
+    let input = parse(input)?;
+    let output = op(input).map_err(Into::into)?;
+    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
+}
+
+pub fn parse<I: DeserializeOwned>(input: Value) -> Result<I, AwsError> {
+    serde_json::from_value(input)
+        .map_err(|e| AwsError::serialization(format!("Invalid request: {e}.")))
+}
+
+/// An operation the model has but switchyard does not answer yet.
+pub fn not_yet(operation: &str) -> AwsError {
+    AwsError::client(
+        "InvalidAction",
+        format!("The action {operation} is not supported by switchyard yet."),
+    )
+}

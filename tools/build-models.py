@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Builds models/<service>.json, the AWS API models switchyard's protocol front-ends are driven by.
+
+They are botocore's service models (Apache-2.0, the same facts the AWS SDKs are generated from)
+with the documentation stripped. SQS moved from AWS Query to AWS JSON 1.0 in 2024; the current model
+no longer carries the Query serialization traits that older SDKs and the v1 CLI still rely on, so
+those traits (locationName, flattened, resultWrapper, Query error codes) are overlaid from the last
+botocore release whose SQS model was a Query model.
+
+Usage: tools/build-models.py   (downloads the pinned botocore wheels with pip into a temp dir)
+"""
+import gzip, json, os, subprocess, sys, tempfile, zipfile
+
+CURRENT = "1.43.11"
+LAST_SQS_QUERY = "1.34.70"
+SERVICES = ["sqs", "sts"]
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+
+KEEP_META = ["apiVersion", "protocol", "protocols", "jsonVersion", "targetPrefix", "xmlNamespace",
+             "signingName", "endpointPrefix", "awsQueryCompatible", "serviceId"]
+DROP = {"documentation", "deprecated", "deprecatedMessage", "box", "wrapper", "documentationUrl",
+        "idempotencyToken", "sensitive", "union", "retryable", "contextParam", "streaming",
+        "requiresLength", "event", "eventstream", "hostLabel", "jsonvalue"}
+
+
+def wheel(version, tmp):
+    d = os.path.join(tmp, version)
+    subprocess.check_call([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                           f"botocore=={version}", "-d", d])
+    return zipfile.ZipFile(os.path.join(d, os.listdir(d)[0]))
+
+
+def load(z, service):
+    prefix = f"botocore/data/{service}/"
+    names = sorted(n for n in z.namelist() if n.startswith(prefix) and "/service-2.json" in n)
+    data = z.read(names[-1])
+    return json.loads(gzip.decompress(data) if names[-1].endswith(".gz") else data)
+
+
+def strip(v):
+    if isinstance(v, dict):
+        return {k: strip(x) for k, x in v.items() if k not in DROP}
+    if isinstance(v, list):
+        return [strip(x) for x in v]
+    return v
+
+
+def overlay_query(model, query):
+    """Copies the Query serialization traits of `query` onto `model` (same service)."""
+    model["metadata"]["xmlNamespace"] = query["metadata"]["xmlNamespace"]
+    model["metadata"]["protocols"] = ["json", "query"]
+    for name, op in model["operations"].items():
+        old = query["operations"].get(name)
+        if old and "output" in old and "resultWrapper" in old["output"]:
+            op["output"]["resultWrapper"] = old["output"]["resultWrapper"]
+    for name, shape in model["shapes"].items():
+        old = query["shapes"].get(name)
+        if not old:
+            continue
+        for k in ("flattened", "locationName", "error"):
+            if k in old:
+                shape[k] = old[k]
+        for ref in ("member", "key", "value"):
+            if ref in old and ref in shape and "locationName" in old[ref]:
+                shape[ref]["locationName"] = old[ref]["locationName"]
+        for m, ms in shape.get("members", {}).items():
+            om = old.get("members", {}).get(m, {})
+            for k in ("locationName", "flattened"):
+                if k in om:
+                    ms[k] = om[k]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        current = wheel(CURRENT, tmp)
+        old = wheel(LAST_SQS_QUERY, tmp)
+        for service in SERVICES:
+            model = load(current, service)
+            if service == "sqs":
+                overlay_query(model, load(old, service))
+            out = {
+                "metadata": {k: model["metadata"][k] for k in KEEP_META if k in model["metadata"]},
+                "operations": strip(model["operations"]),
+                "shapes": strip(model["shapes"]),
+            }
+            with open(os.path.join(OUT, f"{service}.json"), "w") as f:
+                json.dump(out, f, separators=(",", ":"), sort_keys=True)
+                f.write("\n")
+            print(service, len(out["operations"]), "operations")
+
+
+if __name__ == "__main__":
+    main()
