@@ -1,0 +1,7 @@
+//! Integration tests: an emulator in-process on a free port with a manual clock, driven by the
+//! official AWS SDK for Rust and by raw requests as other clients send them.
+
+mod harness;
+
+mod query_protocol;
+mod sqs_sdk;
