@@ -1,0 +1,18 @@
+# switchyard: a small image serving the AWS APIs and the control API on 0.0.0.0:4566.
+FROM rust:1-slim-bookworm AS build
+WORKDIR /src
+COPY Cargo.toml Cargo.lock ./
+COPY src src
+COPY models models
+RUN cargo build --release --bin switchyard && strip target/release/switchyard
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends curl ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/target/release/switchyard /usr/local/bin/switchyard
+ENV SWITCHYARD_HOST=0.0.0.0 SWITCHYARD_PORT=4566
+EXPOSE 4566
+HEALTHCHECK --interval=5s --timeout=2s --start-period=2s --retries=3 \
+    CMD curl -fsS http://127.0.0.1:4566/_switchyard/health || exit 1
+USER nobody
+ENTRYPOINT ["switchyard"]
