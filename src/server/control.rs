@@ -40,6 +40,22 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_switchyard", any(not_found))
         .route("/_switchyard/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(log_request))
+}
+
+/// One log line per control request, like the AWS front-ends write.
+async fn log_request(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let stopwatch = crate::clock::Clock::stopwatch();
+    let (method, path) = (request.method().clone(), request.uri().path().to_string());
+    let response = next.run(request).await;
+    tracing::info!(
+        service = "control",
+        operation = %format_args!("{method} {path}"),
+        status = response.status().as_u16(),
+        duration_us = stopwatch.elapsed().as_micros() as u64,
+        "request"
+    );
+    response
 }
 
 fn ok(body: Value) -> Response {
