@@ -14,6 +14,26 @@ import gzip, json, os, subprocess, sys, tempfile, zipfile
 CURRENT = "1.43.11"
 LAST_SQS_QUERY = "1.34.70"
 SERVICES = ["sqs", "sts"]
+
+# awsQueryError traits of SQS error shapes added after the last Query release, from the Smithy
+# model (aws/api-models-aws sqs-2012-11-05.json; see ../shared/spec/eventbridge-sqs-reference.md D1).
+SQS_LATER_ERRORS = {
+    "InvalidAddress": ("InvalidAddress", 404),
+    "InvalidAttributeName": ("InvalidAttributeName", 400),
+    "InvalidAttributeValue": ("InvalidAttributeValue", 400),
+    "InvalidIdFormat": ("InvalidIdFormat", 400),
+    "InvalidMessageContents": ("InvalidMessageContents", 400),
+    "InvalidSecurity": ("InvalidSecurity", 403),
+    "KmsAccessDenied": ("KMS.AccessDeniedException", 400),
+    "KmsDisabled": ("KMS.DisabledException", 400),
+    "KmsInvalidKeyUsage": ("KMS.InvalidKeyUsageException", 400),
+    "KmsInvalidState": ("KMS.InvalidStateException", 400),
+    "KmsNotFound": ("KMS.NotFoundException", 400),
+    "KmsOptInRequired": ("KMS.OptInRequired", 403),
+    "KmsThrottled": ("KMS.ThrottlingException", 400),
+    "ReceiptHandleIsInvalid": ("ReceiptHandleIsInvalid", 404),
+    "RequestThrottled": ("RequestThrottled", 403),
+}
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
 
 KEEP_META = ["apiVersion", "protocol", "protocols", "jsonVersion", "targetPrefix", "xmlNamespace",
@@ -78,6 +98,9 @@ def main():
             model = load(current, service)
             if service == "sqs":
                 overlay_query(model, load(old, service))
+                for shape, (code, status) in SQS_LATER_ERRORS.items():
+                    model["shapes"][shape].setdefault(
+                        "error", {"code": code, "httpStatusCode": status, "senderFault": True})
             out = {
                 "metadata": {k: model["metadata"][k] for k in KEEP_META if k in model["metadata"]},
                 "operations": strip(model["operations"]),
