@@ -291,7 +291,9 @@ pub fn render_error(
                 Some(m) if modeled.is_some() => {
                     format!("com.amazonaws.{}#{}", m.metadata.endpoint_prefix, err.code)
                 }
-                _ => err.code.to_string(),
+                Some(_) => unmodeled_json_type(err.code)
+                    .map_or_else(|| err.code.to_string(), str::to_string),
+                None => err.code.to_string(),
             };
             let body = serde_json::json!({"__type": kind, "message": err.message}).to_string();
             let query_error = compatible.map(|_| {
@@ -302,6 +304,16 @@ pub fn render_error(
             });
             respond(status, protocol, request_id, body, query_error)
         }
+    }
+}
+
+/// The JSON `__type` AWS gives Query-compatible errors that are not in the model (recorded from
+/// SQS; ../shared/spec/eventbridge-sqs-reference.md D1); their Query code rides in the header.
+fn unmodeled_json_type(code: &str) -> Option<&'static str> {
+    match code {
+        "InvalidParameterValue" => Some("com.amazon.coral.service#InvalidParameterValueException"),
+        "MissingParameter" => Some("com.amazon.coral.service#MissingRequiredParameterException"),
+        _ => None,
     }
 }
 
