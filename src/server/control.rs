@@ -17,6 +17,9 @@ use std::sync::Arc;
 
 type Shared = State<Arc<App>>;
 
+/// The last instant RFC 3339 can write: 9999-12-31T23:59:59.999Z.
+const LATEST: Millis = 253_402_300_799_999;
+
 pub fn routes() -> Router<Arc<App>> {
     Router::new()
         .route("/_switchyard/health", get(health))
@@ -138,12 +141,14 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
     let now = app.engine().now();
     let target: Millis = match (body.get("seconds"), body.get("until")) {
         (Some(seconds), None) => match seconds.as_f64() {
-            Some(s) if s >= 0.0 && s.is_finite() => now + (s * 1000.0).round() as Millis,
+            Some(s) if s >= 0.0 && s.is_finite() && s * 1000.0 <= (LATEST - now) as f64 => {
+                now + (s * 1000.0).round() as Millis
+            }
             _ => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     "InvalidArgument",
-                    "seconds must be a number >= 0.",
+                    "seconds must be a number >= 0 that keeps the time before year 10000.",
                 );
             }
         },
@@ -165,6 +170,13 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
             );
         }
     };
+    if target > LATEST {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidArgument",
+            "Time cannot go past 9999-12-31T23:59:59.999Z.",
+        );
+    }
     match app.advance_to(target).await {
         Ok(fired) => ok(json!({"now": format_rfc3339(app.engine().now()), "fired": fired})),
         Err(AdvanceError::NotAdjustable) => error(

@@ -3,5 +3,8 @@
 
 mod harness;
 
+mod auth;
+mod bad_input;
+mod control_api;
 mod query_protocol;
 mod sqs_sdk;

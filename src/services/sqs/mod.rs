@@ -78,6 +78,7 @@ pub async fn call(
 fn valid_name(name: &str) -> bool {
     let base = name.strip_suffix(".fifo").unwrap_or(name);
     (1..=80).contains(&name.len())
+        && !base.is_empty()
         && base
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
