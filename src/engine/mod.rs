@@ -20,6 +20,8 @@ use tokio::sync::Notify;
 pub enum Timer {
     /// Wake whoever waits on this (long polls checking their queue or deadline again).
     Wake(Arc<Notify>),
+    /// The next step of an SQS message move task.
+    SqsMoveTask(u64),
     /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
     #[cfg(test)]
     Probe(u32, Option<(Millis, u32)>),
@@ -121,6 +123,11 @@ impl Engine {
     fn fire(&mut self, timer: Timer, _effects: &mut Vec<Effect>) {
         match timer {
             Timer::Wake(notify) => notify.notify_waiters(),
+            Timer::SqsMoveTask(id) => {
+                if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
+                    self.schedule(next, Timer::SqsMoveTask(id));
+                }
+            }
             #[cfg(test)]
             Timer::Probe(id, then) => {
                 self.probes.push((self.now, id));

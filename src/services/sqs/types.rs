@@ -1,7 +1,9 @@
-//! SQS operation inputs and outputs, named and shaped as in the SQS API model.
+//! SQS operation inputs and outputs, named and shaped as in the SQS API model (JSON form).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub type Attributes = BTreeMap<String, String>;
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "PascalCase", default)]
@@ -9,8 +11,18 @@ pub struct MessageAttributeValue {
     pub data_type: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub string_value: Option<String>,
+    /// Base64, as both wires carry blobs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binary_value: Option<String>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct Empty {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct QueueUrlInput {
+    pub queue_url: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -18,7 +30,7 @@ pub struct MessageAttributeValue {
 pub struct CreateQueueInput {
     pub queue_name: String,
     #[serde(default)]
-    pub attributes: BTreeMap<String, String>,
+    pub attributes: Attributes,
     #[serde(default, rename = "tags")]
     pub tags: BTreeMap<String, String>,
 }
@@ -56,20 +68,94 @@ pub struct ListQueuesOutput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct QueueUrlInput {
+pub struct ListDeadLetterSourceQueuesInput {
     pub queue_url: String,
+    pub next_token: Option<String>,
+    pub max_results: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ListDeadLetterSourceQueuesOutput {
+    #[serde(rename = "queueUrls")]
+    pub queue_urls: Vec<String>,
+    #[serde(rename = "NextToken", skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
+pub struct GetQueueAttributesInput {
+    pub queue_url: String,
+    #[serde(default)]
+    pub attribute_names: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AttributesOutput {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SetQueueAttributesInput {
+    pub queue_url: String,
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AddPermissionInput {
+    pub queue_url: String,
+    pub label: String,
+    #[serde(rename = "AWSAccountIds")]
+    pub aws_account_ids: Vec<String>,
+    pub actions: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RemovePermissionInput {
+    pub queue_url: String,
+    pub label: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TagQueueInput {
+    pub queue_url: String,
+    pub tags: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UntagQueueInput {
+    pub queue_url: String,
+    pub tag_keys: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListQueueTagsOutput {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What SendMessage and a SendMessageBatch entry carry.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(rename_all = "PascalCase")]
 pub struct SendMessageInput {
+    #[serde(default)]
     pub queue_url: String,
     pub message_body: String,
     pub delay_seconds: Option<i64>,
     #[serde(default)]
     pub message_attributes: BTreeMap<String, MessageAttributeValue>,
-    pub message_group_id: Option<String>,
+    #[serde(default)]
+    pub message_system_attributes: BTreeMap<String, MessageAttributeValue>,
     pub message_deduplication_id: Option<String>,
+    pub message_group_id: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -82,7 +168,59 @@ pub struct SendMessageOutput {
         skip_serializing_if = "Option::is_none"
     )]
     pub md5_of_message_attributes: Option<String>,
+    #[serde(
+        rename = "MD5OfMessageSystemAttributes",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub md5_of_message_system_attributes: Option<String>,
     pub message_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SendMessageBatchInput {
+    pub queue_url: String,
+    pub entries: Vec<SendMessageBatchEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SendMessageBatchEntry {
+    pub id: String,
+    #[serde(flatten)]
+    pub message: SendMessageInput,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SendMessageBatchResultEntry {
+    pub id: String,
+    #[serde(flatten)]
+    pub result: SendMessageOutput,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BatchResultErrorEntry {
+    pub id: String,
+    pub sender_fault: bool,
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BatchOutput<T> {
+    pub successful: Vec<T>,
+    pub failed: Vec<BatchResultErrorEntry>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BatchId {
+    pub id: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +236,7 @@ pub struct ReceiveMessageInput {
     pub max_number_of_messages: Option<i64>,
     pub visibility_timeout: Option<i64>,
     pub wait_time_seconds: Option<i64>,
+    pub receive_request_attempt_id: Option<String>,
 }
 
 #[derive(Debug, Serialize, Default)]
@@ -116,7 +255,7 @@ pub struct ReceivedMessage {
     pub md5_of_body: String,
     pub body: String,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub attributes: BTreeMap<String, String>,
+    pub attributes: Attributes,
     #[serde(
         rename = "MD5OfMessageAttributes",
         skip_serializing_if = "Option::is_none"
@@ -128,10 +267,80 @@ pub struct ReceivedMessage {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DeleteMessageInput {
+pub struct ReceiptInput {
     pub queue_url: String,
     pub receipt_handle: String,
+    pub visibility_timeout: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ReceiptBatchInput {
+    pub queue_url: String,
+    pub entries: Vec<ReceiptBatchEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ReceiptBatchEntry {
+    pub id: String,
+    pub receipt_handle: String,
+    pub visibility_timeout: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct StartMessageMoveTaskInput {
+    pub source_arn: String,
+    pub destination_arn: Option<String>,
+    pub max_number_of_messages_per_second: Option<i64>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Empty {}
+#[serde(rename_all = "PascalCase")]
+pub struct TaskHandleOutput {
+    pub task_handle: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TaskHandleInput {
+    pub task_handle: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct MovedOutput {
+    pub approximate_number_of_messages_moved: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListMessageMoveTasksInput {
+    pub source_arn: String,
+    pub max_results: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListMessageMoveTasksOutput {
+    pub results: Vec<MoveTaskEntry>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct MoveTaskEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_handle: Option<String>,
+    pub status: &'static str,
+    pub source_arn: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_arn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_number_of_messages_per_second: Option<i64>,
+    pub approximate_number_of_messages_moved: u64,
+    pub approximate_number_of_messages_to_move: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
+    pub started_timestamp: i64,
+}

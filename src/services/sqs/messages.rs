@@ -1,0 +1,773 @@
+//! Message operations: SendMessage(Batch), ReceiveMessage (long polling included),
+//! DeleteMessage(Batch), ChangeMessageVisibility(Batch).
+
+use super::digest::{md5_hex, md5_of_attributes};
+use super::store::{Outgoing, QueueKey, Visibility};
+use super::types::*;
+use super::{Context, SqsError, key_from_url, queue_mut};
+use crate::app::App;
+use crate::clock::Clock;
+use crate::engine::time::Millis;
+use crate::engine::{Engine, Timer};
+use crate::error::AwsError;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Largest total payload of a SendMessageBatch (and of one message).
+const MAX_PAYLOAD: usize = 1_048_576;
+
+fn invalid_value(name: &str, value: impl std::fmt::Display, reason: &str) -> SqsError {
+    SqsError::InvalidParameterValue(format!(
+        "Value {value} for parameter {name} is invalid. Reason: {reason}"
+    ))
+}
+
+/// The characters SQS accepts: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
+/// (The quotas page says others are rejected; the API reference says replaced. switchyard rejects.)
+fn check_characters(text: &str) -> Result<(), SqsError> {
+    let allowed = |c: char| {
+        let c = c as u32;
+        c == 0x9
+            || c == 0xA
+            || c == 0xD
+            || (0x20..=0xD7FF).contains(&c)
+            || (0xE000..=0xFFFD).contains(&c)
+            || c >= 0x10000
+    };
+    match text.chars().find(|&c| !allowed(c)) {
+        None => Ok(()),
+        Some(c) => Err(SqsError::InvalidMessageContents(format!(
+            "Invalid binary character '#x{:X}' was found in the message body, the set of allowed characters is \
+             #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
+            c as u32
+        ))),
+    }
+}
+
+fn valid_attribute_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (1..=256).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+        && !lower.starts_with("aws.")
+        && !lower.starts_with("amazon.")
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && !name.contains("..")
+}
+
+/// Validates message attributes; answers the bytes they count toward the size limit.
+fn check_attributes(
+    attributes: &BTreeMap<String, MessageAttributeValue>,
+) -> Result<usize, SqsError> {
+    if attributes.len() > 10 {
+        return Err(SqsError::InvalidParameterValue(format!(
+            "Number of message attributes [{}] exceeds the allowed maximum [10].",
+            attributes.len()
+        )));
+    }
+    let mut size = 0;
+    for (name, value) in attributes {
+        if !valid_attribute_name(name) {
+            return Err(SqsError::InvalidParameterValue(format!(
+                "Message (user) attribute name '{name}' is invalid. Attribute names can contain only A-Z, a-z, 0-9, \
+                 underscore (_), hyphen (-), and period (.), must not start or end with a period, must not have \
+                 consecutive periods, must not start with AWS. or Amazon., and can be up to 256 characters long."
+            )));
+        }
+        let base = value.data_type.split('.').next().unwrap_or_default();
+        let label_ok = value.data_type.len() <= 256 && !value.data_type.ends_with('.');
+        let empty = || {
+            SqsError::InvalidParameterValue(format!(
+                "Message (user) attribute '{name}' must contain a non-empty value of type '{base}'."
+            ))
+        };
+        match base {
+            "String" | "Number" if label_ok => {
+                let text = value
+                    .string_value
+                    .as_deref()
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(empty)?;
+                check_characters(text)?;
+                if base == "Number" && text.trim().parse::<f64>().map_or(true, |n| !n.is_finite()) {
+                    return Err(SqsError::InvalidParameterValue(format!(
+                        "Can't cast the value of message (user) attribute '{name}' to a number."
+                    )));
+                }
+                size += text.len();
+            }
+            "Binary" if label_ok => {
+                let raw = value
+                    .binary_value
+                    .as_deref()
+                    .and_then(|b| B64.decode(b).ok())
+                    .filter(|b| !b.is_empty());
+                size += raw.ok_or_else(empty)?.len();
+            }
+            _ => {
+                return Err(SqsError::InvalidParameterValue(format!(
+                    "The type of message (user) attribute '{name}' is invalid. You must use only the following \
+                     supported type prefixes: Binary, Number, String."
+                )));
+            }
+        }
+        size += name.len() + value.data_type.len();
+    }
+    Ok(size)
+}
+
+fn valid_fifo_token(text: &str) -> bool {
+    (1..=128).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation())
+}
+
+/// Checks one message against its queue and turns it into what the queue takes.
+fn prepare(
+    e: &Engine,
+    cx: &Context,
+    key: &QueueKey,
+    input: SendMessageInput,
+) -> Result<(Outgoing, usize), SqsError> {
+    let queue = e.sqs.queues.get(key).ok_or(SqsError::QueueDoesNotExist)?;
+    let attrs = &queue.attributes;
+    if input.message_body.is_empty() {
+        return Err(SqsError::MissingParameter(
+            "The request must contain the parameter MessageBody.".into(),
+        ));
+    }
+    check_characters(&input.message_body)?;
+    let size = input.message_body.len() + check_attributes(&input.message_attributes)?;
+    if size as i64 > attrs.maximum_message_size {
+        return Err(SqsError::InvalidParameterValue(format!(
+            "One or more parameters are invalid. Reason: Message must be shorter than {} bytes.",
+            attrs.maximum_message_size
+        )));
+    }
+    let mut trace_header = None;
+    for (name, value) in &input.message_system_attributes {
+        if name != "AWSTraceHeader" || value.data_type != "String" {
+            return Err(SqsError::InvalidParameterValue(format!(
+                "Message system attribute name '{name}' is invalid."
+            )));
+        }
+        trace_header = Some(value.string_value.clone().filter(|s| !s.is_empty()).ok_or_else(|| {
+            SqsError::InvalidParameterValue("Message system attribute 'AWSTraceHeader' must contain a non-empty value of type 'String'.".into())
+        })?);
+    }
+    let not_for_type = |name: &str, value: &str| {
+        invalid_value(
+            name,
+            value,
+            "The request include parameter that is not valid for this queue type.",
+        )
+    };
+    let delay_s = match input.delay_seconds {
+        Some(d) if attrs.fifo => return Err(not_for_type("DelaySeconds", &d.to_string())),
+        Some(d) if !(0..=900).contains(&d) => {
+            return Err(invalid_value(
+                "DelaySeconds",
+                d,
+                "DelaySeconds must be >= 0 and <= 900.",
+            ));
+        }
+        Some(d) => d,
+        None => attrs.delay_s,
+    };
+    if let Some(group) = input
+        .message_group_id
+        .as_ref()
+        .filter(|g| !valid_fifo_token(g))
+    {
+        return Err(invalid_value(
+            "MessageGroupId",
+            group,
+            "MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+        ));
+    }
+    let dedup_id = if attrs.fifo {
+        if input.message_group_id.is_none() {
+            return Err(SqsError::MissingParameter(
+                "The request must contain the parameter MessageGroupId.".into(),
+            ));
+        }
+        match &input.message_deduplication_id {
+            Some(d) if !valid_fifo_token(d) => {
+                return Err(invalid_value(
+                    "MessageDeduplicationId",
+                    d,
+                    "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                ));
+            }
+            Some(d) => Some(d.clone()),
+            None if attrs.content_based_dedup => Some(
+                Sha256::digest(input.message_body.as_bytes())
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+            ),
+            None => {
+                return Err(SqsError::InvalidParameterValue(
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly".into(),
+                ));
+            }
+        }
+    } else if let Some(d) = &input.message_deduplication_id {
+        return Err(not_for_type("MessageDeduplicationId", d));
+    } else {
+        None
+    };
+    let md5_of_system_attributes = md5_of_attributes(&input.message_system_attributes);
+    let outgoing = Outgoing {
+        md5_of_body: md5_hex(input.message_body.as_bytes()),
+        md5_of_attributes: md5_of_attributes(&input.message_attributes),
+        body: input.message_body,
+        attributes: input.message_attributes,
+        trace_header,
+        md5_of_system_attributes,
+        sender_id: Arc::from(cx.account.as_str()),
+        group_id: input.message_group_id,
+        dedup_id,
+        delay_ms: delay_s * 1000,
+    };
+    Ok((outgoing, size))
+}
+
+fn send_one(e: &mut Engine, key: &QueueKey, m: Outgoing) -> Result<SendMessageOutput, SqsError> {
+    let now = e.now();
+    let id = e.rng.uuid();
+    let (md5_body, md5_attrs, md5_sys) = (
+        m.md5_of_body.clone(),
+        m.md5_of_attributes.clone(),
+        m.md5_of_system_attributes.clone(),
+    );
+    let sent = queue_mut(e, key)?.send(now, id, m);
+    Ok(SendMessageOutput {
+        md5_of_message_body: md5_body,
+        md5_of_message_attributes: md5_attrs,
+        md5_of_message_system_attributes: md5_sys,
+        message_id: sent.message_id,
+        sequence_number: sent.sequence_number.map(|n| n.to_string()),
+    })
+}
+
+pub fn send_message(
+    e: &mut Engine,
+    cx: &Context,
+    input: SendMessageInput,
+) -> Result<SendMessageOutput, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    let (outgoing, _) = prepare(e, cx, &key, input)?;
+    send_one(e, &key, outgoing)
+}
+
+/// The checks every batch shares: 1–10 entries, distinct and well-formed ids.
+fn check_batch<'a>(
+    ids: impl ExactSizeIterator<Item = &'a str>,
+    entry: &str,
+) -> Result<(), SqsError> {
+    let n = ids.len();
+    if n == 0 {
+        return Err(SqsError::EmptyBatchRequest(format!(
+            "There should be at least one {entry} in the request."
+        )));
+    }
+    if n > 10 {
+        return Err(SqsError::TooManyEntriesInBatchRequest(format!(
+            "Maximum number of entries per request are 10. You have sent {n}."
+        )));
+    }
+    let mut seen = HashSet::new();
+    for id in ids {
+        if id.is_empty()
+            || id.len() > 80
+            || !id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(SqsError::InvalidBatchEntryId(
+                "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.".into(),
+            ));
+        }
+        if !seen.insert(id) {
+            return Err(SqsError::BatchEntryIdsNotDistinct(format!(
+                "Id {id} repeated."
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn failure(id: String, err: SqsError) -> BatchResultErrorEntry {
+    let err = AwsError::from(err);
+    let code = super::query_code(err.code);
+    BatchResultErrorEntry {
+        id,
+        sender_fault: err.status < 500,
+        code,
+        message: err.message,
+    }
+}
+
+pub fn send_message_batch(
+    e: &mut Engine,
+    cx: &Context,
+    input: SendMessageBatchInput,
+) -> Result<BatchOutput<SendMessageBatchResultEntry>, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    queue_mut(e, &key)?;
+    check_batch(
+        input.entries.iter().map(|x| x.id.as_str()),
+        "SendMessageBatchRequestEntry",
+    )?;
+    let total: usize = input
+        .entries
+        .iter()
+        .map(|x| {
+            x.message.message_body.len()
+                + x.message
+                    .message_attributes
+                    .iter()
+                    .map(|(k, v)| {
+                        k.len()
+                            + v.data_type.len()
+                            + v.string_value.as_ref().map_or(0, String::len)
+                            + v.binary_value.as_ref().map_or(0, |b| b.len() * 3 / 4)
+                    })
+                    .sum::<usize>()
+        })
+        .sum();
+    if total > MAX_PAYLOAD {
+        return Err(SqsError::BatchRequestTooLong(format!(
+            "Batch requests cannot be longer than {MAX_PAYLOAD} bytes. You have sent {total} bytes."
+        )));
+    }
+    let mut out = BatchOutput {
+        successful: Vec::new(),
+        failed: Vec::new(),
+    };
+    for entry in input.entries {
+        match prepare(e, cx, &key, entry.message).and_then(|(m, _)| send_one(e, &key, m)) {
+            Ok(result) => out.successful.push(SendMessageBatchResultEntry {
+                id: entry.id,
+                result,
+            }),
+            Err(err) => out.failed.push(failure(entry.id, err)),
+        }
+    }
+    Ok(out)
+}
+
+/// A receipt handle names the queue, the message's place in it and the receive.
+fn receipt_handle(key: &QueueKey, seq: u64, nonce: u64) -> String {
+    B64.encode(format!("{}/{}/{seq}/{nonce:016x}", key.account, key.name))
+}
+
+fn parse_receipt(key: &QueueKey, handle: &str) -> Result<(u64, u64), SqsError> {
+    let invalid = || {
+        SqsError::ReceiptHandleIsInvalid(format!(
+            "The input receipt handle \"{handle}\" is not a valid receipt handle."
+        ))
+    };
+    let text = B64
+        .decode(handle)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(invalid)?;
+    let parts: Vec<&str> = text.split('/').collect();
+    match parts.as_slice() {
+        [account, name, seq, nonce] if *account == key.account && *name == key.name => {
+            let seq = seq.parse().map_err(|_| invalid())?;
+            let nonce = u64::from_str_radix(nonce, 16).map_err(|_| invalid())?;
+            Ok((seq, nonce))
+        }
+        _ => Err(invalid()),
+    }
+}
+
+fn expired_receipt(handle: &str) -> SqsError {
+    invalid_value("ReceiptHandle", handle, "The receipt handle has expired.")
+}
+
+fn delete_one(e: &mut Engine, key: &QueueKey, handle: &str) -> Result<(), SqsError> {
+    let now = e.now();
+    let (seq, nonce) = parse_receipt(key, handle)?;
+    queue_mut(e, key)?
+        .delete(seq, nonce, now)
+        .map_err(|_| expired_receipt(handle))
+}
+
+pub fn delete_message(
+    e: &mut Engine,
+    cx: &Context,
+    input: ReceiptInput,
+) -> Result<Empty, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    queue_mut(e, &key)?;
+    delete_one(e, &key, &input.receipt_handle)?;
+    Ok(Empty {})
+}
+
+pub fn delete_message_batch(
+    e: &mut Engine,
+    cx: &Context,
+    input: ReceiptBatchInput,
+) -> Result<BatchOutput<BatchId>, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    queue_mut(e, &key)?;
+    check_batch(
+        input.entries.iter().map(|x| x.id.as_str()),
+        "DeleteMessageBatchRequestEntry",
+    )?;
+    let mut out = BatchOutput {
+        successful: Vec::new(),
+        failed: Vec::new(),
+    };
+    for entry in input.entries {
+        match delete_one(e, &key, &entry.receipt_handle) {
+            Ok(()) => out.successful.push(BatchId { id: entry.id }),
+            Err(err) => out.failed.push(failure(entry.id, err)),
+        }
+    }
+    Ok(out)
+}
+
+fn change_one(
+    e: &mut Engine,
+    key: &QueueKey,
+    handle: &str,
+    timeout: Option<i64>,
+) -> Result<(), SqsError> {
+    let now = e.now();
+    let timeout = timeout.ok_or_else(|| {
+        SqsError::MissingParameter(
+            "The request must contain the parameter VisibilityTimeout.".into(),
+        )
+    })?;
+    if !(0..=43_200).contains(&timeout) {
+        return Err(invalid_value(
+            "VisibilityTimeout",
+            timeout,
+            "Must be between 0 and 43200, if provided.",
+        ));
+    }
+    let (seq, nonce) = parse_receipt(key, handle)?;
+    match queue_mut(e, key)?.change_visibility(seq, nonce, now, timeout * 1000) {
+        Ok(()) => Ok(()),
+        Err(Visibility::Expired) => Err(expired_receipt(handle)),
+        Err(Visibility::NotInFlight) => Err(SqsError::MessageNotInflight(
+            "Message does not exist or is not available for visibility timeout change.".into(),
+        )),
+        Err(Visibility::BeyondLimit) => Err(invalid_value(
+            "VisibilityTimeout",
+            timeout,
+            "Total VisibilityTimeout for the message is beyond the limit [43200 seconds]",
+        )),
+    }
+}
+
+pub fn change_message_visibility(
+    e: &mut Engine,
+    cx: &Context,
+    input: ReceiptInput,
+) -> Result<Empty, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    queue_mut(e, &key)?;
+    change_one(e, &key, &input.receipt_handle, input.visibility_timeout)?;
+    Ok(Empty {})
+}
+
+pub fn change_message_visibility_batch(
+    e: &mut Engine,
+    cx: &Context,
+    input: ReceiptBatchInput,
+) -> Result<BatchOutput<BatchId>, SqsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    queue_mut(e, &key)?;
+    check_batch(
+        input.entries.iter().map(|x| x.id.as_str()),
+        "ChangeMessageVisibilityBatchRequestEntry",
+    )?;
+    let mut out = BatchOutput {
+        successful: Vec::new(),
+        failed: Vec::new(),
+    };
+    for entry in input.entries {
+        match change_one(e, &key, &entry.receipt_handle, entry.visibility_timeout) {
+            Ok(()) => out.successful.push(BatchId { id: entry.id }),
+            Err(err) => out.failed.push(failure(entry.id, err)),
+        }
+    }
+    Ok(out)
+}
+
+fn wanted(names: &[String], name: &str) -> bool {
+    names.iter().any(|n| {
+        n == "All"
+            || n == ".*"
+            || n == name
+            || n.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
+    })
+}
+
+fn present(
+    key: &QueueKey,
+    seq: u64,
+    message: super::store::Message,
+    input: &ReceiveMessageInput,
+) -> ReceivedMessage {
+    let system: Vec<String> = input
+        .attribute_names
+        .iter()
+        .chain(&input.message_system_attribute_names)
+        .cloned()
+        .collect();
+    let mut attributes = BTreeMap::new();
+    let mut add = |name: &str, value: Option<String>| {
+        if let Some(value) = value.filter(|_| wanted(&system, name)) {
+            attributes.insert(name.to_string(), value);
+        }
+    };
+    add("SenderId", Some(message.sender_id.to_string()));
+    add("SentTimestamp", Some(message.sent_at.to_string()));
+    add(
+        "ApproximateReceiveCount",
+        Some(message.receive_count.to_string()),
+    );
+    add(
+        "ApproximateFirstReceiveTimestamp",
+        message.first_received_at.map(|t| t.to_string()),
+    );
+    add(
+        "SequenceNumber",
+        message.sequence_number.map(|n| n.to_string()),
+    );
+    add(
+        "MessageDeduplicationId",
+        message
+            .dedup_id
+            .clone()
+            .filter(|_| message.sequence_number.is_some()),
+    );
+    add("MessageGroupId", message.group_id.clone());
+    add("AWSTraceHeader", message.trace_header.clone());
+    add(
+        "DeadLetterQueueSourceArn",
+        message
+            .dead_letter_source_arn
+            .as_deref()
+            .map(str::to_string),
+    );
+    let message_attributes: BTreeMap<_, _> = message
+        .attributes
+        .into_iter()
+        .filter(|(name, _)| wanted(&input.message_attribute_names, name))
+        .collect();
+    ReceivedMessage {
+        message_id: message.id,
+        receipt_handle: receipt_handle(key, seq, message.receipt.map_or(0, |r| r.0)),
+        md5_of_body: message.md5_of_body,
+        body: message.body,
+        attributes,
+        // Digest of the attributes returned, which the SDKs check against what they got.
+        md5_of_message_attributes: md5_of_attributes(&message_attributes),
+        message_attributes,
+    }
+}
+
+/// One receive attempt under the lock: messages (moving dead letters on), or `None` to wait.
+fn try_receive(
+    e: &mut Engine,
+    key: &QueueKey,
+    input: &ReceiveMessageInput,
+    max: usize,
+) -> Result<Vec<ReceivedMessage>, SqsError> {
+    let now = e.now();
+    let queue = e.sqs.queues.get(key).ok_or(SqsError::QueueDoesNotExist)?;
+    let visibility_ms = input
+        .visibility_timeout
+        .unwrap_or(queue.attributes.visibility_timeout_s)
+        * 1000;
+    // Redrive only to a dead-letter queue that exists.
+    let redrive = queue.attributes.redrive.as_ref().map(|(p, _)| p.clone());
+    let dlq = redrive
+        .as_ref()
+        .and_then(|p| QueueKey::from_arn(&p.dead_letter_target_arn))
+        .filter(|k| e.sqs.queues.contains_key(k));
+    let max_receives = redrive
+        .filter(|_| dlq.is_some())
+        .map(|p| p.max_receive_count);
+    let fifo_attempt = input
+        .receive_request_attempt_id
+        .as_deref()
+        .filter(|_| queue.is_fifo());
+    let mut nonces: Vec<u64> = (0..max).map(|_| e.rng.next_u64()).collect();
+    let queue = e.sqs.queues.get_mut(key).expect("checked above");
+    let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
+    let received = queue.receive(now, max, visibility_ms, max_receives, fifo_attempt, || {
+        nonces.pop().unwrap_or_default()
+    })?;
+    if let Some(dlq) = dlq.filter(|_| !received.dead_lettered.is_empty()) {
+        let dlq = e.sqs.queues.get_mut(&dlq).expect("checked above");
+        for mut m in received.dead_lettered {
+            m.dead_letter_source_arn = Some(source_arn.clone());
+            dlq.take_moved(m, now);
+        }
+    }
+    Ok(received
+        .messages
+        .into_iter()
+        .map(|(seq, m)| present(key, seq, m, input))
+        .collect())
+}
+
+/// ReceiveMessage, long polling included: waits until a message is visible, the virtual
+/// deadline passes, or the wait's wall-clock duration runs out, whichever comes first.
+pub async fn receive_message(
+    app: &App,
+    cx: &Context,
+    input: ReceiveMessageInput,
+) -> Result<ReceiveMessageOutput, AwsError> {
+    let key = key_from_url(cx, &input.queue_url)?;
+    let max = input.max_number_of_messages.unwrap_or(1);
+    if !(1..=10).contains(&max) {
+        return Err(invalid_value(
+            "MaxNumberOfMessages",
+            max,
+            "Must be between 1 and 10, if provided.",
+        )
+        .into());
+    }
+    if let Some(v) = input
+        .visibility_timeout
+        .filter(|v| !(0..=43_200).contains(v))
+    {
+        return Err(invalid_value(
+            "VisibilityTimeout",
+            v,
+            "Must be >= 0 and <= 43200, if provided.",
+        )
+        .into());
+    }
+    if let Some(w) = input.wait_time_seconds.filter(|w| !(0..=20).contains(w)) {
+        return Err(
+            invalid_value("WaitTimeSeconds", w, "Must be >= 0 and <= 20, if provided.").into(),
+        );
+    }
+    if let Some(id) = input
+        .receive_request_attempt_id
+        .as_deref()
+        .filter(|id| !valid_fifo_token(id))
+    {
+        return Err(invalid_value("ReceiveRequestAttemptId", id, "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.").into());
+    }
+    let stopwatch = Clock::stopwatch();
+    let mut deadline: Option<(Millis, Duration)> = None;
+    loop {
+        let (notified, wall) = {
+            let mut e = app.engine();
+            let messages = try_receive(&mut e, &key, &input, max as usize)?;
+            let now = e.now();
+            let queue = queue_mut(&mut e, &key)?;
+            let wait_s = input
+                .wait_time_seconds
+                .unwrap_or(queue.attributes.receive_wait_s);
+            let (virtual_deadline, wall) =
+                *deadline.get_or_insert((now + wait_s * 1000, Duration::from_secs(wait_s as u64)));
+            if !messages.is_empty() || now >= virtual_deadline {
+                return Ok(ReceiveMessageOutput { messages });
+            }
+            let arrivals = queue.arrivals.clone();
+            let wake_at = queue
+                .next_visible_at(now)
+                .map_or(virtual_deadline, |at| at.min(virtual_deadline));
+            e.schedule(wake_at, Timer::Wake(arrivals.clone()));
+            let mut notified = Box::pin(arrivals.notified_owned());
+            notified.as_mut().enable();
+            (notified, wall)
+        };
+        let left = wall.saturating_sub(stopwatch.elapsed());
+        let woken = tokio::select! {
+            woken = Clock::within(left, notified) => woken.is_some(),
+            _ = app.closed() => false,
+        };
+        if !woken {
+            return Ok(ReceiveMessageOutput::default());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_names_follow_the_rules() {
+        for ok in ["a", "order.id", "x-y_z", &"n".repeat(256)] {
+            assert!(valid_attribute_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            ".a",
+            "a.",
+            "a..b",
+            "AWS.x",
+            "amazon.y",
+            "sp ace",
+            &"n".repeat(257),
+        ] {
+            assert!(!valid_attribute_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn attribute_values_are_checked_by_type() {
+        let one = |data_type: &str, s: Option<&str>, b: Option<&str>| {
+            BTreeMap::from([(
+                "a".to_string(),
+                MessageAttributeValue {
+                    data_type: data_type.into(),
+                    string_value: s.map(str::to_string),
+                    binary_value: b.map(str::to_string),
+                },
+            )])
+        };
+        assert!(check_attributes(&one("String", Some("x"), None)).is_ok());
+        assert!(check_attributes(&one("Number.float", Some("1.5"), None)).is_ok());
+        assert!(check_attributes(&one("Binary.png", None, Some("AAE="))).is_ok());
+        assert!(check_attributes(&one("Number", Some("abc"), None)).is_err());
+        assert!(check_attributes(&one("String", Some(""), None)).is_err());
+        assert!(check_attributes(&one("Blob", Some("x"), None)).is_err());
+        assert!(check_attributes(&one("Binary", None, Some("!!"))).is_err());
+    }
+
+    #[test]
+    fn receipt_handles_name_their_queue() {
+        let key = QueueKey {
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            name: "q".into(),
+        };
+        let other = QueueKey {
+            name: "r".into(),
+            ..key.clone()
+        };
+        let handle = receipt_handle(&key, 42, 0xfeed);
+        assert_eq!(parse_receipt(&key, &handle), Ok((42, 0xfeed)));
+        assert!(matches!(
+            parse_receipt(&other, &handle),
+            Err(SqsError::ReceiptHandleIsInvalid(_))
+        ));
+        assert!(matches!(
+            parse_receipt(&key, "garbage"),
+            Err(SqsError::ReceiptHandleIsInvalid(_))
+        ));
+    }
+}

@@ -1,0 +1,270 @@
+//! Message move tasks: StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask.
+//! A task moves visible messages out of a dead-letter queue, back to their source queues or to a
+//! destination, paced by MaxNumberOfMessagesPerSecond on the virtual clock (one step a second);
+//! without a rate it moves everything in one step. Moved messages are new messages, as in SQS.
+
+use super::store::{Message, QueueKey, Store};
+use super::types::*;
+use super::{Context, SqsError};
+use crate::engine::rng::Rng;
+use crate::engine::time::Millis;
+use crate::engine::{Engine, Timer};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStatus {
+    Running,
+    Completed,
+    Cancelled,
+    Failed,
+}
+
+impl TaskStatus {
+    fn name(self) -> &'static str {
+        match self {
+            TaskStatus::Running => "RUNNING",
+            TaskStatus::Completed => "COMPLETED",
+            TaskStatus::Cancelled => "CANCELLED",
+            TaskStatus::Failed => "FAILED",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct MoveTask {
+    pub id: u64,
+    pub handle: String,
+    pub source_arn: String,
+    pub destination_arn: Option<String>,
+    pub rate: Option<i64>,
+    pub status: TaskStatus,
+    pub moved: u64,
+    pub to_move: u64,
+    pub started_at: Millis,
+    pub failure: Option<String>,
+}
+
+fn not_found(what: &str) -> SqsError {
+    SqsError::ResourceNotFoundException(format!(
+        "The resource that you specified for the {what} parameter doesn't exist."
+    ))
+}
+
+pub fn start_message_move_task(
+    e: &mut Engine,
+    _cx: &Context,
+    input: StartMessageMoveTaskInput,
+) -> Result<TaskHandleOutput, SqsError> {
+    let now = e.now();
+    let source = e
+        .sqs
+        .by_arn(&input.source_arn)
+        .ok_or_else(|| not_found("SourceArn"))?;
+    let is_dlq = e.sqs.queues.values().any(|q| {
+        q.attributes
+            .redrive
+            .as_ref()
+            .is_some_and(|(p, _)| p.dead_letter_target_arn == input.source_arn)
+    });
+    if !is_dlq {
+        return Err(SqsError::InvalidParameterValue(
+            "Source queue must be configured as a Dead Letter Queue.".into(),
+        ));
+    }
+    if let Some(dest) = &input.destination_arn {
+        let dest = e
+            .sqs
+            .by_arn(dest)
+            .ok_or_else(|| not_found("DestinationArn"))?;
+        if dest.is_fifo() != source.is_fifo() {
+            return Err(SqsError::InvalidParameterValue(
+                "The source queue and the destination queue must be of the same type.".into(),
+            ));
+        }
+    }
+    if let Some(rate) = input
+        .max_number_of_messages_per_second
+        .filter(|r| !(1..=500).contains(r))
+    {
+        return Err(SqsError::InvalidParameterValue(format!(
+            "Value {rate} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between 1 and 500."
+        )));
+    }
+    if e.sqs
+        .tasks
+        .iter()
+        .any(|t| t.source_arn == input.source_arn && t.status == TaskStatus::Running)
+    {
+        return Err(SqsError::InvalidParameterValue(
+            "There is already a task running. Only one active task is allowed for a source queue arn at a given time.".into(),
+        ));
+    }
+    let to_move = source.counts(now).0 as u64;
+    let id = e.sqs.tasks.len() as u64 + 1;
+    let handle = B64.encode(format!(
+        "{{\"taskId\":\"{}\",\"sourceArn\":\"{}\"}}",
+        e.rng.uuid(),
+        input.source_arn
+    ));
+    e.sqs.tasks.push(MoveTask {
+        id,
+        handle: handle.clone(),
+        source_arn: input.source_arn,
+        destination_arn: input.destination_arn,
+        rate: input.max_number_of_messages_per_second,
+        status: TaskStatus::Running,
+        moved: 0,
+        to_move,
+        started_at: now,
+        failure: None,
+    });
+    e.schedule(now, Timer::SqsMoveTask(id));
+    Ok(TaskHandleOutput {
+        task_handle: handle,
+    })
+}
+
+/// One step of task `id` at `now`; answers when the next step is due, if any.
+pub fn step(store: &mut Store, rng: &mut Rng, id: u64, now: Millis) -> Option<Millis> {
+    let task = store
+        .tasks
+        .iter()
+        .find(|t| t.id == id && t.status == TaskStatus::Running)?
+        .clone();
+    let left = task.to_move.saturating_sub(task.moved) as usize;
+    let batch = task.rate.map_or(left, |r| (r as usize).min(left));
+    let Some(source) = store.by_arn_mut(&task.source_arn) else {
+        finish(
+            store,
+            id,
+            TaskStatus::Failed,
+            Some("AWS.SimpleQueueService.NonExistentQueue"),
+        );
+        return None;
+    };
+    let taken = source.take_visible(now, batch);
+    let mut moved = 0u64;
+    let mut failed: Vec<Message> = Vec::new();
+    for m in taken {
+        let dest = task
+            .destination_arn
+            .clone()
+            .or_else(|| m.dead_letter_source_arn.as_deref().map(str::to_string));
+        match dest.as_deref().and_then(|d| store.by_arn_mut(d)) {
+            Some(queue) if failed.is_empty() => {
+                let mut fresh = m;
+                fresh.id = rng.uuid();
+                fresh.sent_at = now;
+                fresh.dead_letter_source_arn = None;
+                queue.take_moved(fresh, now);
+                moved += 1;
+            }
+            _ => failed.push(m),
+        }
+    }
+    let task_ref = store
+        .tasks
+        .iter_mut()
+        .find(|t| t.id == id)
+        .expect("task exists");
+    task_ref.moved += moved;
+    let done = task_ref.moved >= task_ref.to_move;
+    if !failed.is_empty() {
+        if let Some(source) = store.by_arn_mut(&task.source_arn) {
+            source.put_back(failed);
+        }
+        finish(
+            store,
+            id,
+            TaskStatus::Failed,
+            Some("AWS.SimpleQueueService.NonExistentQueue"),
+        );
+        return None;
+    }
+    if done || (moved == 0 && batch > 0) {
+        finish(store, id, TaskStatus::Completed, None);
+        return None;
+    }
+    Some(now + 1000)
+}
+
+fn finish(store: &mut Store, id: u64, status: TaskStatus, failure: Option<&str>) {
+    if let Some(t) = store.tasks.iter_mut().find(|t| t.id == id) {
+        t.status = status;
+        t.failure = failure.map(str::to_string);
+    }
+}
+
+fn task_by_handle<'s>(
+    store: &'s mut Store,
+    handle: &str,
+) -> Result<&'s mut crate::services::sqs::moves::MoveTask, SqsError> {
+    let decoded = B64
+        .decode(handle)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    if !decoded.is_some_and(|d| d.contains("\"taskId\"")) {
+        return Err(SqsError::InvalidParameterValue(
+            "Value for parameter TaskHandle is invalid.".into(),
+        ));
+    }
+    store
+        .tasks
+        .iter_mut()
+        .find(|t| t.handle == handle)
+        .ok_or_else(|| SqsError::ResourceNotFoundException("Task does not exist.".into()))
+}
+
+pub fn cancel_message_move_task(
+    e: &mut Engine,
+    _cx: &Context,
+    input: TaskHandleInput,
+) -> Result<MovedOutput, SqsError> {
+    let task = task_by_handle(&mut e.sqs, &input.task_handle)?;
+    if task.status != TaskStatus::Running {
+        return Err(SqsError::ResourceNotFoundException(
+            "Task does not exist.".into(),
+        ));
+    }
+    task.status = TaskStatus::Cancelled;
+    Ok(MovedOutput {
+        approximate_number_of_messages_moved: task.moved,
+    })
+}
+
+pub fn list_message_move_tasks(
+    e: &mut Engine,
+    _cx: &Context,
+    input: ListMessageMoveTasksInput,
+) -> Result<ListMessageMoveTasksOutput, SqsError> {
+    if QueueKey::from_arn(&input.source_arn).is_none_or(|k| !e.sqs.queues.contains_key(&k)) {
+        return Err(not_found("SourceArn"));
+    }
+    let max = input.max_results.unwrap_or(1);
+    if !(1..=10).contains(&max) {
+        return Err(SqsError::InvalidParameterValue(format!(
+            "Value {max} for parameter MaxResults is invalid. Reason: You must enter a number that's between 1 and 10."
+        )));
+    }
+    let results = e
+        .sqs
+        .tasks
+        .iter()
+        .rev()
+        .filter(|t| t.source_arn == input.source_arn)
+        .take(max as usize)
+        .map(|t| MoveTaskEntry {
+            task_handle: (t.status == TaskStatus::Running).then(|| t.handle.clone()),
+            status: t.status.name(),
+            source_arn: t.source_arn.clone(),
+            destination_arn: t.destination_arn.clone(),
+            max_number_of_messages_per_second: t.rate,
+            approximate_number_of_messages_moved: t.moved,
+            approximate_number_of_messages_to_move: t.to_move,
+            failure_reason: t.failure.clone(),
+            started_timestamp: t.started_at,
+        })
+        .collect();
+    Ok(ListMessageMoveTasksOutput { results })
+}
