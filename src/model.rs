@@ -54,6 +54,8 @@ pub struct Shape {
     pub value: Option<Box<ShapeRef>>,
     #[serde(default)]
     pub flattened: bool,
+    /// The wire name of every use of this shape that gives none itself (botocore's rule).
+    pub location_name: Option<String>,
     pub error: Option<ErrorTrait>,
 }
 
@@ -90,6 +92,16 @@ impl Model {
 
     pub fn shape(&self, name: &str) -> &Shape {
         &self.shapes[name]
+    }
+
+    /// The wire name of a structure member: the reference's `locationName`, else the target
+    /// shape's, else the member name (e.g. TagQueue's `Tags` travels as `Tag.N.Key` in Query).
+    pub fn member_name<'a>(&'a self, name: &'a str, member: &'a ShapeRef) -> &'a str {
+        member
+            .location_name
+            .as_deref()
+            .or(self.shape(&member.shape).location_name.as_deref())
+            .unwrap_or(name)
     }
 
     pub fn speaks(&self, protocol: &str) -> bool {

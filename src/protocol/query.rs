@@ -58,7 +58,7 @@ fn decode_structure(
 ) -> Result<Map<String, Value>, AwsError> {
     let mut out = Map::new();
     for (name, member) in &model.shape(shape).members {
-        let key = join(prefix, member.location_name.as_deref().unwrap_or(name));
+        let key = join(prefix, model.member_name(name, member));
         if let Some(v) = decode_value(model, member, &key, params)? {
             out.insert(name.clone(), v);
         }
@@ -237,13 +237,7 @@ fn encode_structure(xml: &mut String, model: &Model, shape: &str, value: &Value)
     for (name, member) in &model.shape(shape).members {
         match value.get(name) {
             None | Some(Value::Null) => {}
-            Some(v) => encode_member(
-                xml,
-                model,
-                member.location_name.as_deref().unwrap_or(name),
-                member,
-                v,
-            ),
+            Some(v) => encode_member(xml, model, model.member_name(name, member), member, v),
         }
     }
 }

@@ -458,6 +458,7 @@ pub fn remove_permission(
     input: RemovePermissionInput,
 ) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
+    let now = e.now();
     let queue = queue_mut(e, &key)?;
     let missing = || {
         invalid_value(
@@ -479,5 +480,6 @@ pub fn remove_permission(
     if statements.is_empty() {
         queue.attributes.policy = None;
     }
+    queue.modified_at = now;
     Ok(Empty {})
 }

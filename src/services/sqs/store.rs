@@ -311,17 +311,22 @@ impl Queue {
         let mut chosen: Vec<u64> = Vec::new();
         let mut to_dlq: Vec<u64> = Vec::new();
         if self.is_fifo() {
-            // A group with any message not visible (in flight or delayed) delivers nothing.
-            let blocked: HashSet<&str> = self
+            // A group with a message in flight delivers nothing; a delayed message stops its
+            // group there, so nothing overtakes it, while earlier messages still go out.
+            let mut blocked: HashSet<&str> = self
                 .messages
                 .values()
-                .filter(|m| m.visible_at > now)
+                .filter(|m| m.visible_at > now && m.receipt.is_some())
                 .filter_map(|m| m.group_id.as_deref())
                 .collect();
             let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
             for (seq, m) in &self.messages {
                 let group = m.group_id.as_deref().unwrap_or_default();
                 if blocked.contains(group) {
+                    continue;
+                }
+                if m.visible_at > now {
+                    blocked.insert(group);
                     continue;
                 }
                 if max_receives.is_some_and(|n| m.receive_count >= n) {
@@ -630,6 +635,23 @@ mod tests {
         assert_eq!(m.body, "a1", "visible again after the timeout, still first");
         let nonce_a1 = m.receipt.unwrap().0;
         assert!(q.delete(*seq, nonce_a1, 30_000).is_ok());
+    }
+
+    #[test]
+    fn a_delayed_fifo_message_stops_its_group_without_blocking_earlier_ones() {
+        let mut q = queue(true);
+        q.send(0, "m1".into(), out("m1", Some("g"), Some("1")));
+        let mut later = out("m2", Some("g"), Some("2"));
+        later.delay_ms = 10_000;
+        q.send(0, "m2".into(), later);
+        q.send(0, "m3".into(), out("m3", Some("g"), Some("3")));
+        q.send(0, "o1".into(), out("o1", Some("other"), Some("4")));
+        let r = q.receive(0, 10, 30_000, None, None, || 1).unwrap();
+        assert_eq!(
+            bodies(&r),
+            ["m1", "o1"],
+            "m3 may not overtake the delayed m2"
+        );
     }
 
     #[test]
