@@ -9,7 +9,7 @@ use crate::app::App;
 use crate::clock::Clock;
 use crate::config::AuthMode;
 use crate::error::AwsError;
-use crate::model::Model;
+use crate::model::{Model, ShapeKind};
 use crate::services::{self, Context, ServiceId};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header, request::Parts};
@@ -184,13 +184,7 @@ async fn serve(
         .input
         .as_ref()
         .map(|r| r.shape.as_str());
-    let required = input_shape
-        .map(|shape| model.shape(shape).required.as_slice())
-        .unwrap_or_default();
-    if let Some(missing) = required
-        .iter()
-        .find(|m| input.get(m.as_str()).is_none_or(Value::is_null))
-    {
+    if let Some(missing) = input_shape.and_then(|shape| missing_member(model, shape, &input)) {
         return Err(service.missing_parameter(missing));
     }
 
@@ -208,6 +202,42 @@ async fn serve(
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))
+}
+
+/// The first required member absent from `value` (of structure `shape`), at any depth: a batch
+/// entry without its `Id` is refused like a request without its `QueueUrl`.
+fn missing_member<'m>(model: &'m Model, shape: &str, value: &Value) -> Option<&'m str> {
+    let shape = model.shape(shape);
+    match shape.kind {
+        ShapeKind::Structure => {
+            let absent = shape
+                .required
+                .iter()
+                .find(|m| value.get(m.as_str()).is_none_or(Value::is_null));
+            absent.map(String::as_str).or_else(|| {
+                shape.members.iter().find_map(|(name, r)| {
+                    value
+                        .get(name)
+                        .and_then(|v| missing_member(model, &r.shape, v))
+                })
+            })
+        }
+        ShapeKind::List => {
+            let member = &shape.member.as_ref()?.shape;
+            value
+                .as_array()?
+                .iter()
+                .find_map(|v| missing_member(model, member, v))
+        }
+        ShapeKind::Map => {
+            let member = &shape.value.as_ref()?.shape;
+            value
+                .as_object()?
+                .values()
+                .find_map(|v| missing_member(model, member, v))
+        }
+        _ => None,
+    }
 }
 
 enum Raw {

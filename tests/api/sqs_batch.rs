@@ -1258,3 +1258,29 @@ async fn delete_and_visibility_batches_report_each_entry() {
     h.advance(100.0).await;
     assert_eq!(peek_bodies(&sqs, &url).await, ["c", "d", "e"]);
 }
+
+#[tokio::test]
+async fn a_batch_entry_without_its_required_members_is_a_missing_parameter() {
+    let h = Harness::start().await;
+    let url = create(&h.sqs(), "entries", &[]).await;
+    let body = json!({"QueueUrl": url, "Entries": [{"MessageBody": "no id"}]});
+    let (status, _, query_error_header) = json_error(&h, "SendMessageBatch", body).await;
+    assert_eq!(
+        (status, query_error_header.as_str()),
+        (400, "MissingParameter;Sender")
+    );
+    let (status, code) = query_error(
+        &h,
+        &[
+            ("Action", "DeleteMessageBatch"),
+            ("QueueUrl", &url),
+            ("DeleteMessageBatchRequestEntry.1.Id", "a"),
+        ],
+    )
+    .await;
+    assert_eq!((status, code.as_str()), (400, "MissingParameter"));
+    assert!(
+        peek_bodies(&h.sqs(), &url).await.is_empty(),
+        "nothing was sent"
+    );
+}
