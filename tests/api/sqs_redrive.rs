@@ -718,3 +718,43 @@ async fn move_tasks_to_a_destination_cancel_and_errors() {
     .await;
     assert_eq!(code, "ResourceNotFoundException");
 }
+
+#[tokio::test]
+async fn a_move_task_waits_for_messages_in_flight_to_become_visible() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let (src, dlq) = dead_letters(&h, &sqs, "src", "held", &["held-1"]).await;
+    // Someone is looking at the dead letter when the task starts.
+    assert_eq!(receive_bodies(&sqs, &dlq, 30).await, ["held-1"]);
+    sqs.start_message_move_task()
+        .source_arn(arn("held"))
+        .send()
+        .await
+        .unwrap();
+    h.advance(0.0).await;
+    let task = |sqs: Client| async move {
+        let list = sqs
+            .list_message_move_tasks()
+            .source_arn(arn("held"))
+            .send()
+            .await
+            .unwrap();
+        list.results.unwrap().into_iter().next().unwrap()
+    };
+    let t = task(sqs.clone()).await;
+    assert_eq!(t.status.as_deref(), Some("RUNNING"));
+    assert_eq!(
+        (
+            t.approximate_number_of_messages_to_move,
+            t.approximate_number_of_messages_moved
+        ),
+        (Some(1), 0)
+    );
+    h.advance(30.0).await;
+    let t = task(sqs.clone()).await;
+    assert_eq!(
+        (t.status.as_deref(), t.approximate_number_of_messages_moved),
+        (Some("COMPLETED"), 1)
+    );
+    assert_eq!(peek_bodies(&sqs, &src).await, ["held-1"]);
+}

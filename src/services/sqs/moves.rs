@@ -1,7 +1,8 @@
 //! Message move tasks: StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask.
 //! A task moves visible messages out of a dead-letter queue, back to their source queues or to a
 //! destination, paced by MaxNumberOfMessagesPerSecond on the virtual clock (one step a second);
-//! without a rate it moves everything in one step. Moved messages are new messages, as in SQS.
+//! without a rate it moves everything visible in one step. Messages in flight when it starts move
+//! once visible again. Moved messages are new messages, as in SQS.
 
 use super::store::{Message, QueueKey, Store};
 use super::types::*;
@@ -11,6 +12,9 @@ use crate::engine::time::Millis;
 use crate::engine::{Engine, Timer};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
+
+/// A task runs for at most 36 hours.
+const MAX_TASK_MS: Millis = 36 * 3600 * 1000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
@@ -100,7 +104,9 @@ pub fn start_message_move_task(
             "There is already a task running. Only one active task is allowed for a source queue arn at a given time.".into(),
         ));
     }
-    let to_move = source.counts(now).0 as u64;
+    // Every message in the queue now, in flight or not: in-flight ones move once visible again.
+    let (visible, in_flight, delayed) = source.counts(now);
+    let to_move = (visible + in_flight + delayed) as u64;
     let id = e.sqs.tasks.len() as u64 + 1;
     let handle = B64.encode(format!(
         "{{\"taskId\":\"{}\",\"sourceArn\":\"{}\"}}",
@@ -182,7 +188,10 @@ pub fn step(store: &mut Store, rng: &mut Rng, id: u64, now: Millis) -> Option<Mi
         );
         return None;
     }
-    if done || (moved == 0 && batch > 0) {
+    let source_empty = store
+        .by_arn(&task.source_arn)
+        .is_none_or(|q| q.counts(now) == (0, 0, 0));
+    if done || source_empty || now - task.started_at >= MAX_TASK_MS {
         finish(store, id, TaskStatus::Completed, None);
         return None;
     }
