@@ -155,6 +155,15 @@ async fn serve(
                 .model()
                 .filter(|m| m.speaks("query") && m.operations.contains_key(&action));
             model.ok_or_else(|| AwsError::invalid_action(&action))?;
+            // SQS's Query API may name the queue by the request path instead of a parameter.
+            let path = parts.uri.path();
+            if service == ServiceId::Sqs
+                && !params.contains_key("QueueUrl")
+                && ServiceId::from_queue_path(path).is_some()
+            {
+                let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
+                params.insert("QueueUrl".into(), format!("http://{host}{path}"));
+            }
             (service, action, Raw::Query(params))
         }
     };

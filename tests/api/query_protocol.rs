@@ -195,3 +195,51 @@ async fn sts_get_caller_identity_over_query() {
         Some("arn:aws:iam::000000000000:root")
     );
 }
+
+#[tokio::test]
+async fn the_queue_url_path_names_the_queue_without_a_queue_url_parameter() {
+    let h = Harness::start().await;
+    h.sqs()
+        .create_queue()
+        .queue_name("raw")
+        .send()
+        .await
+        .unwrap();
+    let r = h
+        .query_at(
+            "/000000000000/raw",
+            &[
+                ("Action", "SendMessage"),
+                ("Version", "2012-11-05"),
+                ("MessageBody", "hi"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = h
+        .request(
+            "GET",
+            "/000000000000/raw?Action=ReceiveMessage&Version=2012-11-05",
+            &[],
+            "",
+        )
+        .await;
+    assert_eq!(
+        xml_text(&r.body, "Body").as_deref(),
+        Some("hi"),
+        "{}",
+        r.body
+    );
+    let r = h
+        .request(
+            "GET",
+            "/000000000000/nope?Action=ReceiveMessage&Version=2012-11-05",
+            &[],
+            "",
+        )
+        .await;
+    assert_eq!(
+        xml_text(&r.body, "Code").as_deref(),
+        Some("AWS.SimpleQueueService.NonExistentQueue")
+    );
+}
