@@ -137,6 +137,8 @@ pub struct Queue {
     next_sequence_number: u128,
     dedup: HashMap<(Option<String>, String), Dedup>,
     attempts: HashMap<String, Attempt>,
+    /// The earliest send time among dead-lettered messages here (they break send order).
+    oldest_moved_sent_at: Option<Millis>,
     /// Received messages not yet known to be visible again (exact after `count_in_flight`).
     in_flight_hint: usize,
     /// Long polls of this queue wait on it.
@@ -159,6 +161,7 @@ impl Queue {
             next_sequence_number: 18_000_000_000_000_000_000,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
+            oldest_moved_sent_at: None,
             in_flight_hint: 0,
             arrivals: Arc::new(Notify::new()),
         }
@@ -254,6 +257,10 @@ impl Queue {
         } else {
             message.sequence_number = None;
         }
+        if message.dead_letter_source_arn.is_some() {
+            let oldest = self.oldest_moved_sent_at.get_or_insert(message.sent_at);
+            *oldest = (*oldest).min(message.sent_at);
+        }
         self.enqueue(message);
     }
 
@@ -272,17 +279,18 @@ impl Queue {
             }
             entry.remove();
         }
+        // Dead-lettered messages keep their original send time and may hide behind newer ones.
         if self
-            .messages
-            .values()
-            .next_back()
-            .is_some_and(|m| m.sent_at + retention <= now)
-            || self
-                .messages
-                .values()
-                .any(|m| m.dead_letter_source_arn.is_some())
+            .oldest_moved_sent_at
+            .is_some_and(|at| at + retention <= now)
         {
             self.messages.retain(|_, m| m.sent_at + retention > now);
+            self.oldest_moved_sent_at = self
+                .messages
+                .values()
+                .filter(|m| m.dead_letter_source_arn.is_some())
+                .map(|m| m.sent_at)
+                .min();
         }
     }
 
@@ -320,6 +328,7 @@ impl Queue {
                 .filter_map(|m| m.group_id.as_deref())
                 .collect();
             let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
+            let mut index: HashMap<&str, usize> = HashMap::new();
             for (seq, m) in &self.messages {
                 let group = m.group_id.as_deref().unwrap_or_default();
                 if blocked.contains(group) {
@@ -333,9 +342,12 @@ impl Queue {
                     to_dlq.push(*seq);
                     continue;
                 }
-                match groups.iter_mut().find(|(g, _)| *g == group) {
-                    Some((_, seqs)) => seqs.push(*seq),
-                    None => groups.push((group, vec![*seq])),
+                match index.get(group) {
+                    Some(&i) => groups[i].1.push(*seq),
+                    None => {
+                        index.insert(group, groups.len());
+                        groups.push((group, vec![*seq]));
+                    }
                 }
             }
             // As many of one group as possible, in order, then the next group.
@@ -709,6 +721,26 @@ mod tests {
         assert!(r.messages.is_empty());
         assert_eq!(r.dead_lettered.len(), 1);
         assert_eq!(q.counts(30), (0, 0, 0));
+    }
+
+    #[test]
+    fn dead_lettered_messages_expire_by_their_original_send_time() {
+        let mut dlq = queue(false);
+        dlq.attributes.retention_s = 60;
+        dlq.send(50_000, "newer".into(), out("newer", None, None));
+        let mut old = queue(false);
+        old.send(0, "old".into(), out("old", None, None));
+        let mut moved = old.take_visible(10_000, 1).pop().unwrap();
+        moved.dead_letter_source_arn = Some(Arc::from("arn:aws:sqs:us-east-1:000000000000:q"));
+        dlq.take_moved(moved, 10_000);
+        assert_eq!(dlq.counts(59_999), (2, 0, 0));
+        let r = dlq.receive(60_000, 10, 0, None, None, || 1).unwrap();
+        let bodies: Vec<_> = r.messages.iter().map(|(_, m)| m.body.as_str()).collect();
+        assert_eq!(
+            bodies,
+            ["newer"],
+            "the moved message expired 60 s after its first send"
+        );
     }
 
     #[test]
