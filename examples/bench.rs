@@ -7,7 +7,8 @@
 //! ```
 //! Options (or BENCH_CONNECTIONS, BENCH_SECONDS, ...): --connections N (32), --seconds S per
 //! workload (3), --warmup S (1), --backlog N messages (10000), --binary PATH
-//! (target/release/switchyard).
+//! (target/release/switchyard), --scaling 1,8,64 (the connection counts of the scaling table;
+//! "" skips it), --million N (1 KiB messages queued for the memory figure; 0 skips it).
 
 // A benchmark measures wall time, which clippy.toml's virtual-clock rule forbids everywhere else.
 #![allow(clippy::disallowed_methods)]
@@ -30,7 +31,15 @@ use tokio::net::{TcpListener, TcpStream};
 const BARE_ANSWER: &str = r#"{"MD5OfMessageBody":"5d41402abc4b2a76b9719d911017c592","MessageId":"00000000-0000-0000-0000-000000000000"}"#;
 const JSON: &str = "application/x-amz-json-1.0";
 const FORM: &str = "application/x-www-form-urlencoded; charset=utf-8";
-const OPTIONS: [&str; 5] = ["connections", "seconds", "warmup", "backlog", "binary"];
+const OPTIONS: [&str; 7] = [
+    "connections",
+    "seconds",
+    "warmup",
+    "backlog",
+    "binary",
+    "scaling",
+    "million",
+];
 /// The memory scenario: this many queues, the first few holding messages of 1 KiB.
 const QUEUES: usize = 100;
 const FILLED_QUEUES: usize = 10;
@@ -251,6 +260,33 @@ async fn fill(addr: SocketAddr, queue_url: &str, n: usize, body: &str, connectio
     }
 }
 
+/// Queues `n` messages of `body` (a multiple of 10) with SendMessageBatch over `connections`.
+async fn fill_batches(addr: SocketAddr, queue_url: &str, n: usize, body: &str, connections: usize) {
+    let entries: Vec<Value> = (0..10)
+        .map(|i| json!({"Id": format!("m{i}"), "MessageBody": body}))
+        .collect();
+    let batch = Arc::new(sqs_json(
+        "SendMessageBatch",
+        json!({"QueueUrl": queue_url, "Entries": entries}),
+    ));
+    let batches = n / 10;
+    let tasks: Vec<_> = (0..connections)
+        .map(|i| {
+            let batch = batch.clone();
+            let count = batches / connections + usize::from(i < batches % connections);
+            tokio::spawn(async move {
+                let mut conn = Conn::open(addr).await;
+                for _ in 0..count {
+                    conn.ok(&batch).await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("fill");
+    }
+}
+
 /// Warm-up (unless 0 s), then the measured run. With `backlog`, each starts on an emptied
 /// emulator with a queue `bench` holding that many messages, whose URL `work` is given.
 async fn measure(addr: SocketAddr, o: &Opts, backlog: Option<usize>, work: MakeWork<'_>) -> Stats {
@@ -375,6 +411,20 @@ fn main() {
         }
         (with_queues, rss_kib(pid), urls.swap_remove(QUEUES - 1))
     });
+    let million: usize = arg("million", 1_000_000);
+    let with_million = (million > 0).then(|| {
+        client_rt.block_on(async {
+            let mut admin = Conn::open(bin).await;
+            let created = admin
+                .ok(&sqs_json("CreateQueue", json!({"QueueName": "million"})))
+                .await;
+            let url = created["QueueUrl"].as_str().expect("QueueUrl").to_string();
+            let before = rss_kib(pid);
+            let started = Instant::now();
+            fill_batches(bin, &url, million, &"x".repeat(1024), 64).await;
+            (before, rss_kib(pid), started.elapsed())
+        })
+    });
 
     // Throughput: each workload between two runs of the bare handler, in the same process.
     let server_rt = tokio::runtime::Runtime::new().expect("server runtime");
@@ -429,6 +479,27 @@ fn main() {
         }
         (rows, bares)
     });
+    let levels: String = arg("scaling", "1,8,64".to_string());
+    let levels: Vec<usize> = levels
+        .split(',')
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    let scaling = client_rt.block_on(async {
+        let mut table = Vec::new();
+        for &c in &levels {
+            let at = Opts {
+                connections: c,
+                ..o
+            };
+            let again = Opts { warmup: 0.0, ..at };
+            let bare_before = measure(bare, &at, None, &bare_work).await.reqs_per_s;
+            let send = measure(sy, &again, Some(0), &json).await;
+            let trip = measure(sy, &again, Some(0), &round_trip).await;
+            let bare_after = measure(bare, &again, None, &bare_work).await.reqs_per_s;
+            table.push((c, send, trip, (bare_before, bare_after)));
+        }
+        table
+    });
     stop(child);
     drop(emulator);
 
@@ -445,6 +516,29 @@ fn main() {
     for (name, stats, bare) in &rows {
         row(name, stats, *bare);
     }
+    if !scaling.is_empty() {
+        println!(
+            "\n| connections | bare req/s | SendMessage/s | vs bare | round trips/s | round-trip req/s vs bare | SendMessage p99 | round trip p99 |"
+        );
+        println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (c, send, trip, (b0, b1)) in &scaling {
+            let bare = (b0 + b1) / 2.0;
+            println!(
+                "| {c} | {bare:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {} µs | {} µs |",
+                send.reqs_per_s,
+                send.reqs_per_s / bare,
+                trip.ops_per_s,
+                trip.reqs_per_s / bare,
+                send.p99_us,
+                trip.p99_us
+            );
+            if (b0 - b1).abs() * 2.0 / (b0 + b1) > 0.10 {
+                eprintln!(
+                    "warning: {c} connections: the bare rate moved over 10%: the machine is busy"
+                );
+            }
+        }
+    }
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
     let mib = |kib: u64| format!("{:.1} MiB", kib as f64 / 1024.0);
     let messages = FILLED_QUEUES * MESSAGES_PER_QUEUE;
@@ -458,4 +552,12 @@ fn main() {
     println!("| resident memory, after creating {QUEUES} queues | {with_queues} |");
     let m = format!("after {messages} messages of 1 KiB in {FILLED_QUEUES} of them");
     println!("| resident memory, {m} | {with_messages} ({per_message} B a message) |");
+    if let Some((before, after, took)) = with_million {
+        let per = (after.saturating_sub(before) * 1024) / million as u64;
+        let (before, after) = (mib(before), mib(after));
+        let took = format!("{:.1} s", took.as_secs_f64());
+        println!(
+            "| resident memory, {million} more messages of 1 KiB in one queue (SendMessageBatch, {took}) | {after} (from {before}; {per} B a message) |"
+        );
+    }
 }

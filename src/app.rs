@@ -1,14 +1,26 @@
 //! The running emulator's shared state: configuration, the clock driver and the engine behind
-//! its one lock. The lock is std's and is never held across an `.await`.
+//! its one lock, and the async side that runs the engine's effects (HTTP deliveries). The lock is
+//! std's and is never held across an `.await`.
 
 use crate::clock::{Clock, ClockMode};
 use crate::config::Config;
+use crate::engine::delivery::Outcome;
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Engine, Settings};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
 use tokio::sync::Notify;
+
+/// How long an HTTP endpoint has to answer a delivery (SNS: 15 s).
+const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
 
 pub struct App {
     pub config: Config,
@@ -20,6 +32,11 @@ pub struct App {
     advancing: tokio::sync::Mutex<()>,
     request_ids: Mutex<Rng>,
     closing: tokio::sync::watch::Sender<bool>,
+    /// Effects running on the async side, and a wake-up for when none are left.
+    in_flight: AtomicUsize,
+    idle: Notify,
+    http: Client<HttpConnector, Full<Bytes>>,
+    this: Weak<App>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -31,7 +48,7 @@ pub enum AdvanceError {
 }
 
 impl App {
-    pub fn new(config: Config) -> Self {
+    pub fn new(config: Config) -> Arc<App> {
         let clock = Clock::new(config.clock);
         let seed = config.seed.unwrap_or_else(|| clock.wall_nanos_seed());
         let engine = Engine::new(Settings {
@@ -40,7 +57,9 @@ impl App {
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
         });
-        App {
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        Arc::new_cyclic(|this| App {
             config,
             clock,
             engine: Mutex::new(engine),
@@ -48,20 +67,27 @@ impl App {
             advancing: tokio::sync::Mutex::new(()),
             request_ids: Mutex::new(Rng::new(seed.rotate_left(17) ^ 0x5EED)),
             closing: tokio::sync::watch::Sender::new(false),
-        }
+            in_flight: AtomicUsize::new(0),
+            idle: Notify::new(),
+            http: Client::builder(TokioExecutor::new()).build(connector),
+            this: this.clone(),
+        })
     }
 
     /// Locks the engine, first catching it up to the clock's current virtual time.
     pub fn engine(&self) -> EngineGuard<'_> {
-        let mut engine = self.engine.lock().unwrap_or_else(PoisonError::into_inner);
-        let fired = engine.run_until(self.clock.now());
-        self.start_effects(fired.effects);
+        let mut engine = self.lock_raw();
+        engine.run_until(self.clock.now());
         let next_due = engine.next_due();
         EngineGuard {
             engine,
             app: self,
             next_due,
         }
+    }
+
+    fn lock_raw(&self) -> MutexGuard<'_, Engine> {
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub fn request_id(&self) -> String {
@@ -72,8 +98,8 @@ impl App {
     }
 
     /// Moves virtual time to `target` (CONTROL_API.md, `clock/advance`): timers fire in due order,
-    /// each seeing its own due time, and the work they trigger has finished when this returns.
-    /// Answers how many timers fired.
+    /// each seeing its own due time, and the work they trigger (HTTP deliveries included) has
+    /// finished when this returns. Answers how many timers fired.
     pub async fn advance_to(&self, target: Millis) -> Result<usize, AdvanceError> {
         if self.clock.mode() == ClockMode::Real {
             return Err(AdvanceError::NotAdjustable);
@@ -85,39 +111,113 @@ impl App {
         }
         let mut count = 0;
         loop {
-            let step = self.lock_raw().fire_next(target);
-            let Some(step) = step else { break };
-            count += step.count;
-            run_effects(step.effects).await;
+            // Work already under way finishes first: its outcome may schedule timers in the window.
+            self.idle().await;
+            let mut engine = self.lock_raw();
+            let step = engine.fire_next(target);
+            let effects = engine.take_effects();
+            drop(engine);
+            self.start_effects(effects);
+            match step {
+                Some(n) => count += n,
+                None if self.in_flight.load(Ordering::SeqCst) == 0 => break,
+                None => {}
+            }
         }
         self.clock
             .jump_to(target)
             .map_err(|_| AdvanceError::NotAdjustable)?;
-        count += self.lock_raw().run_until(target).count;
+        count += self.engine().run_until(target);
+        self.idle().await;
         self.ticker.notify_one();
         Ok(count)
     }
 
-    fn lock_raw(&self) -> MutexGuard<'_, Engine> {
-        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Resolves when no effect is running.
+    pub async fn idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
     }
 
-    /// Work fired by catching up outside an advance runs on its own (real and fast clocks).
+    /// Runs effects on the async side; each reports back to the engine when done.
     fn start_effects(&self, effects: Vec<Effect>) {
-        if !effects.is_empty() {
-            tokio::spawn(run_effects(effects));
+        let Some(app) = self.this.upgrade() else {
+            return;
+        };
+        for effect in effects {
+            self.in_flight.fetch_add(1, Ordering::SeqCst);
+            let app = app.clone();
+            tokio::spawn(async move {
+                app.run_effect(effect).await;
+                if app.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+                    app.idle.notify_waiters();
+                }
+            });
+        }
+    }
+
+    async fn run_effect(&self, effect: Effect) {
+        match effect {
+            Effect::Http {
+                delivery,
+                url,
+                headers,
+                body,
+            } => {
+                let outcome = self.post(&url, headers, body).await;
+                self.engine().complete(delivery, outcome);
+            }
+        }
+    }
+
+    /// POSTs a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
+    /// answer (refused, unreachable, 15 s timeout) retryable.
+    async fn post(&self, url: &str, headers: Vec<(String, String)>, body: String) -> Outcome {
+        let mut request = hyper::Request::post(url);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let request = match request.body(Full::new(Bytes::from(body))) {
+            Ok(r) => r,
+            Err(_) => {
+                return Outcome::Permanent {
+                    status: None,
+                    error_code: Some("InvalidEndpoint".into()),
+                };
+            }
+        };
+        match Clock::within(HTTP_TIMEOUT, self.http.request(request)).await {
+            None => Outcome::Retryable {
+                status: None,
+                error_code: Some("Timeout".into()),
+            },
+            Some(Err(_)) => Outcome::Retryable {
+                status: None,
+                error_code: Some("ConnectionError".into()),
+            },
+            Some(Ok(response)) => {
+                let status = response.status().as_u16();
+                // Read (a bounded part of) the answer so the connection can be reused.
+                let _ = Clock::within(
+                    HTTP_TIMEOUT,
+                    Limited::new(response.into_body(), 1 << 20).collect(),
+                )
+                .await;
+                Outcome::from_status(status, None)
+            }
         }
     }
 }
 
-/// Executes what fired timers handed out and waits for all of it.
-async fn run_effects(effects: Vec<Effect>) {
-    if let Some(effect) = effects.into_iter().next() {
-        match effect {}
-    }
-}
-
-/// The locked engine. On release it wakes the timer task if an earlier timer was scheduled.
+/// The locked engine. On release it starts the effects the engine handed out and wakes the timer
+/// task if an earlier timer was scheduled.
 pub struct EngineGuard<'a> {
     engine: MutexGuard<'a, Engine>,
     app: &'a App,
@@ -139,6 +239,8 @@ impl DerefMut for EngineGuard<'_> {
 
 impl Drop for EngineGuard<'_> {
     fn drop(&mut self) {
+        let effects = self.engine.take_effects();
+        self.app.start_effects(effects);
         let now_due = self.engine.next_due();
         let earlier = match (now_due, self.next_due) {
             (Some(new), Some(old)) => new < old,
@@ -151,9 +253,22 @@ impl Drop for EngineGuard<'_> {
     }
 }
 
+impl App {
+    /// Starts shutting down: the server stops accepting and long polls end now.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Resolves once [`App::close`] was called.
+    pub async fn closed(&self) {
+        let mut rx = self.closing.subscribe();
+        let _ = rx.wait_for(|closing| *closing).await;
+    }
+}
+
 /// Fires timers as virtual time reaches them, for the real and fast clocks. Manual clocks move
 /// only through [`App::advance_to`].
-pub async fn run_timers(app: std::sync::Arc<App>) {
+pub async fn run_timers(app: Arc<App>) {
     if app.clock.mode() == ClockMode::Manual {
         return;
     }
@@ -169,18 +284,5 @@ pub async fn run_timers(app: std::sync::Arc<App>) {
             }
             None => wake.await,
         }
-    }
-}
-
-impl App {
-    /// Starts shutting down: the server stops accepting and long polls end now.
-    pub fn close(&self) {
-        self.closing.send_replace(true);
-    }
-
-    /// Resolves once [`App::close`] was called.
-    pub async fn closed(&self) {
-        let mut rx = self.closing.subscribe();
-        let _ = rx.wait_for(|closing| *closing).await;
     }
 }

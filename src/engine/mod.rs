@@ -2,15 +2,18 @@
 //! and the records the control API shows. Synchronous and free of I/O: it is only ever told to
 //! move to a later instant; work that needs I/O leaves it as an [`Effect`] value.
 
+pub mod delivery;
 pub mod observe;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
 
 use crate::services::sqs;
+use delivery::{Delivery, DeliveryId};
 use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
 use rng::Rng;
 use scheduler::Scheduler;
+use std::collections::HashMap;
 use std::sync::Arc;
 use time::Millis;
 use tokio::sync::Notify;
@@ -22,21 +25,24 @@ pub enum Timer {
     Wake(Arc<Notify>),
     /// The next step of an SQS message move task.
     SqsMoveTask(u64),
+    /// The next attempt of a delivery.
+    Attempt(DeliveryId),
     /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
     #[cfg(test)]
     Probe(u32, Option<(Millis, u32)>),
 }
 
-/// Work a fired timer hands to the async side (e.g. an HTTP delivery). Nothing needs I/O yet;
-/// deliveries to HTTP endpoints add their variant here and run in `crate::server::effects`.
-#[derive(Debug)]
-pub enum Effect {}
-
-/// What one step of time produced.
-#[derive(Debug, Default)]
-pub struct Fired {
-    pub count: usize,
-    pub effects: Vec<Effect>,
+/// Work that needs I/O, handed to the async side (`crate::app`), whose outcome comes back
+/// through the engine's methods.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// POST `body` to `url`; the answer completes the attempt of `delivery`.
+    Http {
+        delivery: DeliveryId,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
 }
 
 pub struct Settings {
@@ -56,6 +62,10 @@ pub struct Engine {
     pub faults: Faults,
     pub metrics: Metrics,
     pub sqs: sqs::store::Store,
+    deliveries: HashMap<DeliveryId, Delivery>,
+    next_delivery_id: DeliveryId,
+    /// Effects waiting to be picked up by the async side.
+    effects: Vec<Effect>,
     #[cfg(test)]
     probes: Vec<(Millis, u32)>,
 }
@@ -72,6 +82,9 @@ impl Engine {
             faults: Faults::default(),
             metrics: Metrics::default(),
             sqs: sqs::store::Store::default(),
+            deliveries: HashMap::new(),
+            next_delivery_id: 0,
+            effects: Vec::new(),
             #[cfg(test)]
             probes: Vec::new(),
         }
@@ -96,33 +109,33 @@ impl Engine {
     }
 
     /// Fires the timers due at the earliest instant at or before `limit`, with `now` set to that
-    /// instant, including timers scheduled for the same instant while they fire. `None` when no
-    /// timer is due by `limit`.
-    pub fn fire_next(&mut self, limit: Millis) -> Option<Fired> {
+    /// instant, including timers scheduled for the same instant while they fire. Answers how many
+    /// fired, or `None` when no timer is due by `limit`.
+    pub fn fire_next(&mut self, limit: Millis) -> Option<usize> {
         let due = self.timers.next_due().filter(|&due| due <= limit)?;
         self.now = self.now.max(due);
-        let mut fired = Fired::default();
+        let mut count = 0;
         while let Some((_, timer)) = self.timers.pop_due(self.now) {
-            fired.count += 1;
-            self.fire(timer, &mut fired.effects);
+            count += 1;
+            self.fire(timer);
         }
-        Some(fired)
+        Some(count)
     }
 
     /// Fires everything due up to `limit` in due order, then moves `now` to `limit`.
-    pub fn run_until(&mut self, limit: Millis) -> Fired {
-        let mut all = Fired::default();
-        while let Some(step) = self.fire_next(limit) {
-            all.count += step.count;
-            all.effects.extend(step.effects);
+    pub fn run_until(&mut self, limit: Millis) -> usize {
+        let mut count = 0;
+        while let Some(n) = self.fire_next(limit) {
+            count += n;
         }
         self.now = self.now.max(limit);
-        all
+        count
     }
 
-    fn fire(&mut self, timer: Timer, _effects: &mut Vec<Effect>) {
+    fn fire(&mut self, timer: Timer) {
         match timer {
             Timer::Wake(notify) => notify.notify_waiters(),
+            Timer::Attempt(id) => self.attempt(id),
             Timer::SqsMoveTask(id) => {
                 if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
                     self.schedule(next, Timer::SqsMoveTask(id));
@@ -146,6 +159,13 @@ impl Engine {
         self.faults.clear();
         self.metrics.clear();
         self.sqs.reset();
+        self.deliveries.clear();
+        self.effects.clear();
+    }
+
+    /// Takes the effects waiting for the async side.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
     }
 }
 
@@ -168,8 +188,7 @@ mod tests {
         e.schedule(4_000, Timer::Probe(3, None));
         e.schedule(2_000, Timer::Probe(1, None));
         e.schedule(3_000, Timer::Probe(2, None));
-        let fired = e.run_until(10_000);
-        assert_eq!(fired.count, 3);
+        assert_eq!(e.run_until(10_000), 3);
         assert_eq!(e.probes, [(2_000, 1), (3_000, 2), (4_000, 3)]);
         assert_eq!(e.now(), 10_000);
     }
@@ -194,10 +213,10 @@ mod tests {
     fn nothing_fires_early() {
         let mut e = engine();
         e.schedule(5_000, Timer::Probe(1, None));
-        assert_eq!(e.run_until(4_999).count, 0);
+        assert_eq!(e.run_until(4_999), 0);
         assert!(e.probes.is_empty());
         assert_eq!(e.now(), 4_999);
-        assert_eq!(e.run_until(5_000).count, 1);
+        assert_eq!(e.run_until(5_000), 1);
     }
 
     #[test]

@@ -30,7 +30,7 @@ impl Emulator {
         let addr = listener.local_addr()?;
         config.port = addr.port();
         let url = format!("http://{}:{}", config.host, addr.port());
-        let app = Arc::new(App::new(config));
+        let app = App::new(config);
         let timers = tokio::spawn(app::run_timers(app.clone()));
         let closing = app.clone();
         let routes = router(app.clone());

@@ -11,6 +11,15 @@ pub fn md5_hex(data: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Lowercase hex SHA-256 (content-based deduplication ids).
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Sha256;
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// For each attribute in name order: name, data type, a transport byte (1 string, 2 binary)
 /// and the value, each preceded by its 4-byte big-endian length; then MD5.
 /// <https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-message-metadata.html>

@@ -12,7 +12,6 @@ use crate::engine::{Engine, Timer};
 use crate::error::AwsError;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -207,12 +206,9 @@ fn prepare(
                 ));
             }
             Some(d) => Some(d.clone()),
-            None if attrs.content_based_dedup => Some(
-                Sha256::digest(input.message_body.as_bytes())
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect(),
-            ),
+            None if attrs.content_based_dedup => {
+                Some(super::digest::sha256_hex(input.message_body.as_bytes()))
+            }
             None => {
                 return Err(SqsError::InvalidParameterValue(
                     "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly".into(),

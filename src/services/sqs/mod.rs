@@ -124,6 +124,43 @@ pub async fn call(
     }
 }
 
+/// Puts a message on a queue for another part of the emulator (SNS and EventBridge deliveries,
+/// dead-letter writes). Errors are the Query codes a sender would see.
+pub fn enqueue(
+    e: &mut Engine,
+    queue_arn: &str,
+    m: crate::engine::delivery::SqsMessage,
+) -> Result<(), &'static str> {
+    let missing = "AWS.SimpleQueueService.NonExistentQueue";
+    let key = QueueKey::from_arn(queue_arn).ok_or(missing)?;
+    let (now, id) = (e.now(), e.rng.uuid());
+    let queue = e.sqs.queues.get_mut(&key).ok_or(missing)?;
+    let attrs = &queue.attributes;
+    let dedup_id = match (attrs.fifo, m.dedup_id) {
+        (false, _) => None,
+        (true, Some(d)) => Some(d),
+        (true, None) if attrs.content_based_dedup => Some(digest::sha256_hex(m.body.as_bytes())),
+        (true, None) => return Err("InvalidParameterValue"),
+    };
+    if attrs.fifo && m.group_id.is_none() {
+        return Err("MissingParameter");
+    }
+    let outgoing = store::Outgoing {
+        md5_of_body: digest::md5_hex(m.body.as_bytes()),
+        md5_of_attributes: digest::md5_of_attributes(&m.attributes),
+        body: m.body,
+        attributes: m.attributes,
+        trace_header: None,
+        md5_of_system_attributes: None,
+        sender_id: std::sync::Arc::from(key.account.as_str()),
+        group_id: m.group_id,
+        dedup_id,
+        delay_ms: if attrs.fifo { 0 } else { attrs.delay_s * 1000 },
+    };
+    queue.send(now, id, outgoing);
+    Ok(())
+}
+
 fn valid_name(name: &str) -> bool {
     let base = name.strip_suffix(".fifo").unwrap_or(name);
     (1..=80).contains(&name.len())
