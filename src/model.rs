@@ -110,6 +110,7 @@ impl Model {
 }
 
 pub static SQS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sqs.json")));
+pub static SNS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sns.json")));
 pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
 
 #[cfg(test)]
@@ -118,7 +119,7 @@ mod tests {
 
     #[test]
     fn models_load_and_refer_only_to_shapes_they_define() {
-        for model in [&*SQS, &*STS] {
+        for model in [&*SQS, &*STS, &*SNS] {
             let refs = model.shapes.values().flat_map(|s| {
                 let nested = [&s.member, &s.key, &s.value];
                 s.members

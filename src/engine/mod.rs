@@ -8,7 +8,7 @@ pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-use crate::services::sqs;
+use crate::services::{sns, sqs};
 use delivery::{Delivery, DeliveryId};
 use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
 use rng::Rng;
@@ -62,6 +62,7 @@ pub struct Engine {
     pub faults: Faults,
     pub metrics: Metrics,
     pub sqs: sqs::store::Store,
+    pub sns: sns::store::Store,
     deliveries: HashMap<DeliveryId, Delivery>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
@@ -82,6 +83,7 @@ impl Engine {
             faults: Faults::default(),
             metrics: Metrics::default(),
             sqs: sqs::store::Store::default(),
+            sns: sns::store::Store::default(),
             deliveries: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
@@ -159,6 +161,7 @@ impl Engine {
         self.faults.clear();
         self.metrics.clear();
         self.sqs.reset();
+        self.sns.reset();
         self.deliveries.clear();
         self.effects.clear();
     }

@@ -7,7 +7,7 @@ use crate::app::{self, App};
 use crate::config::Config;
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -85,6 +85,12 @@ pub fn router(app: Arc<App>) -> Router {
 }
 
 async fn aws(State(app): State<Arc<App>>, request: Request) -> Response {
+    // The certificate SNS signatures verify against (SigningCertURL).
+    let signer = &crate::services::sns::SIGNER;
+    if request.method() == axum::http::Method::GET && request.uri().path().strip_prefix('/') == Some(signer.certificate_name()) {
+        let pem = signer.certificate_pem().to_string();
+        return ([(axum::http::header::CONTENT_TYPE, "application/x-pem-file")], pem).into_response();
+    }
     let (parts, body) = request.into_parts();
     crate::protocol::handle(app, parts, body).await
 }

@@ -1,6 +1,7 @@
 //! The services: typed operations over the engine's state. A service never sees HTTP, XML or
 //! JSON framing; it gets the request context and its input in the model's JSON form.
 
+pub mod sns;
 pub mod sqs;
 pub mod sts;
 
@@ -32,7 +33,7 @@ pub enum ServiceId {
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 2] = [ServiceId::Sqs, ServiceId::Sts];
+    pub const SERVING: [ServiceId; 3] = [ServiceId::Sqs, ServiceId::Sns, ServiceId::Sts];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -48,7 +49,8 @@ impl ServiceId {
         match self {
             ServiceId::Sqs => Some(&model::SQS),
             ServiceId::Sts => Some(&model::STS),
-            ServiceId::Sns | ServiceId::Events => None,
+            ServiceId::Sns => Some(&model::SNS),
+            ServiceId::Events => None,
         }
     }
 
@@ -115,7 +117,8 @@ pub async fn call(
     match service {
         ServiceId::Sqs => sqs::call(app, cx, operation, input).await,
         ServiceId::Sts => sts::call(cx, operation, input),
-        ServiceId::Sns | ServiceId::Events => Err(AwsError::invalid_action(operation)),
+        ServiceId::Sns => sns::call(app, cx, operation, input).await,
+        ServiceId::Events => Err(AwsError::invalid_action(operation)),
     }
 }
 

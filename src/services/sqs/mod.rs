@@ -3,6 +3,7 @@
 
 mod attributes;
 mod digest;
+pub use digest::sha256_hex;
 mod messages;
 pub mod moves;
 mod queues;

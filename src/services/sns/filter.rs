@@ -1,0 +1,1154 @@
+//! SNS subscription filter policies: parsing and validation (with AWS's messages) and matching of
+//! message attributes or message bodies. Pure and synchronous; knows nothing of subscriptions or wire.
+//!
+//! Facts: shared/spec/sns-reference.md §8 and the SNS developer guide pages on filter policies.
+//! SNS validates policies with AWS's event-ruler, whose messages it passes on; texts marked
+//! "proposal" were not observed from SNS and follow event-ruler's wording. The Jackson location
+//! suffix AWS appends to many messages ("\n at [Source: ...]") is not reproduced.
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::IpAddr;
+
+const MAX_KEYS: usize = 5;
+const MAX_COMBINATIONS: u64 = 150;
+const MAX_POLICY_BYTES: usize = 256 * 1024;
+/// Numbers are compared in -10^9..=10^9 with five digits after the decimal point.
+const NUMBER_LIMIT: f64 = 1e9;
+const NUMBER_SCALE: f64 = 1e5;
+/// Bodies are walked no deeper than this (serde_json's own parser stops at 128).
+const MAX_BODY_DEPTH: usize = 256;
+/// Match-type names: an `$or` branch with one of these as a key makes `$or` an ordinary key.
+const RESERVED: [&str; 9] = [
+    "prefix",
+    "suffix",
+    "anything-but",
+    "numeric",
+    "exists",
+    "cidr",
+    "equals-ignore-case",
+    "wildcard",
+    "exactly",
+];
+
+/// The one message AWS reports without the "FilterPolicy: " part: the caller renders it as
+/// "Invalid parameter: " followed by this text.
+pub const NESTED_IN_ATTRIBUTE_SCOPE: &str =
+    "Filter policy scope MessageAttributes does not support nested filter policy";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterScope {
+    MessageAttributes,
+    MessageBody,
+}
+
+/// A validated policy in disjunctive form: it accepts a message if any alternative's fields all
+/// match (`$or` branches multiply out into alternatives).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterPolicy {
+    scope: FilterScope,
+    alternatives: Vec<Vec<Field>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilterError {
+    /// InvalidParameter: "Invalid parameter: FilterPolicy: <this text>"
+    Invalid(String),
+    /// FilterPolicyLimitExceeded. Only the 256 KB size limit here: AWS answers too many keys and
+    /// too many combinations with InvalidParameter (spec §8.4).
+    Limit(String),
+}
+
+/// One policy key (a dotted path for nested body policies) and its OR-ed conditions.
+#[derive(Debug, Clone, PartialEq)]
+struct Field {
+    path: Vec<String>,
+    key: String,
+    conditions: Vec<Condition>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Condition {
+    Exact(Literal),
+    Prefix(String),
+    Suffix(String),
+    /// Holds the lowercased pattern.
+    EqualsIgnoreCase(String),
+    AnythingBut(Vec<Literal>),
+    AnythingButPrefix(String),
+    Numeric(Option<Bound>, Option<Bound>),
+    Exists(bool),
+    Cidr {
+        v6: bool,
+        low: u128,
+        high: u128,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    inclusive: bool,
+}
+
+/// A policy value, and equally a message value.
+#[derive(Debug, Clone, PartialEq)]
+enum Literal {
+    Str(String),
+    Num(f64),
+    Bool(bool),
+    Null,
+}
+
+/// Parsed JSON that keeps object members in document order, as the validator reads them.
+#[derive(Debug)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+/// A parsed object level: its fields, and its `$or` groups (each a list of branches).
+#[derive(Default)]
+struct Node {
+    fields: Vec<Field>,
+    ors: Vec<Vec<Node>>,
+}
+
+fn invalid<T>(message: impl Into<String>) -> Result<T, FilterError> {
+    Err(FilterError::Invalid(message.into()))
+}
+
+impl FilterPolicy {
+    /// Parses and validates a policy for `scope`. The error is AWS's message text AFTER the
+    /// "Invalid parameter: FilterPolicy: " prefix (the caller adds the prefix), except
+    /// [`NESTED_IN_ATTRIBUTE_SCOPE`]. Too many keys and too many combinations are InvalidParameter
+    /// on AWS (spec §8.4); only the size limit is `FilterError::Limit`.
+    pub fn parse(json: &str, scope: FilterScope) -> Result<FilterPolicy, FilterError> {
+        if json.len() > MAX_POLICY_BYTES {
+            // Proposal: the 256 KB limit is documented, its error is not.
+            return Err(FilterError::Limit("Filter policy is too large".into()));
+        }
+        let root: Json = serde_json::from_str(json)
+            .or_else(|e| invalid(format!("failed to parse JSON. {e}")))?;
+        let Json::Obj(members) = root else {
+            return invalid("Filter is not an object"); // proposal (event-ruler)
+        };
+        let mut nested = false;
+        let node = parse_object(&members, &mut Vec::new(), &mut nested)?;
+        if nested && scope == FilterScope::MessageAttributes {
+            return invalid(NESTED_IN_ATTRIBUTE_SCOPE);
+        }
+        if count_alternatives(&node) > MAX_COMBINATIONS {
+            return invalid("Filter policy is too complex");
+        }
+        let alternatives = expand(node);
+        for alternative in &alternatives {
+            // Body policies count only top-level keys; attribute policies are flat anyway.
+            let keys: BTreeSet<&str> = alternative.iter().map(|f| f.path[0].as_str()).collect();
+            if keys.len() > MAX_KEYS {
+                return invalid("Filter policy can not have more than 5 keys");
+            }
+        }
+        let combinations = alternatives.iter().fold(0u64, |sum, alternative| {
+            let product = alternative.iter().fold(1u64, |product, f| {
+                let depth = (f.path.len() as u64).saturating_sub(1).max(1);
+                product.saturating_mul((f.conditions.len() as u64).saturating_mul(depth))
+            });
+            sum.saturating_add(product)
+        });
+        if combinations > MAX_COMBINATIONS {
+            return invalid("Filter policy is too complex");
+        }
+        Ok(FilterPolicy {
+            scope,
+            alternatives,
+        })
+    }
+
+    pub fn scope(&self) -> FilterScope {
+        self.scope
+    }
+
+    /// Message-attribute scope. `attributes`: name → (DataType, value), where value is the
+    /// StringValue for String/Number/String.Array (String.Array values are a JSON array in a string,
+    /// e.g. "[\"a\", 1]") and the Base64 text for Binary. Custom labels may follow the type
+    /// ("Number.float", "String.x").
+    pub fn matches_attributes(&self, attributes: &BTreeMap<String, (String, String)>) -> bool {
+        self.alternatives.iter().any(|alternative| {
+            alternative.iter().all(|field| {
+                let attribute = attributes.get(&field.key);
+                let values = attribute.map_or_else(Vec::new, |(t, v)| attribute_values(t, v));
+                // `exists: false` needs at least one attribute on the message (spec §8.2).
+                field.matches(&values, attribute.is_some(), !attributes.is_empty())
+            })
+        })
+    }
+
+    /// Message-body scope: the published message parsed as JSON (a body that is not a JSON
+    /// object never matches a body-scope policy).
+    pub fn matches_body(&self, body: &serde_json::Value) -> bool {
+        if !body.is_object() {
+            return false;
+        }
+        let wanted: BTreeSet<&str> = self
+            .alternatives
+            .iter()
+            .flatten()
+            .map(|f| f.key.as_str())
+            .collect();
+        let mut leaves = BTreeMap::new();
+        collect_leaves(body, &mut String::new(), 0, &wanted, &mut leaves);
+        self.alternatives.iter().any(|alternative| {
+            alternative.iter().all(|field| {
+                let values = leaves
+                    .get(field.key.as_str())
+                    .map_or(&[][..], Vec::as_slice);
+                let present = values.iter().any(|v| *v != Literal::Null);
+                field.matches(values, present, true)
+            })
+        })
+    }
+}
+
+impl Field {
+    fn matches(&self, values: &[Literal], present: bool, any_attribute: bool) -> bool {
+        self.conditions.iter().any(|condition| match condition {
+            Condition::Exists(true) => present,
+            Condition::Exists(false) => !present && any_attribute,
+            c => values.iter().any(|v| c.accepts(v)),
+        })
+    }
+}
+
+impl Condition {
+    /// Whether one message value satisfies this condition; arrays match if any element does.
+    fn accepts(&self, value: &Literal) -> bool {
+        use Literal::{Num, Str};
+        match (self, value) {
+            (Condition::Exact(literal), v) => literal.equals(v),
+            (Condition::Prefix(p), Str(s)) => s.starts_with(p.as_str()),
+            (Condition::Suffix(p), Str(s)) => s.ends_with(p.as_str()),
+            (Condition::EqualsIgnoreCase(p), Str(s)) => s.to_lowercase() == *p,
+            (Condition::AnythingBut(list), v) => !list.iter().any(|l| l.equals(v)),
+            (Condition::AnythingButPrefix(p), v) => {
+                !matches!(v, Str(s) if s.starts_with(p.as_str()))
+            }
+            (Condition::Numeric(low, high), Num(n)) => {
+                let Some(n) = scaled(*n) else { return false };
+                let above = low.is_none_or(|b| {
+                    scaled(b.value).is_some_and(|l| if b.inclusive { n >= l } else { n > l })
+                });
+                let below = high.is_none_or(|b| {
+                    scaled(b.value).is_some_and(|h| if b.inclusive { n <= h } else { n < h })
+                });
+                above && below
+            }
+            (Condition::Cidr { v6, low, high }, Str(s)) => match s.parse::<IpAddr>() {
+                Ok(IpAddr::V4(ip)) if !v6 => (*low..=*high).contains(&u128::from(u32::from(ip))),
+                Ok(IpAddr::V6(ip)) if *v6 => (*low..=*high).contains(&u128::from(ip)),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+impl Literal {
+    fn equals(&self, other: &Literal) -> bool {
+        match (self, other) {
+            (Literal::Num(a), Literal::Num(b)) => match (scaled(*a), scaled(*b)) {
+                (Some(a), Some(b)) => a == b,
+                _ => a == b, // outside the comparable range only identical numbers are equal
+            },
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// A number in the comparable range as an integer of 10^-5 units.
+fn scaled(n: f64) -> Option<i64> {
+    (n.is_finite() && n.abs() <= NUMBER_LIMIT).then(|| (n * NUMBER_SCALE).round() as i64)
+}
+
+/// The values a message attribute offers to value conditions; Binary (and unknown types) none.
+fn attribute_values(data_type: &str, value: &str) -> Vec<Literal> {
+    if data_type == "String.Array" {
+        let Ok(serde_json::Value::Array(items)) = serde_json::from_str(value) else {
+            return Vec::new();
+        };
+        return items.iter().filter_map(scalar).collect();
+    }
+    match data_type.split('.').next() {
+        // AWS compares String attributes with quotes and backslashes still escaped, which is why
+        // its constraints page says to double-escape them in attribute policies.
+        Some("String") => vec![Literal::Str(
+            value.replace('\\', "\\\\").replace('"', "\\\""),
+        )],
+        Some("Number") => value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite())
+            .map(Literal::Num)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn scalar(value: &serde_json::Value) -> Option<Literal> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => Some(Literal::Str(s.clone())),
+        Value::Number(n) => n.as_f64().map(Literal::Num),
+        Value::Bool(b) => Some(Literal::Bool(*b)),
+        Value::Null => Some(Literal::Null),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// Flattens a body into dotted leaf paths (so `{"a.b": 1}` and `{"a": {"b": 1}}` look alike, as on
+/// AWS); arrays, also of objects or of arrays, contribute every element. Keeps wanted paths only.
+fn collect_leaves(
+    value: &serde_json::Value,
+    path: &mut String,
+    depth: usize,
+    wanted: &BTreeSet<&str>,
+    out: &mut BTreeMap<String, Vec<Literal>>,
+) {
+    if depth > MAX_BODY_DEPTH {
+        return;
+    }
+    match value {
+        serde_json::Value::Object(members) => {
+            for (name, child) in members {
+                let len = path.len();
+                if len > 0 {
+                    path.push('.');
+                }
+                path.push_str(name);
+                collect_leaves(child, path, depth + 1, wanted, out);
+                path.truncate(len);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                collect_leaves(item, path, depth + 1, wanted, out);
+            }
+        }
+        leaf => {
+            if let (true, Some(literal)) = (wanted.contains(path.as_str()), scalar(leaf)) {
+                out.entry(path.clone()).or_default().push(literal);
+            }
+        }
+    }
+}
+
+fn parse_object(
+    members: &[(String, Json)],
+    path: &mut Vec<String>,
+    nested: &mut bool,
+) -> Result<Node, FilterError> {
+    if members.is_empty() {
+        return invalid("Empty objects are not allowed"); // proposal (event-ruler)
+    }
+    let mut node = Node::default();
+    for (name, value) in members {
+        match value {
+            Json::Arr(items) if name == "$or" && is_or(items) => {
+                let branches = items.iter().filter_map(|item| match item {
+                    Json::Obj(m) => Some(parse_object(m, path, nested)),
+                    _ => None,
+                });
+                node.ors.push(branches.collect::<Result<_, _>>()?);
+            }
+            Json::Obj(inner) => {
+                *nested = true;
+                path.push(name.clone());
+                let child = parse_object(inner, path, nested)?;
+                path.pop();
+                child.fields.into_iter().for_each(|f| node.add(f));
+                node.ors.extend(child.ors);
+            }
+            Json::Arr(items) => {
+                let mut field_path = path.clone();
+                field_path.push(name.clone());
+                let conditions = items
+                    .iter()
+                    .map(parse_value)
+                    .collect::<Result<Vec<_>, _>>()?;
+                if conditions.is_empty() {
+                    return invalid("Empty arrays are not allowed");
+                }
+                node.add(Field {
+                    key: field_path.join("."),
+                    path: field_path,
+                    conditions,
+                });
+            }
+            _ => return invalid(format!("\"{name}\" must be an object or an array")),
+        }
+    }
+    Ok(node)
+}
+
+impl Node {
+    /// A repeated key replaces the earlier one, as in AWS's parser.
+    fn add(&mut self, field: Field) {
+        match self.fields.iter_mut().find(|f| f.key == field.key) {
+            Some(existing) => *existing = field,
+            None => self.fields.push(field),
+        }
+    }
+}
+
+/// `$or` is an operator only with at least two objects none of which uses a match-type name
+/// as a key (and-or-logic page); otherwise it is an ordinary key.
+fn is_or(items: &[Json]) -> bool {
+    items.len() >= 2
+        && items.iter().all(|item| match item {
+            Json::Obj(m) => m.iter().all(|(k, _)| !RESERVED.contains(&k.as_str())),
+            _ => false,
+        })
+}
+
+fn count_alternatives(node: &Node) -> u64 {
+    node.ors.iter().fold(1u64, |product, branches| {
+        let sum = branches
+            .iter()
+            .fold(0u64, |s, b| s.saturating_add(count_alternatives(b)));
+        product.saturating_mul(sum)
+    })
+}
+
+fn expand(node: Node) -> Vec<Vec<Field>> {
+    let mut alternatives = vec![node.fields];
+    for branches in node.ors {
+        let options: Vec<Vec<Field>> = branches.into_iter().flat_map(expand).collect();
+        alternatives = alternatives
+            .iter()
+            .flat_map(|base| {
+                options
+                    .iter()
+                    .map(move |o| base.iter().chain(o).cloned().collect())
+            })
+            .collect();
+    }
+    alternatives
+}
+
+fn parse_value(value: &Json) -> Result<Condition, FilterError> {
+    Ok(Condition::Exact(match value {
+        Json::Str(s) => Literal::Str(s.clone()),
+        Json::Num(n) => Literal::Num(*n),
+        Json::Bool(b) => Literal::Bool(*b),
+        Json::Null => Literal::Null,
+        Json::Obj(members) => return parse_match_expression(members),
+        Json::Arr(_) => return invalid("Match value must be String, number, true, false, or null"),
+    }))
+}
+
+fn parse_match_expression(members: &[(String, Json)]) -> Result<Condition, FilterError> {
+    let Some((kind, value)) = members.first() else {
+        return invalid("Match expression name not found"); // proposal (event-ruler)
+    };
+    let string = |message: &str| match value {
+        Json::Str(s) => Ok(s.clone()),
+        _ => invalid(message),
+    };
+    let condition = match kind.as_str() {
+        "prefix" => Condition::Prefix(string("prefix match pattern must be a string")?),
+        "suffix" => Condition::Suffix(string("suffix match pattern must be a string")?),
+        "equals-ignore-case" => Condition::EqualsIgnoreCase(
+            string("equals-ignore-case match pattern must be a string")?.to_lowercase(),
+        ),
+        // AWS's message for a non-string cidr really names prefix (spec §8.4).
+        "cidr" => parse_cidr(&string("prefix match pattern must be a string")?)?,
+        "exists" => match value {
+            Json::Bool(b) => Condition::Exists(*b),
+            _ => return invalid("exists match pattern must be either true or false."),
+        },
+        "numeric" => {
+            let Json::Arr(items) = value else {
+                return invalid("Value of numeric must be an array."); // proposal (event-ruler)
+            };
+            let condition = parse_numeric(items)?;
+            if members.len() > 1 {
+                return invalid("Too many elements in numeric expression");
+            }
+            return Ok(condition);
+        }
+        "anything-but" => {
+            let condition = parse_anything_but(value)?;
+            if members.len() > 1 && !matches!(value, Json::Obj(_)) {
+                return invalid("Too many elements in numeric expression"); // sic, event-ruler
+            }
+            condition
+        }
+        // SNS has no `wildcard` (an EventBridge operator): spec §8.2.
+        other => return invalid(format!("Unrecognized match type {other}")),
+    };
+    if members.len() > 1 {
+        return invalid("Only one key allowed in match expression");
+    }
+    Ok(condition)
+}
+
+/// Text of a JSON token as Jackson reports it in messages ("]" past the end of an array).
+fn token_text(value: Option<&Json>) -> String {
+    match value {
+        None => "]".into(),
+        Some(Json::Null) => "null".into(),
+        Some(Json::Bool(b)) => b.to_string(),
+        Some(Json::Num(n)) if n.fract() == 0.0 && n.abs() < 1e15 => format!("{}", *n as i64),
+        Some(Json::Num(n)) => n.to_string(),
+        Some(Json::Str(s)) => s.clone(),
+        Some(Json::Arr(_)) => "[".into(),
+        Some(Json::Obj(_)) => "{".into(),
+    }
+}
+
+fn check_range(n: f64) -> Result<f64, FilterError> {
+    if n.abs() > NUMBER_LIMIT {
+        return invalid("Value must be between -1.0E9 and 1.0E9, inclusive"); // proposal (event-ruler)
+    }
+    Ok(n)
+}
+
+fn parse_numeric(items: &[Json]) -> Result<Condition, FilterError> {
+    let number = |i: usize, operator: &str| match items.get(i) {
+        Some(Json::Num(n)) => Ok(*n),
+        _ => invalid(format!("Value of {operator} must be numeric")),
+    };
+    let bound = |value, inclusive| Some(Bound { value, inclusive });
+    let Some(Json::Str(operator)) = items.first() else {
+        return invalid(format!(
+            "Invalid member in numeric match: {}",
+            token_text(items.first())
+        ));
+    };
+    let too_many = || invalid("Too many elements in numeric expression");
+    let (low, high) = match operator.as_str() {
+        "=" => {
+            let n = number(1, "equals")?;
+            if items.len() > 2 {
+                return too_many();
+            }
+            (bound(n, true), bound(n, true))
+        }
+        "<" | "<=" => {
+            let n = number(1, operator)?;
+            if items.len() > 2 {
+                return too_many();
+            }
+            (None, bound(n, operator == "<="))
+        }
+        ">" | ">=" => {
+            let bottom = number(1, operator)?;
+            let low = bound(bottom, operator == ">=");
+            match items.get(2) {
+                None => (low, None),
+                Some(Json::Str(top_operator)) if top_operator == "<" || top_operator == "<=" => {
+                    let top = number(3, top_operator)?;
+                    if items.len() > 4 {
+                        return invalid("Too many terms in numeric range expression");
+                    }
+                    if bottom >= top {
+                        return invalid("Bottom must be less than top");
+                    }
+                    (low, bound(top, top_operator == "<="))
+                }
+                Some(Json::Str(other)) => {
+                    return invalid(format!("Bad numeric range operator: {other}"));
+                }
+                other => {
+                    return invalid(format!("Bad value in numeric range: {}", token_text(other)));
+                }
+            }
+        }
+        other => return invalid(format!("Unrecognized numeric range operator: {other}")),
+    };
+    for b in low.iter().chain(high.iter()) {
+        check_range(b.value)?;
+    }
+    Ok(Condition::Numeric(low, high))
+}
+
+/// `anything-but` takes a string, a number, a list of strings or of numbers, or `{"prefix": ..}`;
+/// SNS rejects the other nested forms EventBridge knows (suffix, equals-ignore-case, wildcard).
+fn parse_anything_but(value: &Json) -> Result<Condition, FilterError> {
+    // Texts below other than "Unsupported anything-but pattern" and the prefix one are proposals.
+    let mixed = "Inside anything but list, either all values are number or string, mixed type is not supported";
+    match value {
+        Json::Str(s) => Ok(Condition::AnythingBut(vec![Literal::Str(s.clone())])),
+        Json::Num(n) => Ok(Condition::AnythingBut(vec![Literal::Num(check_range(*n)?)])),
+        Json::Arr(items) => {
+            let literals = items
+                .iter()
+                .map(|item| match item {
+                    Json::Str(s) => Ok(Literal::Str(s.clone())),
+                    Json::Num(n) => check_range(*n).map(Literal::Num),
+                    _ => invalid("Inside anything but list, start|null|boolean is not supported."),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let numbers = literals
+                .iter()
+                .filter(|l| matches!(l, Literal::Num(_)))
+                .count();
+            if literals.is_empty() || (numbers > 0 && numbers < literals.len()) {
+                return invalid(mixed);
+            }
+            Ok(Condition::AnythingBut(literals))
+        }
+        Json::Obj(members) => {
+            let Some((kind, inner)) = members.first() else {
+                return invalid("Anything-But expression name not found");
+            };
+            if kind != "prefix" {
+                return invalid(format!("Unsupported anything-but pattern: {kind}"));
+            }
+            let Json::Str(prefix) = inner else {
+                return invalid("prefix match pattern must be a string");
+            };
+            if prefix.is_empty() {
+                return invalid("Null prefix/suffix not allowed");
+            }
+            if members.len() > 1 {
+                return invalid("Only one key allowed in match expression");
+            }
+            Ok(Condition::AnythingButPrefix(prefix.clone()))
+        }
+        Json::Bool(_) | Json::Null => {
+            invalid("Value of anything-but must be an array or single string/number value.")
+        }
+    }
+}
+
+/// Like AWS's parser, the block runs from the address as written (not masked) to its last address,
+/// and a full-length mask (/32, /128) is refused.
+fn parse_cidr(text: &str) -> Result<Condition, FilterError> {
+    let mut parts: Vec<&str> = text.split('/').collect();
+    while parts.len() > 1 && parts.last() == Some(&"") {
+        parts.pop(); // Java's split drops trailing empty strings
+    }
+    let [address, mask] = parts[..] else {
+        return invalid("Malformed CIDR, one '/' required");
+    };
+    let Ok(mask) = mask.parse::<i32>() else {
+        return invalid("Malformed CIDR, mask bits must be an integer");
+    };
+    if mask < 0 {
+        return invalid("Malformed CIDR, mask bits must not be negative"); // proposal
+    }
+    let (v6, base, width) = match address.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => (false, u128::from(u32::from(ip)), 32),
+        Ok(IpAddr::V6(ip)) => (true, u128::from(ip), 128),
+        Err(_) => return invalid(format!("Nonstandard IP address: {address}")),
+    };
+    if mask >= width {
+        return invalid(if v6 {
+            "IPv6 mask bits must be < 128"
+        } else {
+            "IPv4 mask bits must be < 32"
+        }); // proposal
+    }
+    let host_bits = u128::MAX >> (128 - width + mask) as u32; // mask < width: shift <= 127
+    Ok(Condition::Cidr {
+        v6,
+        low: base,
+        high: base | host_bits,
+    })
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+        Ok(Json::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+        Ok(Json::Num(n as f64))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+        Ok(Json::Num(n as f64))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<Json, E> {
+        Ok(Json::Num(n))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+        Ok(Json::Str(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Json, E> {
+        Ok(Json::Str(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Arr(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut members = Vec::new();
+        while let Some(member) = map.next_entry::<String, Json>()? {
+            members.push(member);
+        }
+        Ok(Json::Obj(members))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A message: attributes as (name, DataType, value), or a body.
+    enum In {
+        A(&'static [(&'static str, &'static str, &'static str)]),
+        B(&'static str),
+    }
+    use In::{A, B};
+
+    fn attributes(list: &[(&str, &str, &str)]) -> BTreeMap<String, (String, String)> {
+        list.iter()
+            .map(|(n, t, v)| (n.to_string(), (t.to_string(), v.to_string())))
+            .collect()
+    }
+
+    fn run(policy: &str, input: &In) -> bool {
+        match input {
+            A(list) => FilterPolicy::parse(policy, FilterScope::MessageAttributes)
+                .unwrap_or_else(|e| panic!("{policy}: {e:?}"))
+                .matches_attributes(&attributes(list)),
+            B(body) => FilterPolicy::parse(policy, FilterScope::MessageBody)
+                .unwrap_or_else(|e| panic!("{policy}: {e:?}"))
+                .matches_body(&serde_json::from_str(body).unwrap()),
+        }
+    }
+
+    const S3_BODY: &str = r#"{"Records": [{"eventName": "ObjectRemoved:Delete", "s3": {"object": {"key": "home-1.xml"}}},
+        {"eventName": "ObjectCreated:Put", "s3": {"object": [[{"key": "auto-2314.xml", "size": 17}]]}}]}"#;
+
+    #[rustfmt::skip]
+    const MATCH_CASES: &[(&str, In, bool)] = &[
+        // exact strings; String.Array elements match one by one
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String", "tennis")]), true),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String", "baseball")]), false),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("other", "String", "rugby")]), false),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String.Array", r#"["golf", "rugby"]"#)]), true),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String.Array", r#"["baseball"]"#)]), false),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String.custom", "rugby")]), true),
+        (r#"{"k":["rugby","tennis"]}"#, A(&[("k", "String", "Rugby")]), false),
+        (r#"{"k":["rugby","tennis"]}"#, B(r#"{"k":"rugby"}"#), true),
+        (r#"{"k":["rugby","tennis"]}"#, B(r#"{"k":["golf","tennis"]}"#), true),
+        (r#"{"k":["rugby","tennis"]}"#, B(r#"{"k":"golf"}"#), false),
+        // quotes and backslashes in String attributes must be double-escaped in the policy
+        (r#"{"k":["say \\\"hi\\\""]}"#, A(&[("k", "String", r#"say "hi""#)]), true),
+        (r#"{"k":["say \"hi\""]}"#, A(&[("k", "String", r#"say "hi""#)]), false),
+        (r#"{"k":["say \"hi\""]}"#, B(r#"{"k":"say \"hi\""}"#), true),
+        // exact numbers compare numerically, and only with numbers
+        (r#"{"k":[100]}"#, A(&[("k", "Number", "1e2")]), true),
+        (r#"{"k":[100]}"#, A(&[("k", "Number.float", "100.000")]), true),
+        (r#"{"k":[100]}"#, A(&[("k", "String", "100")]), false),
+        (r#"{"k":["100"]}"#, A(&[("k", "Number", "100")]), false),
+        (r#"{"k":[100]}"#, A(&[("k", "String.Array", r#"["a", 100]"#)]), true),
+        (r#"{"k":[100]}"#, B(r#"{"k":100.0}"#), true),
+        (r#"{"k":[100]}"#, B(r#"{"k":"100"}"#), false),
+        (r#"{"k":[123456789012]}"#, B(r#"{"k":123456789012}"#), true),
+        // true, false and null are literals
+        (r#"{"k":[true]}"#, B(r#"{"k":true}"#), true),
+        (r#"{"k":[true]}"#, B(r#"{"k":"true"}"#), false),
+        (r#"{"k":[null]}"#, B(r#"{"k":null}"#), true),
+        (r#"{"k":[false]}"#, A(&[("k", "String.Array", "[false, null]")]), true),
+        (r#"{"k":[null,{"anything-but":"x"}]}"#, A(&[]), false),
+        // numeric =, five digits after the point
+        (r#"{"k":[{"numeric":["=",301.5]}]}"#, A(&[("k", "Number", "3.015e2")]), true),
+        (r#"{"k":[{"numeric":["=",301.5]}]}"#, A(&[("k", "Number", "301.500001")]), true),
+        (r#"{"k":[{"numeric":["=",301.5]}]}"#, A(&[("k", "Number", "301.50001")]), false),
+        (r#"{"k":[{"numeric":["=",301.5]}]}"#, B(r#"{"k":3.015e2}"#), true),
+        (r#"{"k":[{"numeric":["=",0]}]}"#, A(&[("k", "String", "0")]), false),
+        // numeric ranges
+        (r#"{"k":[{"numeric":[">",0,"<=",150]}]}"#, A(&[("k", "Number", "150")]), true),
+        (r#"{"k":[{"numeric":[">",0,"<=",150]}]}"#, A(&[("k", "Number", "0")]), false),
+        (r#"{"k":[{"numeric":[">",0,"<=",150]}]}"#, A(&[("k", "Number", "150.00001")]), false),
+        (r#"{"k":[{"numeric":[">=",0,"<",150]}]}"#, A(&[("k", "Number", "0")]), true),
+        (r#"{"k":[{"numeric":[">=",0,"<",150]}]}"#, A(&[("k", "Number", "150")]), false),
+        (r#"{"k":[{"numeric":["<",0]}]}"#, A(&[("k", "Number", "-0.5")]), true),
+        (r#"{"k":[{"numeric":["<",0]}]}"#, A(&[("k", "Number", "0")]), false),
+        (r#"{"k":[{"numeric":["<=",10]}]}"#, B(r#"{"k":10}"#), true),
+        (r#"{"k":[{"numeric":["<=",10]}]}"#, B(r#"{"k":10.1}"#), false),
+        (r#"{"k":[{"numeric":[">",10]}]}"#, B(r#"{"k":[1,20]}"#), true),
+        (r#"{"k":[{"numeric":[">",10]}]}"#, B(r#"{"k":"20"}"#), false),
+        (r#"{"k":[{"numeric":[">",10]}]}"#, A(&[("k", "Number", "2e9")]), false),
+        (r#"{"k":[{"numeric":[">",10]}]}"#, A(&[("k", "Number", "inf")]), false),
+        (r#"{"k":[{"numeric":[">=",10]}]}"#, A(&[("k", "Number", "9.99999")]), false),
+        // prefix, suffix, equals-ignore-case: strings only
+        (r#"{"k":[{"prefix":"bas"}]}"#, A(&[("k", "String", "basketball")]), true),
+        (r#"{"k":[{"prefix":"bas"}]}"#, A(&[("k", "String.Array", r#"["golf","baseball"]"#)]), true),
+        (r#"{"k":[{"prefix":"bas"}]}"#, A(&[("k", "String", "rugby")]), false),
+        (r#"{"k":[{"prefix":"1"}]}"#, A(&[("k", "Number", "100")]), false),
+        (r#"{"k":[{"prefix":"bas"}]}"#, B(r#"{"k":"base"}"#), true),
+        (r#"{"k":[{"suffix":"ball"}]}"#, A(&[("k", "String", "baseball")]), true),
+        (r#"{"k":[{"suffix":"ball"}]}"#, B(r#"{"k":"balls"}"#), false),
+        (r#"{"k":[{"equals-ignore-case":"RUGBY"}]}"#, A(&[("k", "String", "Rugby")]), true),
+        (r#"{"k":[{"equals-ignore-case":"RUGBY"}]}"#, B(r#"{"k":"rugby"}"#), true),
+        (r#"{"k":[{"equals-ignore-case":"RUGBY"}]}"#, B(r#"{"k":"rugby league"}"#), false),
+        // anything-but: single, list (any element not listed matches), numeric, prefix
+        (r#"{"k":[{"anything-but":"rugby"}]}"#, A(&[("k", "String", "tennis")]), true),
+        (r#"{"k":[{"anything-but":"rugby"}]}"#, A(&[("k", "String", "rugby")]), false),
+        (r#"{"k":[{"anything-but":"rugby"}]}"#, A(&[("j", "String", "x")]), false),
+        (r#"{"k":[{"anything-but":["rugby","tennis"]}]}"#, A(&[("k", "String.Array", r#"["rugby","golf"]"#)]), true),
+        (r#"{"k":[{"anything-but":["rugby","tennis"]}]}"#, A(&[("k", "String.Array", r#"["rugby","tennis"]"#)]), false),
+        (r#"{"k":[{"anything-but":["rugby","tennis"]}]}"#, B(r#"{"k":["rugby","golf"]}"#), true),
+        (r#"{"k":[{"anything-but":[100,500]}]}"#, A(&[("k", "Number", "100.1")]), true),
+        (r#"{"k":[{"anything-but":[100,500]}]}"#, A(&[("k", "Number", "1e2")]), false),
+        (r#"{"k":[{"anything-but":[100,500]}]}"#, B(r#"{"k":[100,50]}"#), true),
+        (r#"{"k":[{"anything-but":[100,500]}]}"#, B(r#"{"k":500.0}"#), false),
+        (r#"{"k":[{"anything-but":100}]}"#, B(r#"{"k":101}"#), true),
+        (r#"{"k":[{"anything-but":{"prefix":"order-"}}]}"#, A(&[("k", "String", "order-1")]), false),
+        (r#"{"k":[{"anything-but":{"prefix":"order-"}}]}"#, A(&[("k", "String", "invoice-1")]), true),
+        (r#"{"k":[{"anything-but":{"prefix":"order-"}}]}"#, B(r#"{"k":["order-1","order-2"]}"#), false),
+        (r#"{"k":[{"anything-but":"x"},{"exists":false}]}"#, A(&[("j", "String", "x")]), true),
+        // exists: attribute of any type present; false needs some other attribute
+        (r#"{"k":[{"exists":true}]}"#, A(&[("k", "String", "x")]), true),
+        (r#"{"k":[{"exists":true}]}"#, A(&[("k", "Binary", "AAAA")]), true),
+        (r#"{"k":[{"exists":true}]}"#, A(&[("j", "String", "x")]), false),
+        (r#"{"k":[{"exists":false}]}"#, A(&[("j", "Number", "99")]), true),
+        (r#"{"k":[{"exists":false}]}"#, A(&[("k", "Number", "99")]), false),
+        (r#"{"k":[{"exists":false}]}"#, A(&[]), false),
+        (r#"{"k":[{"exists":true}]}"#, B(r#"{"k":""}"#), true),
+        (r#"{"k":[{"exists":true}]}"#, B(r#"{"k":null}"#), false),
+        (r#"{"k":[{"exists":true}]}"#, B(r#"{"k":[]}"#), false),
+        (r#"{"k":[{"exists":true}]}"#, B(r#"{"k":{"leaf":1}}"#), false),
+        (r#"{"k":[{"exists":false}]}"#, B(r#"{"j":1}"#), true),
+        (r#"{"k":[{"exists":false}]}"#, B(r#"{"k":[1]}"#), false),
+        (r#"{"a":{"b":[{"exists":true}]}}"#, B(r#"{"a":[{"c":1},{"b":2}]}"#), true),
+        // Binary attributes never match values
+        (r#"{"k":["AAAA"]}"#, A(&[("k", "Binary", "AAAA")]), false),
+        (r#"{"k":[{"anything-but":"x"}]}"#, A(&[("k", "Binary", "AAAA")]), false),
+        // unparseable String.Array: present, but without values
+        (r#"{"k":[{"prefix":"n"}]}"#, A(&[("k", "String.Array", "not json")]), false),
+        // cidr, IPv4 and IPv6
+        (r#"{"k":[{"cidr":"10.0.0.0/24"}]}"#, A(&[("k", "String", "10.0.0.255")]), true),
+        (r#"{"k":[{"cidr":"10.0.0.0/24"}]}"#, A(&[("k", "String", "10.0.1.0")]), false),
+        (r#"{"k":[{"cidr":"10.0.0.0/24"}]}"#, A(&[("k", "String", "not-an-ip")]), false),
+        (r#"{"k":[{"cidr":"10.0.0.0/24"}]}"#, A(&[("k", "String", "::ffff:10.0.0.1")]), false),
+        (r#"{"k":[{"cidr":"10.0.0.0/8"}]}"#, B(r#"{"k":["192.168.0.1","10.9.8.7"]}"#), true),
+        (r#"{"k":[{"cidr":"2001:db8::/32"}]}"#, A(&[("k", "String", "2001:db8:ffff::1")]), true),
+        (r#"{"k":[{"cidr":"2001:db8::/32"}]}"#, A(&[("k", "String", "2001:db9::1")]), false),
+        (r#"{"k":[{"cidr":"2001:db8::/32"}]}"#, A(&[("k", "String", "10.0.0.1")]), false),
+        (r#"{"k":[{"cidr":"::/0"}]}"#, A(&[("k", "String", "ffff::1")]), true),
+        (r#"{"k":[{"cidr":"0.0.0.0/0"}]}"#, A(&[("k", "String", "255.255.255.255")]), true),
+        // the block starts at the address as written, as in AWS's parser
+        (r#"{"k":[{"cidr":"10.0.0.128/24"}]}"#, A(&[("k", "String", "10.0.0.1")]), false),
+        (r#"{"k":[{"cidr":"10.0.0.128/24"}]}"#, A(&[("k", "String", "10.0.0.200")]), true),
+        // AND across keys, OR across values; other attributes are ignored
+        (r#"{"a":["x"],"b":[{"numeric":[">",100]}]}"#, A(&[("a", "String", "x"), ("b", "Number", "101"), ("c", "String", "z")]), true),
+        (r#"{"a":["x"],"b":[{"numeric":[">",100]}]}"#, A(&[("a", "String", "x")]), false),
+        (r#"{"a":["x"],"b":[{"numeric":[">",100]}]}"#, A(&[("a", "String", "x"), ("b", "Number", "100")]), false),
+        (r#"{"a":["x",{"prefix":"y"}]}"#, A(&[("a", "String", "yes")]), true),
+        // $or
+        (r#"{"source":["cw"],"$or":[{"metric":["CPU"]},{"ns":["EC2"]}]}"#, A(&[("source", "String", "cw"), ("ns", "String", "EC2")]), true),
+        (r#"{"source":["cw"],"$or":[{"metric":["CPU"]},{"ns":["EC2"]}]}"#, A(&[("source", "String", "cw")]), false),
+        (r#"{"source":["cw"],"$or":[{"metric":["CPU"]},{"ns":["EC2"]}]}"#, A(&[("source", "String", "x"), ("metric", "String", "CPU")]), false),
+        (r#"{"$or":[{"a":["1"]},{"$or":[{"b":["2"]},{"c":["3"]}]}]}"#, B(r#"{"c":"3"}"#), true),
+        (r#"{"a":{"$or":[{"b":["1"]},{"c":["2"]}]}}"#, B(r#"{"a":{"c":"2"}}"#), true),
+        (r#"{"a":{"$or":[{"b":["1"]},{"c":["2"]}]}}"#, B(r#"{"a":{"b":"3"}}"#), false),
+        (r#"{"$or":["x"]}"#, A(&[("$or", "String", "x")]), true),
+        // nested body keys; dotted body keys are the same path; arrays of objects
+        (r#"{"object":{"key":[{"prefix":"auto-"}]}}"#, B(r#"{"object":{"key":"auto-test"}}"#), true),
+        (r#"{"object":{"key":[{"prefix":"auto-"}]}}"#, B(r#"{"object.key":"auto-test"}"#), true),
+        (r#"{"object":{"key":[{"prefix":"auto-"}]}}"#, B(r#"{"object":{"key":"manual"}}"#), false),
+        (r#"{"object":{"key":[{"prefix":"auto-"}]}}"#, B(r#"{"key":"auto-test"}"#), false),
+        (r#"{"Records":{"s3":{"object":{"key":[{"prefix":"auto-"}]}}}}"#, B(S3_BODY), true),
+        (r#"{"Records":{"eventName":["ObjectCreated:Put"],"s3":{"object":{"size":[17]}}}}"#, B(S3_BODY), true),
+        (r#"{"Records":{"s3":{"object":{"key":[{"suffix":".json"}]}}}}"#, B(S3_BODY), false),
+        (r#"{"k":["a"]}"#, B(r#"["a"]"#), false),
+        (r#"{"k":["a"]}"#, B(r#""a""#), false),
+    ];
+
+    #[test]
+    fn matching_table() {
+        for (i, (policy, input, expected)) in MATCH_CASES.iter().enumerate() {
+            assert_eq!(run(policy, input), *expected, "case {i}: {policy}");
+        }
+    }
+
+    const ATTRS: FilterScope = FilterScope::MessageAttributes;
+    const BODY: FilterScope = FilterScope::MessageBody;
+
+    #[rustfmt::skip]
+    const INVALID_CASES: &[(&str, FilterScope, &str)] = &[
+        // observed on AWS (spec §8.4)
+        (r#"{"key":[["value"]]}"#, ATTRS, "Match value must be String, number, true, false, or null"),
+        (r#"{"key":[{"wrong-operator":true}]}"#, ATTRS, "Unrecognized match type wrong-operator"),
+        (r#"{"key":[{"suffix":"value","prefix":"value2"}]}"#, ATTRS, "Only one key allowed in match expression"),
+        (r#"{"key":[{"suffix":100}]}"#, ATTRS, "suffix match pattern must be a string"),
+        (r#"{"key":[{"suffix":null}]}"#, ATTRS, "suffix match pattern must be a string"),
+        (r#"{"key":[{"suffix":[]}]}"#, ATTRS, "suffix match pattern must be a string"),
+        (r#"{"key":[{"prefix":["a","b"]}]}"#, ATTRS, "prefix match pattern must be a string"),
+        (r#"{"key":[{"equals-ignore-case":1}]}"#, ATTRS, "equals-ignore-case match pattern must be a string"),
+        (r#"{"key":{"suffix":"value"}}"#, ATTRS, "\"suffix\" must be an object or an array"),
+        (r#"{"key":{"not-an-operator":"value"}}"#, BODY, "\"not-an-operator\" must be an object or an array"),
+        (r#"{"key_a":"value_one"}"#, BODY, "\"key_a\" must be an object or an array"),
+        (r#"{"key":[]}"#, ATTRS, "Empty arrays are not allowed"),
+        (r#"{"key":[{"numeric":[]}]}"#, ATTRS, "Invalid member in numeric match: ]"),
+        (r#"{"key":[{"numeric":["operator"]}]}"#, ATTRS, "Unrecognized numeric range operator: operator"),
+        (r#"{"key":[{"numeric":[1,"<="]}]}"#, ATTRS, "Invalid member in numeric match: 1"),
+        (r#"{"key":[{"numeric":["=","000"]}]}"#, ATTRS, "Value of equals must be numeric"),
+        (r#"{"key":[{"numeric":[">="]}]}"#, ATTRS, "Value of >= must be numeric"),
+        (r#"{"key":[{"numeric":["<",100,">",10]}]}"#, ATTRS, "Too many elements in numeric expression"),
+        (r#"{"key":[{"numeric":[">=",1,">",2]}]}"#, ATTRS, "Bad numeric range operator: >"),
+        (r#"{"key":[{"numeric":[">",3,"<",1]}]}"#, ATTRS, "Bottom must be less than top"),
+        (r#"{"key":[{"numeric":[">",20,"<="]}]}"#, ATTRS, "Value of <= must be numeric"),
+        (r#"{"key":[{"numeric":[">",20,30]}]}"#, ATTRS, "Bad value in numeric range: 30"),
+        (r#"{"key":[{"numeric":[">",20,"test"]}]}"#, ATTRS, "Bad numeric range operator: test"),
+        (r#"{"key":[{"numeric":[">","20","<","30"]}]}"#, ATTRS, "Value of > must be numeric"),
+        (r#"{"key":[{"numeric":[">",20,"<","30"]}]}"#, ATTRS, "Value of < must be numeric"),
+        (r#"{"key":[{"numeric":[">",20,"<",30,"<",50]}]}"#, ATTRS, "Too many terms in numeric range expression"),
+        (r#"{"key":[{"exists":null}]}"#, ATTRS, "exists match pattern must be either true or false."),
+        (r#"{"key":[{"exists":"no"}]}"#, ATTRS, "exists match pattern must be either true or false."),
+        (r#"{"key":[{"anything-but":{"wrong-operator":null}}]}"#, ATTRS, "Unsupported anything-but pattern: wrong-operator"),
+        (r#"{"key":[{"anything-but":{"suffix":"test"}}]}"#, ATTRS, "Unsupported anything-but pattern: suffix"),
+        (r#"{"key":[{"anything-but":{"exists":false}}]}"#, ATTRS, "Unsupported anything-but pattern: exists"),
+        (r#"{"key":[{"anything-but":{"prefix":false}}]}"#, ATTRS, "prefix match pattern must be a string"),
+        (r#"{"key":[{"cidr":10}]}"#, ATTRS, "prefix match pattern must be a string"),
+        (r#"{"key":[{"cidr":"10.0.0.0"}]}"#, ATTRS, "Malformed CIDR, one '/' required"),
+        (r#"{"key":[{"cidr":"10.0.0.0/"}]}"#, ATTRS, "Malformed CIDR, one '/' required"),
+        (r#"{"key":[{"cidr":"10.0.0.0/8/8"}]}"#, ATTRS, "Malformed CIDR, one '/' required"),
+        (r#"{"key":[{"cidr":"10.0.0.0/x"}]}"#, ATTRS, "Malformed CIDR, mask bits must be an integer"),
+        (r#"{"key":[{"cidr":"10.0.0/24"}]}"#, ATTRS, "Nonstandard IP address: 10.0.0"),
+        (r#"{"a":{"b":["c"]}}"#, ATTRS, NESTED_IN_ATTRIBUTE_SCOPE),
+        (r#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":["1"],"f":["1"]}"#, ATTRS, "Filter policy can not have more than 5 keys"),
+        // wildcard is EventBridge's, not SNS's (spec §8.2)
+        (r#"{"key":[{"wildcard":"a*"}]}"#, ATTRS, "Unrecognized match type wildcard"),
+        // $or with one object, or with match-type keys, is an ordinary key
+        (r#"{"$or":[{"a":["x"]}]}"#, ATTRS, "Unrecognized match type a"),
+        (r#"{"$or":[{"numeric":123},{"prefix":"abc"}]}"#, ATTRS, "Value of numeric must be an array."),
+        (r#"{"$or":[{"a":["x"]},{}]}"#, BODY, "Empty objects are not allowed"),
+        // proposals (event-ruler's texts)
+        ("{}", ATTRS, "Empty objects are not allowed"),
+        (r#"{"a":{}}"#, BODY, "Empty objects are not allowed"),
+        (r#"["a"]"#, ATTRS, "Filter is not an object"),
+        ("12", BODY, "Filter is not an object"),
+        (r#"{"key":[{}]}"#, ATTRS, "Match expression name not found"),
+        (r#"{"key":[{"numeric":[">",0],"prefix":"a"}]}"#, ATTRS, "Too many elements in numeric expression"),
+        (r#"{"key":[{"numeric":[">",1e10]}]}"#, ATTRS, "Value must be between -1.0E9 and 1.0E9, inclusive"),
+        (r#"{"key":[{"anything-but":[1e10]}]}"#, ATTRS, "Value must be between -1.0E9 and 1.0E9, inclusive"),
+        (r#"{"key":[{"anything-but":true}]}"#, ATTRS, "Value of anything-but must be an array or single string/number value."),
+        (r#"{"key":[{"anything-but":["a",1]}]}"#, ATTRS, "Inside anything but list, either all values are number or string, mixed type is not supported"),
+        (r#"{"key":[{"anything-but":[]}]}"#, ATTRS, "Inside anything but list, either all values are number or string, mixed type is not supported"),
+        (r#"{"key":[{"anything-but":[null]}]}"#, ATTRS, "Inside anything but list, start|null|boolean is not supported."),
+        (r#"{"key":[{"anything-but":{"prefix":""}}]}"#, ATTRS, "Null prefix/suffix not allowed"),
+        (r#"{"key":[{"anything-but":{"equals-ignore-case":"x"}}]}"#, ATTRS, "Unsupported anything-but pattern: equals-ignore-case"),
+        (r#"{"key":[{"cidr":"10.0.0.0/-1"}]}"#, ATTRS, "Malformed CIDR, mask bits must not be negative"),
+        (r#"{"key":[{"cidr":"10.0.0.0/32"}]}"#, ATTRS, "IPv4 mask bits must be < 32"),
+        (r#"{"key":[{"cidr":"::/128"}]}"#, ATTRS, "IPv6 mask bits must be < 128"),
+    ];
+
+    #[test]
+    fn validation_table() {
+        for (policy, scope, message) in INVALID_CASES {
+            let error = FilterPolicy::parse(policy, *scope).unwrap_err();
+            assert_eq!(error, FilterError::Invalid(message.to_string()), "{policy}");
+        }
+    }
+
+    #[test]
+    fn invalid_json_reports_a_parse_failure() {
+        let deep = "[".repeat(100_000);
+        let deep_object = format!("{}{}", r#"{"a":"#.repeat(200), "1");
+        for text in [
+            "",
+            "{",
+            r#"{"a":}"#,
+            "nope",
+            r#"{"a":[1e999]}"#,
+            &deep,
+            &deep_object,
+        ] {
+            match FilterPolicy::parse(text, FilterScope::MessageBody) {
+                Err(FilterError::Invalid(m)) => {
+                    assert!(m.starts_with("failed to parse JSON. "), "{m}")
+                }
+                other => panic!("{text:.20}: {other:?}"),
+            }
+        }
+    }
+
+    fn values(n: usize) -> String {
+        (0..n)
+            .map(|i| format!("\"v{i}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    #[test]
+    fn limits() {
+        let ok = |p: &str, scope| assert!(FilterPolicy::parse(p, scope).is_ok(), "{p}");
+        let too_complex = |p: &str, scope| {
+            let error = FilterError::Invalid("Filter policy is too complex".into());
+            assert_eq!(FilterPolicy::parse(p, scope), Err(error), "{p}");
+        };
+        // 10 x 15 = 150 is the most; $or branches add up
+        ok(
+            &format!(r#"{{"a":[{}],"b":[{}]}}"#, values(10), values(15)),
+            ATTRS,
+        );
+        too_complex(
+            &format!(r#"{{"a":[{}],"b":[{}]}}"#, values(10), values(16)),
+            ATTRS,
+        );
+        ok(
+            &format!(
+                r#"{{"$or":[{{"a":[{}]}},{{"b":[{}]}}]}}"#,
+                values(75),
+                values(75)
+            ),
+            ATTRS,
+        );
+        too_complex(
+            &format!(
+                r#"{{"$or":[{{"a":[{}]}},{{"b":[{}]}}]}}"#,
+                values(75),
+                values(76)
+            ),
+            ATTRS,
+        );
+        // nested: values times depth; AWS's example is 3 x 4 x 2 x 3 = 72
+        let example = r#"{"key_a":{"key_b":{"key_c":{"key_d":["1","2","3","4"]}},"key_e":{"key_f":["1","2","3"]}}}"#;
+        ok(example, BODY);
+        ok(
+            &format!(r#"{{"a":{{"b":{{"c":[{}]}}}}}}"#, values(75)),
+            BODY,
+        );
+        too_complex(
+            &format!(r#"{{"a":{{"b":{{"c":[{}]}}}}}}"#, values(76)),
+            BODY,
+        );
+        // many $or groups: refused before they are multiplied out
+        let mut deep_or = r#"{"x":["1"]}"#.to_string();
+        for _ in 0..40 {
+            deep_or =
+                format!(r#"{{"$or":[{{"a":["1"]}},{{"b":["1"]}},{{"c":["1"]}}],"n":{deep_or}}}"#);
+        }
+        too_complex(&deep_or, BODY);
+        // body policies count top-level keys only (constraints page example)
+        let constraints = r#"{"state":["SUCCESS"],"severity":[{"exists":true}],"message":[{"exists":true}],
+            "finding":{"standard_control":[{"exists":true}],"region":[{"exists":true}],"account":[{"exists":true}]}}"#;
+        ok(constraints, BODY);
+        let six = r#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":{"f":["1"]},"g":["1"]}"#;
+        assert!(
+            matches!(FilterPolicy::parse(six, BODY), Err(FilterError::Invalid(m)) if m.contains("5 keys"))
+        );
+        // 256 KB
+        let big = format!(r#"{{"a":["{}"]}}"#, "x".repeat(MAX_POLICY_BYTES));
+        assert!(matches!(
+            FilterPolicy::parse(&big, ATTRS),
+            Err(FilterError::Limit(_))
+        ));
+    }
+
+    #[test]
+    fn keeps_scope_and_last_duplicate_key() {
+        let policy = FilterPolicy::parse(r#"{"a":["1"],"a":["2"]}"#, BODY).unwrap();
+        assert_eq!(policy.scope(), BODY);
+        assert!(policy.matches_body(&json!({"a": "2"})));
+        assert!(!policy.matches_body(&json!({"a": "1"})));
+    }
+
+    /// Random policies from the operators' vocabulary, and their truncations, through parse and
+    /// both matchers: no input may panic.
+    #[test]
+    fn never_panics() {
+        const WORDS: &str = r#"k a.b $or numeric prefix suffix cidr anything-but exists equals-ignore-case
+            > >= < <= = 10.0.0.0/8 ::/0 1.2.3.4 x"#;
+        let words: Vec<&str> = WORDS.split_whitespace().collect();
+        let numbers = [
+            json!(0),
+            json!(-1e9),
+            json!(1e300),
+            json!(2.5),
+            json!(u64::MAX),
+        ];
+        let mut seed: u64 = 0x5eed;
+        let mut next = move |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        fn random(
+            depth: u32,
+            words: &[&str],
+            numbers: &[serde_json::Value],
+            next: &mut impl FnMut(usize) -> usize,
+        ) -> serde_json::Value {
+            match next(if depth > 4 { 5 } else { 8 }) {
+                0 | 1 => json!(words[next(words.len())]),
+                2 => numbers[next(numbers.len())].clone(),
+                3 => json!(next(2) == 0),
+                4 => serde_json::Value::Null,
+                5 | 6 => (0..next(4))
+                    .map(|_| random(depth + 1, words, numbers, next))
+                    .collect(),
+                _ => (0..next(3))
+                    .map(|_| {
+                        (
+                            words[next(words.len())].to_string(),
+                            random(depth + 1, words, numbers, next),
+                        )
+                    })
+                    .collect::<serde_json::Map<_, _>>()
+                    .into(),
+            }
+        }
+        let bodies = [
+            json!({"k": [1, "10.1.1.1", null, {"k": 2}]}),
+            json!({"a": {"b": [[1e300]]}}),
+            json!(5),
+        ];
+        let attributes = attributes(&[
+            ("k", "Number", "1e308"),
+            ("a.b", "String.Array", "[[1],{}]"),
+        ]);
+        let mut parsed = 0;
+        for _ in 0..20_000 {
+            let key = words[next(words.len())];
+            let value = random(0, &words, &numbers, &mut next);
+            let text = json!({ key: [value] }).to_string();
+            let cut = &text[..next(text.len() + 1)];
+            for scope in [ATTRS, BODY] {
+                for policy in [&text[..], cut]
+                    .into_iter()
+                    .filter_map(|t| FilterPolicy::parse(t, scope).ok())
+                {
+                    parsed += 1;
+                    let _ = policy.matches_attributes(&attributes);
+                    for body in &bodies {
+                        let _ = policy.matches_body(body);
+                    }
+                }
+            }
+        }
+        assert!(parsed > 1000, "only {parsed} random policies were valid");
+    }
+}

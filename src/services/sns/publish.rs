@@ -1,0 +1,876 @@
+//! Publish and PublishBatch, the fan-out to every subscription through the engine's delivery
+//! path, and the confirmation messages subscriptions are sent.
+
+use super::envelope::{self, ConfirmationFields, NotificationFields};
+use super::filter::FilterScope;
+use super::store::Subscription;
+use super::topics::allows;
+use super::types::*;
+use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, query_code, signing_cert_url};
+use crate::engine::Engine;
+use crate::engine::delivery::{DeadLetter, Delivery, NoRetries, SqsMessage, Target};
+use crate::engine::time::format_rfc3339;
+use crate::error::AwsError;
+use crate::services::Context;
+use crate::services::sqs::types::MessageAttributeValue as SqsAttribute;
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, HashSet};
+
+/// Largest message, attributes included (256 KiB).
+const MAX_MESSAGE_BYTES: usize = 262_144;
+/// How long a FIFO deduplication id is remembered.
+const DEDUP_INTERVAL_MS: i64 = 5 * 60 * 1000;
+
+fn value_invalid(message: String) -> SnsError {
+    SnsError::ParameterValueInvalid(message)
+}
+
+/// Checks message attributes as SNS does; answers the bytes they count toward the size limit.
+fn check_attributes(
+    attributes: &BTreeMap<String, MessageAttributeValue>,
+) -> Result<usize, SnsError> {
+    let mut size = 0;
+    for (name, value) in attributes {
+        if name.len() >= 256 {
+            return Err(value_invalid(
+                "Length of message attribute name must be less than 256 bytes.".into(),
+            ));
+        }
+        if let Some(c) = name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || "_-.".contains(*c)))
+        {
+            return Err(value_invalid(format!(
+                "Invalid non-alphanumeric character '#x{:X}' was found in the message attribute name. Can only include \
+                 alphanumeric characters, hyphens, underscores, or dots.",
+                c as u32
+            )));
+        }
+        if name.starts_with('.') {
+            return Err(value_invalid(
+                "Invalid message attribute name starting with character '.' was found.".into(),
+            ));
+        }
+        if name.ends_with('.') {
+            return Err(value_invalid(
+                "Invalid message attribute name ending with character '.' was found.".into(),
+            ));
+        }
+        if name.contains("..") {
+            return Err(value_invalid(
+                "Message attribute name can not have successive '.' character.".into(),
+            ));
+        }
+        let lower = name.to_ascii_lowercase();
+        if lower.starts_with("aws.") || lower.starts_with("amazon.") {
+            return Err(value_invalid(format!(
+                "The message attribute name '{name}' is reserved."
+            )));
+        }
+        if value.data_type.is_empty() {
+            return Err(SnsError::ValidationError(format!(
+                "1 validation error detected: Value null at 'messageAttributes.{name}.member.dataType' failed to satisfy \
+                 constraint: Member must not be null"
+            )));
+        }
+        let (base, label) = match value.data_type.split_once('.') {
+            Some((base, label)) => (base, Some(label)),
+            None => (value.data_type.as_str(), None),
+        };
+        let kind = match (base, label) {
+            ("String", Some("Array")) => "String.Array",
+            (_, Some("")) => "",
+            ("String", _) => "String",
+            ("Number", _) => "Number",
+            ("Binary", _) => "Binary",
+            _ => "",
+        };
+        let empty = || {
+            value_invalid(format!(
+                "The message attribute '{name}' must contain non-empty message attribute value for message attribute type '{base}'."
+            ))
+        };
+        match kind {
+            "String" | "String.Array" | "Number" => {
+                if value.binary_value.is_some() && value.string_value.is_none() {
+                    return Err(value_invalid(format!(
+                        "The message attribute '{name}' with type '{base}' must use field 'String'."
+                    )));
+                }
+                let text = value
+                    .string_value
+                    .as_deref()
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(empty)?;
+                if kind == "Number" && text.trim().parse::<f64>().map_or(true, |n| !n.is_finite()) {
+                    return Err(value_invalid(format!(
+                        "Could not cast message attribute '{name}' value to number."
+                    )));
+                }
+                if kind == "String.Array"
+                    && !serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_array())
+                {
+                    return Err(value_invalid(format!(
+                        "The message attribute '{name}' with type 'String.Array' has an invalid value."
+                    )));
+                }
+                size += text.len();
+            }
+            "Binary" => {
+                if value.string_value.is_some() && value.binary_value.is_none() {
+                    return Err(value_invalid(format!(
+                        "The message attribute '{name}' with type 'Binary' must use field 'Binary'."
+                    )));
+                }
+                size += value
+                    .binary_value
+                    .as_deref()
+                    .filter(|b| !b.is_empty())
+                    .ok_or_else(empty)?
+                    .len()
+                    * 3
+                    / 4;
+            }
+            _ => {
+                return Err(value_invalid(format!(
+                    "The message attribute '{name}' has an invalid message attribute type, the set of supported type \
+                     prefixes is Binary, Number, and String."
+                )));
+            }
+        }
+        size += name.len() + value.data_type.len();
+    }
+    Ok(size)
+}
+
+/// One message as published, checked.
+struct Message<'a> {
+    id: String,
+    text: &'a str,
+    subject: Option<&'a str>,
+    /// `MessageStructure=json`: the per-protocol messages.
+    structure: Option<Map<String, Value>>,
+    attributes: &'a BTreeMap<String, MessageAttributeValue>,
+    group_id: Option<&'a str>,
+    dedup_id: Option<String>,
+    sequence_number: Option<u128>,
+    timestamp: String,
+}
+
+impl Message<'_> {
+    /// The text a protocol gets: its own entry of a JSON structure, else `default`.
+    fn text_for(&self, key: &str) -> String {
+        match &self.structure {
+            Some(map) => map
+                .get(key)
+                .and_then(Value::as_str)
+                .or_else(|| map["default"].as_str())
+                .unwrap_or_default()
+                .to_string(),
+            None => self.text.to_string(),
+        }
+    }
+
+    /// name → (DataType, value as text) for envelopes and filter policies.
+    fn attribute_pairs(&self) -> BTreeMap<String, (String, String)> {
+        self.attributes
+            .iter()
+            .map(|(k, v)| {
+                let value = v
+                    .string_value
+                    .clone()
+                    .or_else(|| v.binary_value.clone())
+                    .unwrap_or_default();
+                (k.clone(), (v.data_type.clone(), value))
+            })
+            .collect()
+    }
+}
+
+/// A checked message's JSON structure (if any) and deduplication id (FIFO).
+type Checked = (Option<Map<String, Value>>, Option<String>);
+
+fn check_common<'a>(
+    fields: &'a PublishBatchEntryRef<'a>,
+    fifo: bool,
+    content_based: bool,
+) -> Result<Checked, SnsError> {
+    if fields.message.is_empty() {
+        return Err(invalid("Empty message"));
+    }
+    let bad_subject =
+        |s: &str| s.is_empty() || s.chars().count() >= 100 || s.chars().any(char::is_control);
+    if fields.subject.is_some_and(bad_subject) {
+        return Err(invalid("Subject"));
+    }
+    let size = fields.message.len() + check_attributes(fields.attributes)?;
+    if size > MAX_MESSAGE_BYTES {
+        return Err(invalid("Message too long"));
+    }
+    let structure = match fields.structure {
+        None => None,
+        Some("json") => {
+            let parsed: Value = serde_json::from_str(fields.message)
+                .map_err(|_| invalid("Message Structure - JSON message body failed to parse"))?;
+            let map = parsed
+                .as_object()
+                .cloned()
+                .ok_or_else(|| invalid("Message Structure - JSON message body failed to parse"))?;
+            if !map.get("default").is_some_and(Value::is_string) {
+                return Err(invalid(
+                    "Message Structure - No default entry in JSON message body",
+                ));
+            }
+            Some(map)
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "MessageStructure Reason: Invalid value [{other}]. Must be json."
+            )));
+        }
+    };
+    let valid_token = |t: &str| {
+        (1..=128).contains(&t.len())
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation())
+    };
+    if let Some(group) = fields.group_id.filter(|g| !valid_token(g)) {
+        return Err(invalid(format!(
+            "MessageGroupId Reason: {group} is not a valid message group id."
+        )));
+    }
+    let dedup_id = if fifo {
+        if fields.group_id.is_none() {
+            return Err(invalid(
+                "The MessageGroupId parameter is required for FIFO topics",
+            ));
+        }
+        match fields.dedup_id {
+            Some(d) if !valid_token(d) => return Err(invalid("MessageDeduplicationId")),
+            Some(d) => Some(d.to_string()),
+            None if content_based => {
+                Some(crate::services::sqs::sha256_hex(fields.message.as_bytes()))
+            }
+            None => {
+                return Err(invalid(
+                    "The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                ));
+            }
+        }
+    } else if fields.dedup_id.is_some() {
+        return Err(invalid(
+            "MessageDeduplicationId Reason: The request includes MessageDeduplicationId parameter that is not valid for this topic type",
+        ));
+    } else {
+        None
+    };
+    Ok((structure, dedup_id))
+}
+
+/// The fields Publish and a PublishBatch entry share.
+struct PublishBatchEntryRef<'a> {
+    message: &'a str,
+    subject: Option<&'a str>,
+    structure: Option<&'a str>,
+    attributes: &'a BTreeMap<String, MessageAttributeValue>,
+    group_id: Option<&'a str>,
+    dedup_id: Option<&'a str>,
+}
+
+/// Publishes one message to a topic: checks, FIFO deduplication, fan-out.
+fn publish_to_topic(
+    e: &mut Engine,
+    cx: &Context,
+    topic_arn: &str,
+    fields: &PublishBatchEntryRef,
+) -> Result<PublishOutput, SnsError> {
+    let now = e.now();
+    let topic = super::topics::topic_mut(e, cx, topic_arn)?;
+    if !allows(topic, &cx.account, "SNS:Publish") {
+        return Err(SnsError::AuthorizationError(format!(
+            "User: arn:aws:iam::{}:root is not authorized to perform: SNS:Publish on resource: {}",
+            cx.account, topic.arn
+        )));
+    }
+    let (structure, dedup_id) = check_common(fields, topic.fifo, topic.content_based_dedup)?;
+    let mut sequence_number = None;
+    if topic.fifo {
+        let key = (
+            topic
+                .dedup_per_group
+                .then(|| fields.group_id.unwrap_or_default().to_string()),
+            dedup_id.clone().unwrap_or_default(),
+        );
+        if topic.dedup.len() > 1024 {
+            topic.dedup.retain(|_, (until, _, _)| *until > now);
+        }
+        if let Some((_, id, seq)) = topic.dedup.get(&key).filter(|(until, _, _)| *until > now) {
+            // A duplicate inside the interval: accepted, not delivered again.
+            return Ok(PublishOutput {
+                message_id: id.clone(),
+                sequence_number: Some(seq.to_string()),
+            });
+        }
+        topic.next_sequence_number += 1 + u128::from(now as u64 % 5);
+        sequence_number = Some(topic.next_sequence_number);
+        let id = e.rng.uuid();
+        let topic = super::topics::topic_mut(e, cx, topic_arn)?;
+        topic.dedup.insert(
+            key,
+            (
+                now + DEDUP_INTERVAL_MS,
+                id.clone(),
+                topic.next_sequence_number,
+            ),
+        );
+        return fan_out(
+            e,
+            cx,
+            topic_arn,
+            fields,
+            id,
+            structure,
+            dedup_id,
+            sequence_number,
+        );
+    }
+    let id = e.rng.uuid();
+    fan_out(
+        e,
+        cx,
+        topic_arn,
+        fields,
+        id,
+        structure,
+        dedup_id,
+        sequence_number,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fan_out(
+    e: &mut Engine,
+    cx: &Context,
+    topic_arn: &str,
+    fields: &PublishBatchEntryRef,
+    id: String,
+    structure: Option<Map<String, Value>>,
+    dedup_id: Option<String>,
+    sequence_number: Option<u128>,
+) -> Result<PublishOutput, SnsError> {
+    let message = Message {
+        id: id.clone(),
+        text: fields.message,
+        subject: fields.subject,
+        structure,
+        attributes: fields.attributes,
+        group_id: fields.group_id,
+        dedup_id,
+        sequence_number,
+        timestamp: format_rfc3339(e.now()),
+    };
+    e.metrics
+        .aws("AWS/SNS", "NumberOfMessagesPublished", topic_arn, 1);
+    let arns: Vec<String> = e
+        .sns
+        .subscriptions_of(topic_arn)
+        .filter(|s| s.confirmed)
+        .map(|s| s.arn.clone())
+        .collect();
+    for arn in arns {
+        let delivery = {
+            let sub = &e.sns.subscriptions[&arn];
+            if !passes_filter(sub, &message) {
+                e.metrics
+                    .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
+                continue;
+            }
+            let topic = &e.sns.topics[topic_arn];
+            delivery_for(cx, topic, sub, &message)
+        };
+        e.deliver(delivery);
+    }
+    Ok(PublishOutput {
+        message_id: id,
+        sequence_number: sequence_number.map(|n| n.to_string()),
+    })
+}
+
+fn passes_filter(sub: &Subscription, message: &Message) -> bool {
+    let Some((policy, _)) = &sub.filter else {
+        return true;
+    };
+    match sub.filter_scope {
+        FilterScope::MessageAttributes => policy.matches_attributes(&message.attribute_pairs()),
+        FilterScope::MessageBody => {
+            let text = message.text_for(&sub.protocol);
+            serde_json::from_str::<Value>(&text).is_ok_and(|body| policy.matches_body(&body))
+        }
+    }
+}
+
+/// The JSON notification every non-raw subscription gets (HTTP/S, SQS, email-json, Firehose).
+fn notification(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> String {
+    let text = message.text_for(&sub.protocol);
+    let sequence = message.sequence_number.map(|n| n.to_string());
+    let unsubscribe_url = unsubscribe_url(cx, &sub.arn);
+    let attributes = message.attribute_pairs();
+    envelope::notification(
+        &SIGNER,
+        topic.signature_version,
+        &NotificationFields {
+            message_id: &message.id,
+            topic_arn: &topic.arn,
+            subject: message.subject,
+            message: &text,
+            timestamp: &message.timestamp,
+            sequence_number: sequence.as_deref(),
+            unsubscribe_url: &unsubscribe_url,
+            signing_cert_url: &signing_cert_url(cx),
+            message_attributes: &attributes,
+        },
+    )
+}
+
+fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
+    let arn: String = form_urlencoded::byte_serialize(sub_arn.as_bytes()).collect();
+    format!("{}/?Action=Unsubscribe&SubscriptionArn={arn}", base_url(cx))
+}
+
+/// SNS message attributes as SQS message attributes (raw delivery).
+fn sqs_attributes(
+    attributes: &BTreeMap<String, MessageAttributeValue>,
+) -> BTreeMap<String, SqsAttribute> {
+    attributes
+        .iter()
+        .map(|(k, v)| {
+            let value = SqsAttribute {
+                data_type: v.data_type.clone(),
+                string_value: v.string_value.clone(),
+                binary_value: v.binary_value.clone(),
+            };
+            (k.clone(), value)
+        })
+        .collect()
+}
+
+/// What the subscription would put on an SQS queue (its own queue, or its dead-letter queue).
+fn sqs_message(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+    to_fifo: bool,
+) -> SqsMessage {
+    let (body, attributes) = if sub.raw {
+        (
+            message.text_for(&sub.protocol),
+            sqs_attributes(message.attributes),
+        )
+    } else {
+        (notification(cx, topic, sub, message), BTreeMap::new())
+    };
+    let fifo = topic.fifo && to_fifo;
+    SqsMessage {
+        body,
+        attributes,
+        // FIFO topic to FIFO queue keeps the group and deduplication ids; a standard topic passes
+        // the group id to standard queues (fair queues).
+        group_id: if fifo || (!topic.fifo && !to_fifo) {
+            message.group_id.map(str::to_string)
+        } else {
+            None
+        },
+        dedup_id: if fifo { message.dedup_id.clone() } else { None },
+    }
+}
+
+fn delivery_for(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> Delivery {
+    let http_headers = |kind: &str, raw: bool| {
+        let mut headers = vec![
+            ("x-amz-sns-message-type".to_string(), kind.to_string()),
+            ("x-amz-sns-message-id".to_string(), message.id.clone()),
+            ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
+            ("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()),
+            (
+                "Content-Type".to_string(),
+                "text/plain; charset=UTF-8".to_string(),
+            ),
+            (
+                "User-Agent".to_string(),
+                "Amazon Simple Notification Service Agent".to_string(),
+            ),
+        ];
+        if raw {
+            headers.push(("x-amz-sns-rawdelivery".to_string(), "true".to_string()));
+        }
+        headers
+    };
+    let mut outbox_attributes = BTreeMap::new();
+    if let Some(subject) = message.subject {
+        outbox_attributes.insert("Subject".to_string(), json!(subject));
+    }
+    let target = match sub.protocol.as_str() {
+        "sqs" => Target::Sqs {
+            queue_arn: sub.endpoint.clone(),
+            message: sqs_message(cx, topic, sub, message, sub.endpoint.ends_with(".fifo")),
+        },
+        "http" | "https" => {
+            let body = if sub.raw {
+                message.text_for(&sub.protocol)
+            } else {
+                notification(cx, topic, sub, message)
+            };
+            Target::Http {
+                url: sub.endpoint.clone(),
+                headers: http_headers("Notification", sub.raw),
+                body,
+            }
+        }
+        "email-json" => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: notification(cx, topic, sub, message),
+            attributes: outbox_attributes,
+        },
+        "firehose" if !sub.raw => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: notification(cx, topic, sub, message),
+            attributes: outbox_attributes,
+        },
+        "lambda" => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: lambda_event(cx, topic, sub, message),
+            attributes: outbox_attributes,
+        },
+        "application" => {
+            // A platform endpoint ARN names its platform: .../endpoint/<PLATFORM>/<app>/<id>.
+            let platform = sub.endpoint.split('/').nth(1).unwrap_or("default");
+            Target::Outbox {
+                address: sub.endpoint.clone(),
+                body: message.text_for(platform),
+                attributes: outbox_attributes,
+            }
+        }
+        _ => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: message.text_for(&sub.protocol),
+            attributes: outbox_attributes,
+        },
+    };
+    let dead_letter = sub.redrive.as_ref().map(|(arn, _)| DeadLetter {
+        queue_arn: arn.clone(),
+        message: sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
+    });
+    Delivery::new(
+        "sns",
+        sub.arn.clone(),
+        sub.protocol.clone(),
+        message.id.clone(),
+        target,
+        Box::new(NoRetries),
+        dead_letter,
+    )
+}
+
+/// The event a Lambda function subscribed to a topic receives.
+fn lambda_event(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> String {
+    let notification: Value =
+        serde_json::from_str(&notification(cx, topic, sub, message)).unwrap_or_default();
+    let attributes: Map<String, Value> = message
+        .attribute_pairs()
+        .into_iter()
+        .map(|(k, (t, v))| (k, json!({"Type": t, "Value": v})))
+        .collect();
+    json!({"Records": [{
+        "EventSource": "aws:sns",
+        "EventVersion": "1.0",
+        "EventSubscriptionArn": sub.arn,
+        "Sns": {
+            "Type": "Notification",
+            "MessageId": message.id,
+            "TopicArn": topic.arn,
+            "Subject": message.subject,
+            "Message": message.text_for("lambda"),
+            "Timestamp": message.timestamp,
+            // Lambda events say version 1 whatever the topic signs with (observed AWS quirk).
+            "SignatureVersion": "1",
+            "Signature": notification.get("Signature"),
+            "SigningCertUrl": signing_cert_url(cx),
+            "UnsubscribeUrl": unsubscribe_url(cx, &sub.arn),
+            "MessageAttributes": attributes,
+        }
+    }]})
+    .to_string()
+}
+
+pub fn publish(
+    e: &mut Engine,
+    cx: &Context,
+    input: PublishInput,
+) -> Result<PublishOutput, SnsError> {
+    let fields = PublishBatchEntryRef {
+        message: &input.message,
+        subject: input.subject.as_deref(),
+        structure: input.message_structure.as_deref(),
+        attributes: &input.message_attributes,
+        group_id: input.message_group_id.as_deref(),
+        dedup_id: input.message_deduplication_id.as_deref(),
+    };
+    let targets = [&input.topic_arn, &input.target_arn, &input.phone_number]
+        .iter()
+        .filter(|t| t.is_some())
+        .count();
+    if targets != 1 {
+        return Err(invalid(
+            "TopicArn or TargetArn Reason: no value for required parameter",
+        ));
+    }
+    if let Some(phone) = &input.phone_number {
+        return publish_sms(e, cx, phone, &fields);
+    }
+    let arn = input.topic_arn.or(input.target_arn).unwrap_or_default();
+    if arn.contains(":endpoint/") {
+        return Err(SnsError::NotFound("Endpoint does not exist".into()));
+    }
+    parse_topic_arn(
+        cx,
+        &arn,
+        if input.phone_number.is_none() {
+            "TopicArn"
+        } else {
+            "TargetArn"
+        },
+    )?;
+    publish_to_topic(e, cx, &arn, &fields)
+}
+
+/// A text message straight to a phone number: the outbox.
+fn publish_sms(
+    e: &mut Engine,
+    cx: &Context,
+    phone: &str,
+    fields: &PublishBatchEntryRef,
+) -> Result<PublishOutput, SnsError> {
+    let digits = phone.strip_prefix('+').unwrap_or_default();
+    if !(7..=15).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid(format!(
+            "PhoneNumber Reason: {phone} is not valid to publish to"
+        )));
+    }
+    check_common(fields, false, false)?;
+    let id = e.rng.uuid();
+    let target = Target::Outbox {
+        address: phone.to_string(),
+        body: fields.message.to_string(),
+        attributes: BTreeMap::new(),
+    };
+    let source = format!("arn:aws:sns:{}:{}:{}", cx.region, cx.account, phone);
+    e.deliver(Delivery::new(
+        "sns",
+        source,
+        "sms".into(),
+        id.clone(),
+        target,
+        Box::new(NoRetries),
+        None,
+    ));
+    Ok(PublishOutput {
+        message_id: id,
+        sequence_number: None,
+    })
+}
+
+pub fn publish_batch(
+    e: &mut Engine,
+    cx: &Context,
+    input: PublishBatchInput,
+) -> Result<PublishBatchOutput, SnsError> {
+    super::topics::topic_mut(e, cx, &input.topic_arn)?;
+    let entries = &input.publish_batch_request_entries;
+    if entries.is_empty() {
+        return Err(SnsError::EmptyBatchRequest(
+            "The batch request doesn't contain any entries".into(),
+        ));
+    }
+    if entries.len() > 10 {
+        return Err(SnsError::TooManyEntriesInBatchRequest(
+            "The batch request contains more entries than permissible.".into(),
+        ));
+    }
+    let mut ids = HashSet::new();
+    for entry in entries {
+        if entry.id.is_empty() || entry.id.len() > 80 {
+            return Err(SnsError::InvalidBatchEntryId(format!(
+                "The Id of a batch entry in a batch request is too long: {}",
+                entry.id
+            )));
+        }
+        if !entry
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(SnsError::InvalidBatchEntryId(format!(
+                "The Id of a batch entry in a batch request contains an impermissible character: {}",
+                entry.id
+            )));
+        }
+        if !ids.insert(entry.id.as_str()) {
+            return Err(SnsError::BatchEntryIdsNotDistinct(
+                "Two or more batch entries in the request have the same Id.".into(),
+            ));
+        }
+    }
+    let total: usize = entries
+        .iter()
+        .map(|x| {
+            x.message.len()
+                + x.message_attributes
+                    .iter()
+                    .map(|(k, v)| {
+                        k.len() + v.data_type.len() + v.string_value.as_ref().map_or(0, String::len)
+                    })
+                    .sum::<usize>()
+        })
+        .sum();
+    if total > MAX_MESSAGE_BYTES {
+        return Err(SnsError::BatchRequestTooLong(
+            "The length of all the messages put together is more than the limit.".into(),
+        ));
+    }
+    let mut out = PublishBatchOutput {
+        successful: Vec::new(),
+        failed: Vec::new(),
+    };
+    for entry in entries {
+        let fields = PublishBatchEntryRef {
+            message: &entry.message,
+            subject: entry.subject.as_deref(),
+            structure: entry.message_structure.as_deref(),
+            attributes: &entry.message_attributes,
+            group_id: entry.message_group_id.as_deref(),
+            dedup_id: entry.message_deduplication_id.as_deref(),
+        };
+        match publish_to_topic(e, cx, &input.topic_arn, &fields) {
+            Ok(r) => out.successful.push(PublishBatchResultEntry {
+                id: entry.id.clone(),
+                message_id: r.message_id,
+                sequence_number: r.sequence_number,
+            }),
+            Err(err) => {
+                let err = AwsError::from(err);
+                let code = query_code(err.code);
+                out.failed.push(BatchResultErrorEntry {
+                    id: entry.id.clone(),
+                    code,
+                    message: err.message,
+                    sender_fault: err.status < 500,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Sends a SubscriptionConfirmation or UnsubscribeConfirmation to the subscription's endpoint:
+/// an HTTP POST, or the outbox for e-mail.
+pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str) {
+    let Some(sub) = e.sns.subscriptions.get(sub_arn) else {
+        return;
+    };
+    let Some(topic) = e.sns.topics.get(&sub.topic_arn) else {
+        return;
+    };
+    let id = e.rng.uuid();
+    let topic_param: String = form_urlencoded::byte_serialize(topic.arn.as_bytes()).collect();
+    let subscribe_url = format!(
+        "{}/?Action=ConfirmSubscription&TopicArn={topic_param}&Token={}",
+        base_url(cx),
+        sub.token
+    );
+    let fields = ConfirmationFields {
+        message_id: &id,
+        token: &sub.token,
+        topic_arn: &topic.arn,
+        subscribe_url: &subscribe_url,
+        timestamp: &format_rfc3339(e.now()),
+        signing_cert_url: &signing_cert_url(cx),
+        subscription_arn: &sub.arn,
+    };
+    let body = if kind == "SubscriptionConfirmation" {
+        envelope::subscription_confirmation(&SIGNER, topic.signature_version, &fields)
+    } else {
+        envelope::unsubscribe_confirmation(&SIGNER, topic.signature_version, &fields)
+    };
+    let target = match sub.protocol.as_str() {
+        "http" | "https" => {
+            let mut headers = vec![
+                ("x-amz-sns-message-type".to_string(), kind.to_string()),
+                ("x-amz-sns-message-id".to_string(), id.clone()),
+                ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
+                (
+                    "Content-Type".to_string(),
+                    "text/plain; charset=UTF-8".to_string(),
+                ),
+                (
+                    "User-Agent".to_string(),
+                    "Amazon Simple Notification Service Agent".to_string(),
+                ),
+            ];
+            if kind == "UnsubscribeConfirmation" {
+                headers.push(("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()));
+            }
+            Target::Http {
+                url: sub.endpoint.clone(),
+                headers,
+                body,
+            }
+        }
+        "email-json" => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body,
+            attributes: BTreeMap::new(),
+        },
+        _ => {
+            let text = format!(
+                "You have chosen to subscribe to the topic:\n{}\n\nTo confirm this subscription, click or visit the link below \
+                 (If this was in error no action is necessary):\n{subscribe_url}",
+                topic.arn
+            );
+            let attributes = BTreeMap::from([
+                ("Token".to_string(), json!(sub.token)),
+                ("SubscribeURL".to_string(), json!(subscribe_url)),
+            ]);
+            Target::Outbox {
+                address: sub.endpoint.clone(),
+                body: text,
+                attributes,
+            }
+        }
+    };
+    let delivery = Delivery::new(
+        "sns",
+        sub.arn.clone(),
+        sub.protocol.clone(),
+        id,
+        target,
+        Box::new(NoRetries),
+        None,
+    );
+    e.deliver(delivery);
+}

@@ -1,0 +1,271 @@
+//! SNS message signatures: one RSA key whose certificate the emulator serves at SigningCertURL.
+//!
+//! Owns the committed test key (`cert/`), the string-to-sign rule and the two signature versions.
+//! Knows nothing of HTTP, JSON layout or the engine.
+//!
+//! Rules: https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html
+//! (spec/sns-reference.md §4.5). PKCS#1 v1.5 signatures are deterministic, so the same message
+//! always gets the same signature bytes.
+
+use base64::Engine as _;
+use rsa::pkcs1v15::SigningKey;
+use rsa::pkcs8::DecodePrivateKey as _;
+use rsa::pkcs8::der::pem;
+use rsa::signature::{SignatureEncoding as _, Signer as _};
+use sha1::Sha1;
+use sha2::{Digest as _, Sha256};
+
+/// The committed key: a well-known test key, not a secret (see `cert/README.md`).
+const KEY_PEM: &str = include_str!("cert/signing-key.pem");
+/// Self-signed certificate for [`KEY_PEM`], served at `SigningCertURL`.
+const CERT_PEM: &str = include_str!("cert/signing-cert.pem");
+
+/// The topic attribute `SignatureVersion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignatureVersion {
+    /// `"1"`: SHA1withRSA, AWS's default.
+    V1,
+    /// `"2"`: SHA256withRSA.
+    V2,
+}
+
+impl SignatureVersion {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "1" => Some(Self::V1),
+            "2" => Some(Self::V2),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V1 => "1",
+            Self::V2 => "2",
+        }
+    }
+}
+
+/// Signs SNS messages with the committed key.
+pub struct Signer {
+    sha1: SigningKey<Sha1>,
+    sha256: SigningKey<Sha256>,
+    certificate_name: String,
+    /// The last signature made: a publish fans out the same signed fields to every subscription
+    /// (the subscription-specific fields are not signed), and RSA signing costs milliseconds.
+    last: std::sync::Mutex<Option<(SignatureVersion, String, String)>>,
+}
+
+impl std::fmt::Debug for Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signer")
+            .field("certificate_name", &self.certificate_name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Signer {
+    /// Parses the committed key and certificate. Panics only if the committed files are broken,
+    /// which the unit tests rule out.
+    pub fn load() -> Signer {
+        let key = rsa::PrivateKey::from_pkcs8_pem(KEY_PEM)
+            .expect("committed SNS signing key is valid PKCS#8 PEM");
+        let (label, cert_der) =
+            pem::decode_vec(CERT_PEM.as_bytes()).expect("committed SNS certificate is valid PEM");
+        assert_eq!(
+            label, "CERTIFICATE",
+            "committed SNS certificate has the wrong PEM label"
+        );
+        // AWS's names look like `SimpleNotificationService-9c6465fa7f48f5cacd23014631ec1136.pem`
+        // (32 hex digits); ours are the first 16 bytes of the certificate's SHA-256, so the name
+        // changes whenever the certificate does.
+        let digest = Sha256::digest(&cert_der);
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        Signer {
+            sha1: SigningKey::new(key.clone()),
+            sha256: SigningKey::new(key),
+            certificate_name: format!("SimpleNotificationService-{hex}.pem"),
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    pub fn certificate_pem(&self) -> &str {
+        CERT_PEM
+    }
+
+    /// The file name AWS uses: `SimpleNotificationService-<hex>.pem`.
+    pub fn certificate_name(&self) -> &str {
+        &self.certificate_name
+    }
+
+    /// Base64 signature of `string_to_sign` under `version` (RSASSA-PKCS1-v1_5).
+    pub fn sign(&self, version: SignatureVersion, string_to_sign: &str) -> String {
+        let mut last = self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, _, signature)) = last
+            .as_ref()
+            .filter(|(v, text, _)| *v == version && text == string_to_sign)
+        {
+            return signature.clone();
+        }
+        let bytes = match version {
+            SignatureVersion::V1 => self.sha1.sign(string_to_sign.as_bytes()).to_vec(),
+            SignatureVersion::V2 => self.sha256.sign(string_to_sign.as_bytes()).to_vec(),
+        };
+        let signature = base64::engine::general_purpose::STANDARD.encode(bytes);
+        *last = Some((version, string_to_sign.to_string(), signature.clone()));
+        signature
+    }
+}
+
+/// The string AWS signs: for each (name, value) in `fields` that is present, `"name\nvalue\n"`,
+/// names in byte order. Values are the original strings, not their JSON-escaped form.
+pub fn string_to_sign(fields: &[(&str, Option<&str>)]) -> String {
+    let mut present: Vec<(&str, &str)> = fields
+        .iter()
+        .filter_map(|&(name, value)| value.map(|v| (name, v)))
+        .collect();
+    present.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut out = String::with_capacity(present.iter().map(|(n, v)| n.len() + v.len() + 2).sum());
+    for (name, value) in present {
+        out.push_str(name);
+        out.push('\n');
+        out.push_str(value);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use rsa::pkcs1v15::{Signature, VerifyingKey};
+    use rsa::pkcs8::der::{Decode as _, Encode as _, Reader as _, SliceReader, asn1::AnyRef};
+    use rsa::pkcs8::spki::SubjectPublicKeyInfoRef;
+    use rsa::signature::Verifier as _;
+
+    fn b64(s: &str) -> Vec<u8> {
+        base64::engine::general_purpose::STANDARD.decode(s).unwrap()
+    }
+
+    /// The public key inside the committed certificate, read the way a subscriber reads it:
+    /// Certificate → tbsCertificate → subjectPublicKeyInfo (RFC 5280 §4.1).
+    pub(crate) fn certificate_public_key(cert_pem: &str) -> rsa::PublicKey {
+        let (_, der) = pem::decode_vec(cert_pem.as_bytes()).unwrap();
+        let cert = AnyRef::from_der(&der).unwrap();
+        let mut cert_fields = SliceReader::new(cert.value()).unwrap();
+        let tbs: AnyRef<'_> = cert_fields.decode().unwrap();
+        let mut r = SliceReader::new(tbs.value()).unwrap();
+        // [0] version (present: v3), serialNumber, signature, issuer, validity, subject, spki
+        for _ in 0..6 {
+            let _: AnyRef<'_> = r.decode().unwrap();
+        }
+        let spki_any: AnyRef<'_> = r.decode().unwrap();
+        let spki_der = spki_any.to_der().unwrap();
+        let spki = SubjectPublicKeyInfoRef::from_der(&spki_der).unwrap();
+        rsa::PublicKey::try_from(spki).unwrap()
+    }
+
+    #[test]
+    fn committed_key_and_certificate_load_and_match() {
+        let signer = Signer::load();
+        let key = rsa::PrivateKey::from_pkcs8_pem(KEY_PEM).unwrap();
+        assert_eq!(
+            certificate_public_key(signer.certificate_pem()),
+            *key.as_ref()
+        );
+        assert!(
+            signer
+                .certificate_pem()
+                .starts_with("-----BEGIN CERTIFICATE-----\n")
+        );
+    }
+
+    #[test]
+    fn certificate_name_has_aws_shape() {
+        let name = Signer::load().certificate_name().to_owned();
+        let hex = name
+            .strip_prefix("SimpleNotificationService-")
+            .unwrap()
+            .strip_suffix(".pem")
+            .unwrap();
+        assert_eq!(hex.len(), 32);
+        assert!(
+            hex.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+        assert_eq!(
+            Signer::load().certificate_name(),
+            name,
+            "stable across loads"
+        );
+    }
+
+    #[test]
+    fn signature_version_round_trips() {
+        for (s, v) in [("1", SignatureVersion::V1), ("2", SignatureVersion::V2)] {
+            assert_eq!(SignatureVersion::parse(s), Some(v));
+            assert_eq!(v.as_str(), s);
+        }
+        for bad in ["", "0", "3", " 1", "v1", "1.0"] {
+            assert_eq!(SignatureVersion::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn string_to_sign_sorts_by_name_and_skips_absent() {
+        type Fields<'a> = &'a [(&'a str, Option<&'a str>)];
+        let cases: &[(Fields<'_>, &str)] = &[
+            (&[], ""),
+            (
+                &[("Type", Some("Notification")), ("Message", Some("hi"))],
+                "Message\nhi\nType\nNotification\n",
+            ),
+            (&[("Subject", None), ("Message", Some("m"))], "Message\nm\n"),
+            // byte order: upper case before lower case, shorter prefix first
+            (
+                &[("b", Some("2")), ("B", Some("1")), ("Ba", Some("3"))],
+                "B\n1\nBa\n3\nb\n2\n",
+            ),
+            // values are raw: newlines and quotes stay as they are
+            (&[("Message", Some("a\n\"b\""))], "Message\na\n\"b\"\n"),
+            (&[("Message", Some(""))], "Message\n\n"),
+        ];
+        for (fields, want) in cases {
+            assert_eq!(string_to_sign(fields), *want, "{fields:?}");
+        }
+    }
+
+    #[test]
+    fn signatures_verify_with_the_certificate_key() {
+        let signer = Signer::load();
+        let public = certificate_public_key(signer.certificate_pem());
+        let text = "Message\nhello ünïcödé\nMessageId\n1\nTimestamp\n2026-11-30T07:00:00.000Z\nTopicArn\narn\nType\nNotification\n";
+        let v1 = b64(&signer.sign(SignatureVersion::V1, text));
+        let v2 = b64(&signer.sign(SignatureVersion::V2, text));
+        assert_eq!(v1.len(), 256);
+        assert_eq!(v2.len(), 256);
+        assert_ne!(v1, v2);
+
+        let sha1_key = VerifyingKey::<Sha1>::new(public.clone());
+        let sha256_key = VerifyingKey::<Sha256>::new(public);
+        let sig1 = Signature::try_from(v1.as_slice()).unwrap();
+        let sig2 = Signature::try_from(v2.as_slice()).unwrap();
+        sha1_key.verify(text.as_bytes(), &sig1).unwrap();
+        sha256_key.verify(text.as_bytes(), &sig2).unwrap();
+        // each version uses its own digest, and a changed text fails
+        assert!(sha256_key.verify(text.as_bytes(), &sig1).is_err());
+        assert!(sha1_key.verify(text.as_bytes(), &sig2).is_err());
+        assert!(sha1_key.verify(b"Message\nhello\n", &sig1).is_err());
+    }
+
+    #[test]
+    fn signatures_are_deterministic() {
+        let signer = Signer::load();
+        for v in [SignatureVersion::V1, SignatureVersion::V2] {
+            assert_eq!(signer.sign(v, "x\ny\n"), signer.sign(v, "x\ny\n"));
+        }
+    }
+}

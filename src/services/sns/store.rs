@@ -1,0 +1,83 @@
+//! SNS state: topics and subscriptions per account and region, keyed by ARN.
+
+use super::filter::{FilterPolicy, FilterScope};
+use super::signing::SignatureVersion;
+use crate::engine::time::Millis;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug)]
+pub struct Topic {
+    pub arn: String,
+    pub name: String,
+    pub account: String,
+    pub region: String,
+    pub created_at: Millis,
+    pub fifo: bool,
+    pub content_based_dedup: bool,
+    /// `Topic` (default) or `MessageGroup`: where FIFO deduplication ids are unique.
+    pub dedup_per_group: bool,
+    pub signature_version: SignatureVersion,
+    /// The policy document; `None` is the default policy.
+    pub policy: Option<Value>,
+    /// Every other attribute as set (DisplayName, DeliveryPolicy, KmsMasterKeyId, ...).
+    pub attributes: BTreeMap<String, String>,
+    pub tags: Vec<(String, String)>,
+    pub data_protection_policy: Option<String>,
+    pub subscriptions_deleted: u64,
+    /// FIFO: deduplication ids seen in the last 5 minutes → (until, message id, sequence number).
+    pub dedup: HashMap<(Option<String>, String), (Millis, String, u128)>,
+    pub next_sequence_number: u128,
+}
+
+#[derive(Debug)]
+pub struct Subscription {
+    pub arn: String,
+    pub topic_arn: String,
+    pub owner: String,
+    pub protocol: String,
+    pub endpoint: String,
+    pub confirmed: bool,
+    pub confirmation_authenticated: bool,
+    pub token: String,
+    pub raw: bool,
+    pub filter: Option<(FilterPolicy, String)>,
+    pub filter_scope: FilterScope,
+    /// The dead-letter queue ARN and the policy text as set.
+    pub redrive: Option<(String, String)>,
+    /// Every other attribute as set (DeliveryPolicy, SubscriptionRoleArn, ReplayPolicy, ...).
+    pub attributes: BTreeMap<String, String>,
+}
+
+impl Subscription {
+    /// What `ListSubscriptions` shows for it.
+    pub fn listed_arn(&self) -> &str {
+        if self.confirmed {
+            &self.arn
+        } else {
+            "PendingConfirmation"
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Store {
+    pub topics: BTreeMap<String, Topic>,
+    pub subscriptions: BTreeMap<String, Subscription>,
+}
+
+impl Store {
+    pub fn reset(&mut self) {
+        self.topics.clear();
+        self.subscriptions.clear();
+    }
+
+    pub fn subscriptions_of<'a>(
+        &'a self,
+        topic_arn: &'a str,
+    ) -> impl Iterator<Item = &'a Subscription> + 'a {
+        self.subscriptions
+            .values()
+            .filter(move |s| s.topic_arn == topic_arn)
+    }
+}

@@ -1,0 +1,440 @@
+//! Subscription operations: subscribe, confirm, unsubscribe, attributes and listings.
+
+use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
+use super::publish::send_confirmation;
+use super::store::Subscription;
+use super::topics::{allows, page, topic_mut};
+use super::types::*;
+use super::{SnsError, invalid, parse_topic_arn};
+use crate::engine::Engine;
+use crate::services::Context;
+use std::collections::BTreeMap;
+
+const PROTOCOLS: [&str; 9] = [
+    "http",
+    "https",
+    "email",
+    "email-json",
+    "sms",
+    "sqs",
+    "application",
+    "lambda",
+    "firehose",
+];
+
+/// Subscription attributes a client may set besides those with their own handling.
+const PLAIN_ATTRIBUTES: [&str; 3] = ["DeliveryPolicy", "SubscriptionRoleArn", "ReplayPolicy"];
+
+fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<(), SnsError> {
+    let ok = match protocol {
+        "http" => endpoint.starts_with("http://"),
+        "https" => endpoint.starts_with("https://"),
+        "email" | "email-json" => endpoint.contains('@'),
+        "sms" => {
+            let digits = endpoint.strip_prefix('+').unwrap_or(endpoint);
+            (7..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        "sqs" => {
+            if !endpoint.starts_with("arn:aws:sqs:") || endpoint.split(':').count() != 6 {
+                return Err(invalid("SQS endpoint ARN"));
+            }
+            if endpoint.ends_with(".fifo") && !fifo_topic {
+                return Err(invalid(
+                    "Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics",
+                ));
+            }
+            true
+        }
+        "lambda" => endpoint.starts_with("arn:aws:lambda:"),
+        "firehose" => endpoint.starts_with("arn:aws:firehose:"),
+        "application" => endpoint.starts_with("arn:aws:sns:") && endpoint.contains(":endpoint/"),
+        _ => {
+            return Err(invalid(format!(
+                "Amazon SNS does not support this protocol string: {protocol}"
+            )));
+        }
+    };
+    if !ok {
+        return Err(invalid(
+            "Endpoint Reason: Endpoint must match the specified protocol",
+        ));
+    }
+    Ok(())
+}
+
+/// Applies one subscription attribute; `prefix` is "Attributes Reason: " inside Subscribe.
+fn apply_attribute(
+    sub: &mut Subscription,
+    name: &str,
+    value: &str,
+    prefix: &str,
+    fifo_topic: bool,
+) -> Result<(), SnsError> {
+    match name {
+        "RawMessageDelivery" => match value.to_ascii_lowercase().as_str() {
+            "true" | "false" => sub.raw = value.eq_ignore_ascii_case("true"),
+            _ => {
+                return Err(invalid(format!(
+                    "{prefix}RawMessageDelivery: Invalid value [{value}]. Must be true or false."
+                )));
+            }
+        },
+        "FilterPolicyScope" => {
+            sub.filter_scope = match value {
+                "MessageAttributes" => FilterScope::MessageAttributes,
+                "MessageBody" => FilterScope::MessageBody,
+                _ => {
+                    return Err(invalid(format!(
+                        "{prefix}FilterPolicyScope: Invalid value [{value}]. Please use either MessageBody or MessageAttributes"
+                    )));
+                }
+            };
+            if let Some((_, text)) = sub.filter.take() {
+                sub.filter = Some((parse_filter(&text, sub.filter_scope, prefix)?, text));
+            }
+        }
+        "FilterPolicy" if value.is_empty() => sub.filter = None,
+        "FilterPolicy" => {
+            sub.filter = Some((
+                parse_filter(value, sub.filter_scope, prefix)?,
+                value.to_string(),
+            ))
+        }
+        "RedrivePolicy" if value.is_empty() => sub.redrive = None,
+        "RedrivePolicy" => {
+            let doc: serde_json::Value = serde_json::from_str(value).map_err(|e| {
+                invalid(format!("{prefix}RedrivePolicy: failed to parse JSON. {e}"))
+            })?;
+            let arn = doc["deadLetterTargetArn"].as_str().unwrap_or_default();
+            let parts: Vec<&str> = arn.split(':').collect();
+            if parts.len() != 6 || parts[2] != "sqs" {
+                return Err(invalid(format!(
+                    "{prefix}RedrivePolicy: deadLetterTargetArn is an invalid arn"
+                )));
+            }
+            if fifo_topic
+                && sub.protocol == "sqs"
+                && sub.endpoint.ends_with(".fifo")
+                && !arn.ends_with(".fifo")
+            {
+                return Err(invalid(format!(
+                    "{prefix}RedrivePolicy: must use a FIFO queue as DLQ for a FIFO Subscription to a FIFO Topic."
+                )));
+            }
+            sub.redrive = Some((arn.to_string(), value.to_string()));
+        }
+        "DeliveryPolicy" if !value.is_empty() => {
+            serde_json::from_str::<serde_json::Value>(value).map_err(|e| {
+                invalid(format!("{prefix}DeliveryPolicy: failed to parse JSON. {e}"))
+            })?;
+            sub.attributes.insert(name.into(), value.into());
+        }
+        _ if PLAIN_ATTRIBUTES.contains(&name) => {
+            if value.is_empty() {
+                sub.attributes.remove(name);
+            } else {
+                sub.attributes.insert(name.into(), value.into());
+            }
+        }
+        _ => return Err(invalid("AttributeName")),
+    }
+    Ok(())
+}
+
+fn parse_filter(text: &str, scope: FilterScope, prefix: &str) -> Result<FilterPolicy, SnsError> {
+    FilterPolicy::parse(text, scope).map_err(|e| match e {
+        FilterError::Invalid(m) if m == NESTED_IN_ATTRIBUTE_SCOPE => invalid(m),
+        FilterError::Invalid(m) => invalid(format!("{prefix}FilterPolicy: {m}")),
+        FilterError::Limit(m) => {
+            SnsError::FilterPolicyLimitExceeded(format!("Filter policy limit exceeded: {m}"))
+        }
+    })
+}
+
+pub fn subscribe(
+    e: &mut Engine,
+    cx: &Context,
+    input: SubscribeInput,
+) -> Result<SubscriptionArnOutput, SnsError> {
+    let topic = topic_mut(e, cx, &input.topic_arn)?;
+    if !allows(topic, &cx.account, "SNS:Subscribe") {
+        return Err(SnsError::AuthorizationError(format!(
+            "User: arn:aws:iam::{}:root is not authorized to perform: SNS:Subscribe on resource: {}",
+            cx.account, topic.arn
+        )));
+    }
+    let fifo_topic = topic.fifo;
+    let protocol = input.protocol.to_ascii_lowercase();
+    if !PROTOCOLS.contains(&protocol.as_str()) {
+        return Err(invalid(format!(
+            "Amazon SNS does not support this protocol string: {}",
+            input.protocol
+        )));
+    }
+    let endpoint = input.endpoint.unwrap_or_default();
+    check_endpoint(&protocol, &endpoint, fifo_topic)?;
+    if fifo_topic && protocol != "sqs" {
+        return Err(invalid(format!(
+            "Invalid parameter: Endpoint Reason: FIFO topics only support SQS subscriptions, not {protocol}"
+        )));
+    }
+    if protocol == "firehose" && !input.attributes.contains_key("SubscriptionRoleArn") {
+        return Err(invalid(
+            "Attributes Reason: SubscriptionRoleArn must be specified for firehose subscriptions",
+        ));
+    }
+    let id = e.rng.uuid();
+    let token: String = (0..4)
+        .map(|_| format!("{:016x}", e.rng.next_u64()))
+        .collect();
+    let mut sub = Subscription {
+        arn: format!("{}:{id}", input.topic_arn),
+        topic_arn: input.topic_arn.clone(),
+        owner: cx.account.clone(),
+        protocol: protocol.clone(),
+        endpoint,
+        confirmed: !matches!(protocol.as_str(), "http" | "https" | "email" | "email-json"),
+        confirmation_authenticated: false,
+        token,
+        raw: false,
+        filter: None,
+        filter_scope: FilterScope::MessageAttributes,
+        redrive: None,
+        attributes: BTreeMap::new(),
+    };
+    sub.confirmation_authenticated = sub.confirmed;
+    // FilterPolicyScope first: the policy is parsed for its scope.
+    if let Some(scope) = input.attributes.get("FilterPolicyScope") {
+        apply_attribute(
+            &mut sub,
+            "FilterPolicyScope",
+            scope,
+            "Attributes Reason: ",
+            fifo_topic,
+        )?;
+    }
+    for (k, v) in input
+        .attributes
+        .iter()
+        .filter(|(k, _)| *k != "FilterPolicyScope")
+    {
+        apply_attribute(&mut sub, k, v, "Attributes Reason: ", fifo_topic)?;
+    }
+    // Subscribing the same endpoint again answers the existing subscription.
+    let existing = e
+        .sns
+        .subscriptions_of(&input.topic_arn)
+        .find(|s| s.protocol == sub.protocol && s.endpoint == sub.endpoint);
+    if let Some(existing) = existing {
+        let same = existing.raw == sub.raw
+            && existing.filter.as_ref().map(|f| &f.1) == sub.filter.as_ref().map(|f| &f.1)
+            && existing.redrive == sub.redrive
+            && existing.attributes == sub.attributes;
+        if !same {
+            return Err(invalid(
+                "Attributes Reason: Subscription already exists with different attributes",
+            ));
+        }
+        let arn = if existing.confirmed || input.return_subscription_arn {
+            existing.arn.clone()
+        } else {
+            "pending confirmation".into()
+        };
+        return Ok(SubscriptionArnOutput {
+            subscription_arn: arn,
+        });
+    }
+    let (arn, confirmed) = (sub.arn.clone(), sub.confirmed);
+    e.sns.subscriptions.insert(arn.clone(), sub);
+    if !confirmed {
+        send_confirmation(e, cx, &arn, "SubscriptionConfirmation");
+    }
+    let shown = if confirmed || input.return_subscription_arn {
+        arn
+    } else {
+        "pending confirmation".into()
+    };
+    Ok(SubscriptionArnOutput {
+        subscription_arn: shown,
+    })
+}
+
+pub fn confirm_subscription(
+    e: &mut Engine,
+    cx: &Context,
+    input: ConfirmSubscriptionInput,
+) -> Result<SubscriptionArnOutput, SnsError> {
+    parse_topic_arn(cx, &input.topic_arn, "Topic")?;
+    let well_formed = input.token.len() >= 16 && input.token.bytes().all(|b| b.is_ascii_hexdigit());
+    if !well_formed {
+        return Err(invalid("Token"));
+    }
+    // The token names the subscription; the topic ARN only has to be well formed.
+    let sub = e
+        .sns
+        .subscriptions
+        .values_mut()
+        .find(|s| s.token == input.token)
+        .ok_or_else(|| invalid("Token"))?;
+    sub.confirmed = true;
+    sub.confirmation_authenticated = cx.access_key.is_some()
+        && input
+            .authenticate_on_unsubscribe
+            .as_deref()
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    Ok(SubscriptionArnOutput {
+        subscription_arn: sub.arn.clone(),
+    })
+}
+
+fn subscription_mut<'e>(e: &'e mut Engine, arn: &str) -> Result<&'e mut Subscription, SnsError> {
+    if arn.split(':').count() != 7 || !arn.starts_with("arn:aws:sns:") {
+        return Err(invalid("SubscriptionArn"));
+    }
+    e.sns
+        .subscriptions
+        .get_mut(arn)
+        .ok_or_else(|| SnsError::NotFound("Subscription does not exist".into()))
+}
+
+pub fn unsubscribe(
+    e: &mut Engine,
+    cx: &Context,
+    input: SubscriptionArnInput,
+) -> Result<Empty, SnsError> {
+    let sub = subscription_mut(e, &input.subscription_arn)?;
+    let (http, topic_arn) = (
+        matches!(sub.protocol.as_str(), "http" | "https"),
+        sub.topic_arn.clone(),
+    );
+    if http {
+        // The endpoint hears of it, so it can resubscribe with the token.
+        send_confirmation(e, cx, &input.subscription_arn, "UnsubscribeConfirmation");
+    }
+    e.sns.subscriptions.remove(&input.subscription_arn);
+    if let Some(topic) = e.sns.topics.get_mut(&topic_arn) {
+        topic.subscriptions_deleted += 1;
+    }
+    Ok(Empty {})
+}
+
+pub fn get_subscription_attributes(
+    e: &mut Engine,
+    _cx: &Context,
+    input: SubscriptionArnInput,
+) -> Result<AttributesOutput, SnsError> {
+    let sub = subscription_mut(e, &input.subscription_arn)?;
+    let mut attributes: Attributes = sub.attributes.clone();
+    attributes.insert("SubscriptionArn".into(), sub.arn.clone());
+    attributes.insert("TopicArn".into(), sub.topic_arn.clone());
+    attributes.insert("Owner".into(), sub.owner.clone());
+    attributes.insert("Protocol".into(), sub.protocol.clone());
+    attributes.insert("Endpoint".into(), sub.endpoint.clone());
+    attributes.insert("PendingConfirmation".into(), (!sub.confirmed).to_string());
+    attributes.insert(
+        "ConfirmationWasAuthenticated".into(),
+        sub.confirmation_authenticated.to_string(),
+    );
+    attributes.insert("RawMessageDelivery".into(), sub.raw.to_string());
+    attributes.insert(
+        "SubscriptionPrincipal".into(),
+        format!("arn:aws:iam::{}:root", sub.owner),
+    );
+    if let Some((_, text)) = &sub.filter {
+        attributes.insert("FilterPolicy".into(), text.clone());
+        let scope = match sub.filter_scope {
+            FilterScope::MessageAttributes => "MessageAttributes",
+            FilterScope::MessageBody => "MessageBody",
+        };
+        attributes.insert("FilterPolicyScope".into(), scope.into());
+    }
+    if let Some((_, text)) = &sub.redrive {
+        attributes.insert("RedrivePolicy".into(), text.clone());
+    }
+    let http = matches!(sub.protocol.as_str(), "http" | "https");
+    let topic_arn = sub.topic_arn.clone();
+    if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
+        let topic_policy: serde_json::Value =
+            serde_json::from_str(&super::topics::effective_delivery_policy(topic))
+                .unwrap_or_default();
+        let http_policy = &topic_policy["http"];
+        let sub = &e.sns.subscriptions[&input.subscription_arn];
+        let own: serde_json::Value = sub
+            .attributes
+            .get("DeliveryPolicy")
+            .and_then(|p| serde_json::from_str(p).ok())
+            .unwrap_or_default();
+        let effective = serde_json::json!({
+            "healthyRetryPolicy": own.get("healthyRetryPolicy").filter(|v| !v.is_null()).unwrap_or(&http_policy["defaultHealthyRetryPolicy"]),
+            "sicklyRetryPolicy": null,
+            "throttlePolicy": own.get("throttlePolicy").filter(|v| !v.is_null()).or(http_policy.get("defaultThrottlePolicy")).cloned().unwrap_or(serde_json::Value::Null),
+            "requestPolicy": own.get("requestPolicy").filter(|v| !v.is_null()).unwrap_or(&http_policy["defaultRequestPolicy"]),
+            "guaranteed": false,
+        });
+        attributes.insert("EffectiveDeliveryPolicy".into(), effective.to_string());
+    }
+    Ok(AttributesOutput { attributes })
+}
+
+pub fn set_subscription_attributes(
+    e: &mut Engine,
+    _cx: &Context,
+    input: SetSubscriptionAttributesInput,
+) -> Result<Empty, SnsError> {
+    let topic_arn = subscription_mut(e, &input.subscription_arn)?
+        .topic_arn
+        .clone();
+    let fifo_topic = e.sns.topics.get(&topic_arn).is_some_and(|t| t.fifo);
+    let sub = subscription_mut(e, &input.subscription_arn)?;
+    let value = input.attribute_value.unwrap_or_default();
+    apply_attribute(sub, &input.attribute_name, &value, "", fifo_topic).map(|()| Empty {})
+}
+
+fn entry(s: &Subscription) -> SubscriptionEntry {
+    SubscriptionEntry {
+        subscription_arn: s.listed_arn().to_string(),
+        owner: s.owner.clone(),
+        protocol: s.protocol.clone(),
+        endpoint: s.endpoint.clone(),
+        topic_arn: s.topic_arn.clone(),
+    }
+}
+
+pub fn list_subscriptions(
+    e: &mut Engine,
+    cx: &Context,
+    input: NextTokenInput,
+) -> Result<ListSubscriptionsOutput, SnsError> {
+    let prefix = format!("arn:aws:sns:{}:{}:", cx.region, cx.account);
+    let mine = e
+        .sns
+        .subscriptions
+        .iter()
+        .filter(|(k, _)| k.starts_with(&prefix))
+        .map(|(k, s)| (k, entry(s)));
+    let (subscriptions, next_token) = page(mine, input.next_token.as_deref())?;
+    Ok(ListSubscriptionsOutput {
+        subscriptions,
+        next_token,
+    })
+}
+
+pub fn list_subscriptions_by_topic(
+    e: &mut Engine,
+    cx: &Context,
+    input: NextTokenInput,
+) -> Result<ListSubscriptionsOutput, SnsError> {
+    let topic_arn = input.topic_arn.clone().unwrap_or_default();
+    topic_mut(e, cx, &topic_arn)?;
+    let of_topic = e
+        .sns
+        .subscriptions
+        .iter()
+        .filter(|(_, s)| s.topic_arn == topic_arn)
+        .map(|(k, s)| (k, entry(s)));
+    let (subscriptions, next_token) = page(of_topic, input.next_token.as_deref())?;
+    Ok(ListSubscriptionsOutput {
+        subscriptions,
+        next_token,
+    })
+}

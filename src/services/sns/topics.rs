@@ -1,0 +1,559 @@
+//! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
+
+use super::signing::SignatureVersion;
+use super::store::Topic;
+use super::types::*;
+use super::{SnsError, invalid, parse_topic_arn};
+use crate::engine::Engine;
+use crate::services::Context;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+
+/// Topic attributes a client may set besides those with their own handling.
+const PLAIN_ATTRIBUTES: [&str; 20] = [
+    "DisplayName",
+    "DeliveryPolicy",
+    "KmsMasterKeyId",
+    "TracingConfig",
+    "ArchivePolicy",
+    "ApplicationSuccessFeedbackRoleArn",
+    "ApplicationSuccessFeedbackSampleRate",
+    "ApplicationFailureFeedbackRoleArn",
+    "HTTPSuccessFeedbackRoleArn",
+    "HTTPSuccessFeedbackSampleRate",
+    "HTTPFailureFeedbackRoleArn",
+    "LambdaSuccessFeedbackRoleArn",
+    "LambdaSuccessFeedbackSampleRate",
+    "LambdaFailureFeedbackRoleArn",
+    "SQSSuccessFeedbackRoleArn",
+    "SQSSuccessFeedbackSampleRate",
+    "SQSFailureFeedbackRoleArn",
+    "FirehoseSuccessFeedbackRoleArn",
+    "FirehoseSuccessFeedbackSampleRate",
+    "FirehoseFailureFeedbackRoleArn",
+];
+
+/// The policy SNS gives every topic: the owner account may do everything.
+fn default_policy(arn: &str, account: &str) -> Value {
+    json!({
+        "Version": "2008-10-17",
+        "Id": "__default_policy_ID",
+        "Statement": [{
+            "Sid": "__default_statement_ID",
+            "Effect": "Allow",
+            "Principal": {"AWS": "*"},
+            "Action": ["SNS:GetTopicAttributes", "SNS:SetTopicAttributes", "SNS:AddPermission",
+                "SNS:RemovePermission", "SNS:DeleteTopic", "SNS:Subscribe", "SNS:ListSubscriptionsByTopic",
+                "SNS:Publish"],
+            "Resource": arn,
+            "Condition": {"StringEquals": {"AWS:SourceOwner": account}}
+        }]
+    })
+}
+
+/// The delivery policy in force for HTTP/S when the topic sets none (system defaults).
+const DEFAULT_EFFECTIVE_DELIVERY_POLICY: &str = r#"{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false,"defaultRequestPolicy":{"headerContentType":"text/plain; charset=UTF-8"}}}"#;
+
+fn valid_topic_name(name: &str) -> bool {
+    (1..=256).contains(&name.len())
+        && name
+            .strip_suffix(".fifo")
+            .unwrap_or(name)
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Applies one topic attribute (`creating`: CreateTopic's Attributes, else SetTopicAttributes).
+fn apply_attribute(
+    topic: &mut Topic,
+    name: &str,
+    value: &str,
+    creating: bool,
+) -> Result<(), SnsError> {
+    let prefix = if creating { "Attributes Reason: " } else { "" };
+    match name {
+        "FifoTopic" if creating => {}
+        "FifoTopic" => return Err(invalid("AttributeName")),
+        "ContentBasedDeduplication" | "FifoThroughputScope" if !topic.fifo => {
+            return Err(invalid(format!(
+                "{prefix}{name}: Invalid parameter: The attribute {name} can only be set for FIFO topics"
+            )));
+        }
+        "ContentBasedDeduplication" => match value {
+            "true" | "false" => topic.content_based_dedup = value == "true",
+            _ => return Err(invalid(format!("{prefix}ContentBasedDeduplication"))),
+        },
+        "FifoThroughputScope" => match value {
+            "Topic" | "MessageGroup" => topic.dedup_per_group = value == "MessageGroup",
+            _ => return Err(invalid(format!("{prefix}FifoThroughputScope"))),
+        },
+        "SignatureVersion" => {
+            topic.signature_version = SignatureVersion::parse(value)
+                .ok_or_else(|| invalid(format!("{prefix}SignatureVersion")))?;
+            topic.attributes.insert(name.into(), value.into());
+        }
+        "Policy" if value.is_empty() => topic.policy = None,
+        "Policy" => {
+            let doc: Value = serde_json::from_str(value)
+                .map_err(|_| invalid(format!("{prefix}Policy: failed to parse JSON.")))?;
+            if !doc.is_object() {
+                return Err(invalid(format!("{prefix}Policy: failed to parse JSON.")));
+            }
+            topic.policy = Some(doc);
+        }
+        "DeliveryPolicy" | "ArchivePolicy" if !value.is_empty() => {
+            serde_json::from_str::<Value>(value)
+                .map_err(|_| invalid(format!("{prefix}{name}: failed to parse JSON.")))?;
+            topic.attributes.insert(name.into(), value.into());
+        }
+        "TracingConfig" if !matches!(value, "PassThrough" | "Active") => {
+            return Err(invalid(format!(
+                "{prefix}TracingConfig: Invalid value [{value}]. Must be PassThrough or Active."
+            )));
+        }
+        _ if PLAIN_ATTRIBUTES.contains(&name) => {
+            if value.is_empty() {
+                topic.attributes.remove(name);
+            } else {
+                topic.attributes.insert(name.into(), value.into());
+            }
+        }
+        _ => return Err(invalid("AttributeName")),
+    }
+    Ok(())
+}
+
+fn check_tags(tags: &[Tag]) -> Result<(), SnsError> {
+    for tag in tags {
+        if tag.key.is_empty() || tag.key.chars().count() > 128 || tag.value.chars().count() > 256 {
+            return Err(invalid("Tags"));
+        }
+    }
+    Ok(())
+}
+
+pub fn create_topic(
+    e: &mut Engine,
+    cx: &Context,
+    input: CreateTopicInput,
+) -> Result<TopicArnOutput, SnsError> {
+    let name = input.name;
+    let fifo = match input.attributes.get("FifoTopic").map(String::as_str) {
+        Some("true") => true,
+        Some("false") | None => false,
+        Some(_) => return Err(invalid("Attributes Reason: FifoTopic")),
+    };
+    if !valid_topic_name(&name) || name.ends_with(".fifo") != fifo {
+        return Err(invalid("Topic Name"));
+    }
+    check_tags(&input.tags)?;
+    let arn = format!("arn:aws:sns:{}:{}:{}", cx.region, cx.account, name);
+    let mut topic = Topic {
+        arn: arn.clone(),
+        name,
+        account: cx.account.clone(),
+        region: cx.region.clone(),
+        created_at: e.now(),
+        fifo,
+        content_based_dedup: false,
+        dedup_per_group: false,
+        signature_version: SignatureVersion::V1,
+        policy: None,
+        attributes: BTreeMap::new(),
+        tags: input
+            .tags
+            .iter()
+            .map(|t| (t.key.clone(), t.value.clone()))
+            .collect(),
+        data_protection_policy: input.data_protection_policy,
+        subscriptions_deleted: 0,
+        dedup: HashMap::new(),
+        next_sequence_number: 10_000_000_000_000_000_000,
+    };
+    for (k, v) in &input.attributes {
+        apply_attribute(&mut topic, k, v, true)?;
+    }
+    if let Some(existing) = e.sns.topics.get(&arn) {
+        // Idempotent for equal attributes and tags (AWS: error on different ones).
+        let same_attributes = existing.attributes == topic.attributes
+            && existing.policy == topic.policy
+            && existing.content_based_dedup == topic.content_based_dedup
+            && existing.dedup_per_group == topic.dedup_per_group;
+        if !same_attributes {
+            return Err(invalid(
+                "Attributes Reason: Topic already exists with different attributes",
+            ));
+        }
+        if !topic.tags.is_empty() && existing.tags != topic.tags {
+            return Err(invalid(
+                "Tags Reason: Topic already exists with different tags",
+            ));
+        }
+        return Ok(TopicArnOutput { topic_arn: arn });
+    }
+    e.sns.topics.insert(arn.clone(), topic);
+    Ok(TopicArnOutput { topic_arn: arn })
+}
+
+/// The topic an ARN names, in the caller's region.
+pub(crate) fn topic_mut<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    arn: &str,
+) -> Result<&'e mut Topic, SnsError> {
+    parse_topic_arn(cx, arn, "TopicArn")?;
+    e.sns
+        .topics
+        .get_mut(arn)
+        .ok_or_else(|| SnsError::NotFound("Topic does not exist".into()))
+}
+
+pub fn delete_topic(e: &mut Engine, cx: &Context, input: TopicArnInput) -> Result<Empty, SnsError> {
+    parse_topic_arn(cx, &input.topic_arn, "TopicArn")?;
+    // Deleting a topic that does not exist succeeds, as in SNS.
+    if e.sns.topics.remove(&input.topic_arn).is_some() {
+        e.sns
+            .subscriptions
+            .retain(|_, s| s.topic_arn != input.topic_arn);
+    }
+    Ok(Empty {})
+}
+
+pub fn get_topic_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: TopicArnInput,
+) -> Result<AttributesOutput, SnsError> {
+    topic_mut(e, cx, &input.topic_arn)?;
+    let topic = &e.sns.topics[&input.topic_arn];
+    let (confirmed, pending) = e
+        .sns
+        .subscriptions_of(&topic.arn)
+        .fold(
+            (0, 0),
+            |(c, p), s| {
+                if s.confirmed { (c + 1, p) } else { (c, p + 1) }
+            },
+        );
+    let mut attributes: Attributes = topic.attributes.clone();
+    attributes.insert("TopicArn".into(), topic.arn.clone());
+    attributes.insert("Owner".into(), topic.account.clone());
+    let policy = topic
+        .policy
+        .clone()
+        .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
+    attributes.insert("Policy".into(), policy.to_string());
+    attributes.entry("DisplayName".into()).or_default();
+    attributes.insert("SubscriptionsConfirmed".into(), confirmed.to_string());
+    attributes.insert("SubscriptionsPending".into(), pending.to_string());
+    attributes.insert(
+        "SubscriptionsDeleted".into(),
+        topic.subscriptions_deleted.to_string(),
+    );
+    attributes.insert(
+        "EffectiveDeliveryPolicy".into(),
+        effective_delivery_policy(topic),
+    );
+    if topic.fifo {
+        attributes.insert("FifoTopic".into(), "true".into());
+        attributes.insert(
+            "ContentBasedDeduplication".into(),
+            topic.content_based_dedup.to_string(),
+        );
+        let scope = if topic.dedup_per_group {
+            "MessageGroup"
+        } else {
+            "Topic"
+        };
+        attributes.insert("FifoThroughputScope".into(), scope.into());
+    }
+    Ok(AttributesOutput { attributes })
+}
+
+/// The topic's HTTP/S delivery policy with system defaults filled in.
+pub(crate) fn effective_delivery_policy(topic: &Topic) -> String {
+    let mut effective: Value =
+        serde_json::from_str(DEFAULT_EFFECTIVE_DELIVERY_POLICY).expect("valid default");
+    let set = topic
+        .attributes
+        .get("DeliveryPolicy")
+        .and_then(|p| serde_json::from_str::<Value>(p).ok());
+    if let Some(http) = set.as_ref().and_then(|p| p.get("http")) {
+        let target = &mut effective["http"];
+        if let Some(retry) = http
+            .get("defaultHealthyRetryPolicy")
+            .and_then(Value::as_object)
+        {
+            for (k, v) in retry {
+                target["defaultHealthyRetryPolicy"][k] = v.clone();
+            }
+        }
+        for key in ["disableSubscriptionOverrides", "defaultThrottlePolicy"] {
+            if let Some(v) = http.get(key).filter(|v| !v.is_null()) {
+                target[key] = v.clone();
+            }
+        }
+        if let Some(v) = http.get("defaultRequestPolicy").filter(|v| !v.is_null()) {
+            target["defaultRequestPolicy"] = v.clone();
+        }
+    }
+    effective.to_string()
+}
+
+pub fn set_topic_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: SetTopicAttributesInput,
+) -> Result<Empty, SnsError> {
+    let topic = topic_mut(e, cx, &input.topic_arn)?;
+    apply_attribute(
+        topic,
+        &input.attribute_name,
+        input.attribute_value.as_deref().unwrap_or(""),
+        false,
+    )?;
+    Ok(Empty {})
+}
+
+/// One page of 100 items after the item named by `token` (base64 of the last item's key).
+pub(crate) fn page<'a, T>(
+    items: impl Iterator<Item = (&'a String, T)>,
+    token: Option<&str>,
+) -> Result<(Vec<T>, Option<String>), SnsError> {
+    let after = match token {
+        Some(t) => Some(
+            B64.decode(t)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| invalid("NextToken"))?,
+        ),
+        None => None,
+    };
+    let mut items = items
+        .filter(|(k, _)| after.as_ref().is_none_or(|a| *k > a))
+        .peekable();
+    let mut out = Vec::new();
+    let mut last = None;
+    while out.len() < 100 {
+        let Some((k, v)) = items.next() else { break };
+        last = Some(k.clone());
+        out.push(v);
+    }
+    let next = items.peek().and(last).map(|k| B64.encode(k));
+    Ok((out, next))
+}
+
+pub fn list_topics(
+    e: &mut Engine,
+    cx: &Context,
+    input: NextTokenInput,
+) -> Result<ListTopicsOutput, SnsError> {
+    let mine = e
+        .sns
+        .topics
+        .iter()
+        .filter(|(_, t)| t.account == cx.account && t.region == cx.region);
+    let (topics, next_token) = page(
+        mine.map(|(k, t)| {
+            (
+                k,
+                TopicEntry {
+                    topic_arn: t.arn.clone(),
+                },
+            )
+        }),
+        input.next_token.as_deref(),
+    )?;
+    Ok(ListTopicsOutput { topics, next_token })
+}
+
+fn tagged_topic<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Topic, SnsError> {
+    parse_topic_arn(cx, arn, "ResourceArn")?;
+    e.sns
+        .topics
+        .get_mut(arn)
+        .ok_or_else(|| SnsError::ResourceNotFound("Resource does not exist".into()))
+}
+
+pub fn tag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: TagResourceInput,
+) -> Result<Empty, SnsError> {
+    check_tags(&input.tags)?;
+    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    let mut tags: BTreeMap<String, String> = topic.tags.iter().cloned().collect();
+    for tag in input.tags {
+        tags.insert(tag.key, tag.value);
+    }
+    if tags.len() > 50 {
+        return Err(SnsError::TagLimitExceeded(
+            "Could not complete request: tag quota of per resource exceeded".into(),
+        ));
+    }
+    topic.tags = tags.into_iter().collect();
+    Ok(Empty {})
+}
+
+pub fn untag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: UntagResourceInput,
+) -> Result<Empty, SnsError> {
+    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    topic.tags.retain(|(k, _)| !input.tag_keys.contains(k));
+    Ok(Empty {})
+}
+
+pub fn list_tags_for_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: ResourceArnInput,
+) -> Result<TagsOutput, SnsError> {
+    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    let tags = topic
+        .tags
+        .iter()
+        .map(|(key, value)| Tag {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    Ok(TagsOutput { tags })
+}
+
+const ACTIONS: [&str; 9] = [
+    "Publish",
+    "Subscribe",
+    "Receive",
+    "GetTopicAttributes",
+    "SetTopicAttributes",
+    "AddPermission",
+    "RemovePermission",
+    "DeleteTopic",
+    "ListSubscriptionsByTopic",
+];
+
+pub fn add_permission(
+    e: &mut Engine,
+    cx: &Context,
+    input: AddPermissionInput,
+) -> Result<Empty, SnsError> {
+    let topic = topic_mut(e, cx, &input.topic_arn)?;
+    if input
+        .action_name
+        .iter()
+        .any(|a| !ACTIONS.contains(&a.as_str()) && a != "*")
+    {
+        return Err(invalid("Policy statement action out of service scope!"));
+    }
+    let mut policy = topic
+        .policy
+        .clone()
+        .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
+    let statements = policy
+        .get_mut("Statement")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| invalid("Policy"))?;
+    if statements.iter().any(|s| s["Sid"] == input.label.as_str()) {
+        return Err(invalid("Statement already exists"));
+    }
+    let principals: Vec<String> = input
+        .aws_account_id
+        .iter()
+        .map(|a| format!("arn:aws:iam::{a}:root"))
+        .collect();
+    let actions: Vec<String> = input
+        .action_name
+        .iter()
+        .map(|a| format!("SNS:{a}"))
+        .collect();
+    let one_or_many = |v: Vec<String>| if v.len() == 1 { json!(v[0]) } else { json!(v) };
+    statements.push(json!({
+        "Sid": input.label,
+        "Effect": "Allow",
+        "Principal": {"AWS": one_or_many(principals)},
+        "Action": one_or_many(actions),
+        "Resource": topic.arn,
+    }));
+    topic.policy = Some(policy);
+    Ok(Empty {})
+}
+
+pub fn remove_permission(
+    e: &mut Engine,
+    cx: &Context,
+    input: RemovePermissionInput,
+) -> Result<Empty, SnsError> {
+    let topic = topic_mut(e, cx, &input.topic_arn)?;
+    let mut policy = topic
+        .policy
+        .clone()
+        .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
+    if let Some(statements) = policy.get_mut("Statement").and_then(Value::as_array_mut) {
+        statements.retain(|s| s["Sid"] != input.label.as_str());
+    }
+    topic.policy = Some(policy);
+    Ok(Empty {})
+}
+
+/// Whether the topic's policy lets `account` do `action` (`SNS:Publish`, `SNS:Subscribe`).
+pub(crate) fn allows(topic: &Topic, account: &str, action: &str) -> bool {
+    if account == topic.account {
+        return true;
+    }
+    let policy = topic
+        .policy
+        .clone()
+        .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
+    let statements = policy["Statement"].as_array().cloned().unwrap_or_default();
+    let listed = |v: &Value, want: &dyn Fn(&str) -> bool| match v {
+        Value::String(s) => want(s),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).any(want),
+        _ => false,
+    };
+    statements.iter().any(|s| {
+        let principal = &s["Principal"];
+        let principal_ok = principal == "*"
+            || listed(&principal["AWS"], &|p| {
+                p == "*" || p == account || p == format!("arn:aws:iam::{account}:root")
+            });
+        let action_ok = listed(&s["Action"], &|a| {
+            a == "*" || a == "SNS:*" || a.eq_ignore_ascii_case(action)
+        });
+        let owner = &s["Condition"]["StringEquals"]["AWS:SourceOwner"];
+        let condition_ok = s.get("Condition").is_none() || owner == account;
+        s["Effect"] == "Allow" && principal_ok && action_ok && condition_ok
+    })
+}
+
+pub fn get_data_protection_policy(
+    e: &mut Engine,
+    cx: &Context,
+    input: ResourceArnInput,
+) -> Result<DataProtectionPolicyOutput, SnsError> {
+    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    Ok(DataProtectionPolicyOutput {
+        data_protection_policy: topic.data_protection_policy.clone(),
+    })
+}
+
+pub fn put_data_protection_policy(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutDataProtectionPolicyInput,
+) -> Result<Empty, SnsError> {
+    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    if !input.data_protection_policy.is_empty() {
+        let doc: Value = serde_json::from_str(&input.data_protection_policy)
+            .map_err(|_| invalid("DataProtectionPolicy: failed to parse JSON."))?;
+        if !doc.is_object() {
+            return Err(invalid("DataProtectionPolicy: failed to parse JSON."));
+        }
+    }
+    topic.data_protection_policy =
+        (!input.data_protection_policy.is_empty()).then_some(input.data_protection_policy);
+    Ok(Empty {})
+}
