@@ -3,6 +3,7 @@
 
 pub mod envelope;
 pub mod filter;
+mod platform;
 mod publish;
 pub mod signing;
 pub mod store;
@@ -114,7 +115,7 @@ pub async fn call(
         }
         "Publish" => typed(input, |i| publish(&mut e(), cx, i)),
         "PublishBatch" => typed(input, |i| publish_batch(&mut e(), cx, i)),
-        _ => Err(crate::services::not_yet(operation)),
+        _ => platform::call(&mut e(), cx, operation, input).unwrap_or_else(|| Err(crate::services::not_yet(operation))),
     }
 }
 
