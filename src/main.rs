@@ -22,6 +22,32 @@ struct Cli {
 enum Command {
     /// Serve the AWS APIs and the control API (the default).
     Serve(ServeArgs),
+    /// Work with SNS delivery policies without sending a message.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Validate a subscription DeliveryPolicy as the API does and print its retry schedule.
+    Simulate {
+        /// The policy document (JSON), or `-` for standard input.
+        file: String,
+        /// The subscription protocol: http and https use the policy; sqs, lambda, firehose,
+        /// email, email-json, sms and application follow the policy SNS fixes for them.
+        #[arg(long, default_value = "https")]
+        protocol: String,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Table,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -112,6 +138,16 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
+        Some(Command::Policy {
+            command:
+                PolicyCommand::Simulate {
+                    file,
+                    protocol,
+                    format,
+                },
+        }) => {
+            return simulate(&file, &protocol, format);
+        }
         None => cli.serve,
     };
     tracing_subscriber::fmt()
@@ -143,6 +179,60 @@ async fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// `switchyard policy simulate`: the schedule a delivery policy gives, attempt by attempt.
+fn simulate(file: &str, protocol: &str, format: Format) -> std::process::ExitCode {
+    use std::io::Read;
+    use switchyard::services::sns::delivery_policy::{schedule_for, simulate};
+    let mut text = String::new();
+    let read = if file == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(file).map(|t| text = t)
+    };
+    if let Err(e) = read {
+        eprintln!("switchyard: {file}: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
+    let schedule = match schedule_for(protocol, Some(&text)) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("{message}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let rows = simulate(&schedule);
+    let total = rows.last().map_or(0.0, |r| r.since_first_seconds);
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => {
+            let doc =
+                serde_json::json!({"protocol": protocol, "attempts": rows, "totalSeconds": total});
+            let _ = writeln!(out, "{doc}");
+        }
+        Format::Table => {
+            let _ = writeln!(
+                out,
+                "{:>7}  {:<12}  {:>10}  {:>14}",
+                "attempt", "phase", "delay (s)", "since first (s)"
+            );
+            for r in &rows {
+                let _ = writeln!(
+                    out,
+                    "{:>7}  {:<12}  {:>10.3}  {:>14.3}",
+                    r.attempt, r.phase, r.delay_seconds, r.since_first_seconds
+                );
+            }
+            let _ = writeln!(
+                out,
+                "{} attempts (1 + {} retries) over {total:.3} s",
+                rows.len(),
+                rows.len() - 1
+            );
+        }
+    }
+    std::process::ExitCode::SUCCESS
 }
 
 async fn shutdown_signal() {

@@ -87,9 +87,15 @@ pub fn router(app: Arc<App>) -> Router {
 async fn aws(State(app): State<Arc<App>>, request: Request) -> Response {
     // The certificate SNS signatures verify against (SigningCertURL).
     let signer = &crate::services::sns::SIGNER;
-    if request.method() == axum::http::Method::GET && request.uri().path().strip_prefix('/') == Some(signer.certificate_name()) {
+    if request.method() == axum::http::Method::GET
+        && request.uri().path().strip_prefix('/') == Some(signer.certificate_name())
+    {
         let pem = signer.certificate_pem().to_string();
-        return ([(axum::http::header::CONTENT_TYPE, "application/x-pem-file")], pem).into_response();
+        return (
+            [(axum::http::header::CONTENT_TYPE, "application/x-pem-file")],
+            pem,
+        )
+            .into_response();
     }
     let (parts, body) = request.into_parts();
     crate::protocol::handle(app, parts, body).await

@@ -1,6 +1,7 @@
 //! Amazon SNS over AWS Query: topics, subscriptions, publishing and fan-out to SQS, HTTP(S) and
 //! the outbox through the engine's delivery path.
 
+pub mod delivery_policy;
 pub mod envelope;
 pub mod filter;
 mod platform;
@@ -115,7 +116,8 @@ pub async fn call(
         }
         "Publish" => typed(input, |i| publish(&mut e(), cx, i)),
         "PublishBatch" => typed(input, |i| publish_batch(&mut e(), cx, i)),
-        _ => platform::call(&mut e(), cx, operation, input).unwrap_or_else(|| Err(crate::services::not_yet(operation))),
+        _ => platform::call(&mut e(), cx, operation, input)
+            .unwrap_or_else(|| Err(crate::services::not_yet(operation))),
     }
 }
 

@@ -1,0 +1,721 @@
+//! SNS delivery policies: the `DeliveryPolicy` documents of topics and subscriptions, validated
+//! as the API does, and the four-phase retry schedule (immediate, pre-backoff, backoff,
+//! post-backoff) with its four backoff functions. Pure: no engine, no I/O. The formulas are
+//! written down in docs/sns-retries.md.
+
+use crate::engine::delivery::{Retry, RetryPolicy};
+use crate::engine::rng::Rng;
+use crate::engine::time::Millis;
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backoff {
+    Linear,
+    Arithmetic,
+    Geometric,
+    Exponential,
+}
+
+impl Backoff {
+    fn parse(s: &str) -> Option<Backoff> {
+        // The AWS CDK sends these in upper case; SNS accepts either.
+        match s.to_ascii_lowercase().as_str() {
+            "linear" => Some(Backoff::Linear),
+            "arithmetic" => Some(Backoff::Arithmetic),
+            "geometric" => Some(Backoff::Geometric),
+            "exponential" => Some(Backoff::Exponential),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backoff::Linear => "linear",
+            Backoff::Arithmetic => "arithmetic",
+            Backoff::Geometric => "geometric",
+            Backoff::Exponential => "exponential",
+        }
+    }
+
+    /// The share of the way from the minimum to the maximum delay at `t` ∈ [0, 1].
+    fn curve(self, t: f64) -> f64 {
+        match self {
+            Backoff::Linear => t,
+            Backoff::Arithmetic => 1.0 - (1.0 - t).powi(2),
+            Backoff::Geometric => 1.0 - (1.0 - t).powi(3),
+            Backoff::Exponential => (1.0 - 2f64.powf(-10.0 * t)) / (1.0 - 2f64.powi(-10)),
+        }
+    }
+}
+
+/// A healthy-retry policy: how many retries follow a failed first attempt, and how far apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    pub min_delay_s: u32,
+    pub max_delay_s: u32,
+    pub num_retries: u32,
+    pub num_no_delay_retries: u32,
+    pub num_min_delay_retries: u32,
+    pub num_max_delay_retries: u32,
+    pub backoff: Backoff,
+}
+
+/// Where a retry falls in the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Immediate,
+    PreBackoff,
+    Backoff,
+    PostBackoff,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Immediate => "immediate",
+            Phase::PreBackoff => "pre-backoff",
+            Phase::Backoff => "backoff",
+            Phase::PostBackoff => "post-backoff",
+        }
+    }
+}
+
+impl Schedule {
+    /// HTTP/S when no policy says otherwise: 3 retries, 20 s apart.
+    pub const HTTP_DEFAULT: Schedule = Schedule {
+        min_delay_s: 20,
+        max_delay_s: 20,
+        num_retries: 3,
+        num_no_delay_retries: 0,
+        num_min_delay_retries: 0,
+        num_max_delay_retries: 0,
+        backoff: Backoff::Linear,
+    };
+    /// AWS-managed endpoints (SQS, Lambda, Firehose): 100,015 retries over about 23 days.
+    pub const AWS_MANAGED: Schedule = Schedule {
+        min_delay_s: 1,
+        max_delay_s: 20,
+        num_retries: 100_015,
+        num_no_delay_retries: 3,
+        num_min_delay_retries: 2,
+        num_max_delay_retries: 100_000,
+        backoff: Backoff::Exponential,
+    };
+    /// Customer-managed endpoints (e-mail, SMS, mobile push; Firehose throttling): 50 retries
+    /// over about 6 hours.
+    pub const CUSTOMER_MANAGED: Schedule = Schedule {
+        min_delay_s: 10,
+        max_delay_s: 600,
+        num_retries: 50,
+        num_no_delay_retries: 0,
+        num_min_delay_retries: 2,
+        num_max_delay_retries: 38,
+        backoff: Backoff::Exponential,
+    };
+
+    /// The policy SNS fixes for a protocol; `None` for HTTP/S, whose policy is configurable.
+    pub fn fixed_for(protocol: &str) -> Option<Schedule> {
+        match protocol {
+            "sqs" | "lambda" | "firehose" => Some(Schedule::AWS_MANAGED),
+            "email" | "email-json" | "sms" | "application" => Some(Schedule::CUSTOMER_MANAGED),
+            _ => None,
+        }
+    }
+
+    /// numRetries − numNoDelayRetries − numMinDelayRetries − numMaxDelayRetries.
+    pub fn backoff_retries(&self) -> u32 {
+        self.num_retries
+            - self.num_no_delay_retries
+            - self.num_min_delay_retries
+            - self.num_max_delay_retries
+    }
+
+    /// The nominal delay of retry `k` (1 = the first retry) and its phase; `None` past the end.
+    pub fn retry(&self, k: u32) -> Option<(Phase, Millis)> {
+        if k == 0 || k > self.num_retries {
+            return None;
+        }
+        let (lo, hi) = (self.min_delay_s as f64, self.max_delay_s as f64);
+        let (n0, nmin, b) = (
+            self.num_no_delay_retries,
+            self.num_min_delay_retries,
+            self.backoff_retries(),
+        );
+        let ms = |s: f64| (s * 1000.0).round() as Millis;
+        Some(if k <= n0 {
+            (Phase::Immediate, 0)
+        } else if k <= n0 + nmin {
+            (Phase::PreBackoff, ms(lo))
+        } else if k <= n0 + nmin + b {
+            let j = k - n0 - nmin;
+            // The first backoff retry waits the minimum, the last the maximum.
+            let t = if b <= 1 {
+                0.0
+            } else {
+                (j - 1) as f64 / (b - 1) as f64
+            };
+            (Phase::Backoff, ms(lo + (hi - lo) * self.backoff.curve(t)))
+        } else {
+            (Phase::PostBackoff, ms(hi))
+        })
+    }
+
+    /// The nominal time from the first attempt to the last retry.
+    pub fn total_ms(&self) -> Millis {
+        let (n0, nmin, b) = (
+            self.num_no_delay_retries,
+            self.num_min_delay_retries,
+            self.backoff_retries(),
+        );
+        let backoff: Millis = (1..=b)
+            .filter_map(|j| self.retry(n0 + nmin + j))
+            .map(|(_, d)| d)
+            .sum();
+        Millis::from(nmin) * Millis::from(self.min_delay_s) * 1000
+            + backoff
+            + Millis::from(self.num_max_delay_retries) * Millis::from(self.max_delay_s) * 1000
+    }
+
+    fn to_json(self) -> Value {
+        json!({
+            "minDelayTarget": self.min_delay_s,
+            "maxDelayTarget": self.max_delay_s,
+            "numRetries": self.num_retries,
+            "numMaxDelayRetries": self.num_max_delay_retries,
+            "numNoDelayRetries": self.num_no_delay_retries,
+            "numMinDelayRetries": self.num_min_delay_retries,
+            "backoffFunction": self.backoff.name(),
+        })
+    }
+}
+
+impl RetryPolicy for Schedule {
+    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
+        let (phase, delay_ms) = self.retry(attempts)?;
+        // Equal jitter on non-zero delays: half fixed, half random (AWS does not say which).
+        let delay_ms = if jitter && delay_ms > 0 {
+            delay_ms / 2 + (rng.next_f64() * (delay_ms - delay_ms / 2) as f64).round() as Millis
+        } else {
+            delay_ms
+        };
+        Some(Retry {
+            delay_ms,
+            phase: phase.name(),
+        })
+    }
+}
+
+/// A subscription's `DeliveryPolicy`, or the `http` part of a topic's, parsed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Policy {
+    pub healthy: Option<Schedule>,
+    /// maxReceivesPerSecond.
+    pub throttle: Option<u32>,
+    pub content_type: Option<String>,
+    /// Topic level: the topic's policy wins over its subscriptions'.
+    pub disable_subscription_overrides: bool,
+}
+
+/// Where a policy document comes from: its JSON keys differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Topic,
+    Subscription,
+}
+
+fn number(obj: &Map<String, Value>, path: &str, key: &str) -> Result<Option<u32>, String> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_i64() {
+            Some(n) if n >= 0 && n <= u32::MAX as i64 => Ok(Some(n as u32)),
+            Some(_) => Err(format!("{path}.{key} must be greater than or equal to 0")),
+            None => Err(format!("{path}.{key} must be an integer")),
+        },
+    }
+}
+
+fn schedule(obj: &Map<String, Value>, path: &str, http: bool) -> Result<Schedule, String> {
+    let required = |key: &str| -> Result<u32, String> {
+        number(obj, path, key)?.ok_or_else(|| format!("{path}.{key} must be specified"))
+    };
+    let (min, max, retries) = (
+        required("minDelayTarget")?,
+        required("maxDelayTarget")?,
+        required("numRetries")?,
+    );
+    let count = |key: &str| number(obj, path, key).map(Option::unwrap_or_default);
+    let (n0, nmin, nmax) = (
+        count("numNoDelayRetries")?,
+        count("numMinDelayRetries")?,
+        count("numMaxDelayRetries")?,
+    );
+    let backoff = match obj.get("backoffFunction") {
+        None | Some(Value::Null) => Backoff::Linear,
+        Some(v) => v.as_str().and_then(Backoff::parse).ok_or_else(|| {
+            format!(
+                "{path}.backoffFunction must be one of linear, arithmetic, geometric, exponential"
+            )
+        })?,
+    };
+    if min < 1 {
+        return Err(format!(
+            "{path}.minDelayTarget must be greater than or equal to 1"
+        ));
+    }
+    if max < min {
+        return Err(format!(
+            "{path}.maxDelayTarget must be greater than or equal to minDelayTarget"
+        ));
+    }
+    if max > 3600 {
+        return Err(format!(
+            "{path}.maxDelayTarget must be less than or equal to 3600"
+        ));
+    }
+    if retries > 100 {
+        return Err(format!(
+            "{path}.numRetries must be less than or equal to 100"
+        ));
+    }
+    if u64::from(n0) + u64::from(nmin) + u64::from(nmax) > u64::from(retries) {
+        return Err(format!(
+            "{path}.numRetries must be greater than or equal to the sum of numNoDelayRetries, numMinDelayRetries and numMaxDelayRetries"
+        ));
+    }
+    let s = Schedule {
+        min_delay_s: min,
+        max_delay_s: max,
+        num_retries: retries,
+        num_no_delay_retries: n0,
+        num_min_delay_retries: nmin,
+        num_max_delay_retries: nmax,
+        backoff,
+    };
+    if http && s.total_ms() > 3_600_000 {
+        return Err(format!(
+            "{path}: total retry time must be less than or equal to 3600 seconds"
+        ));
+    }
+    Ok(s)
+}
+
+/// Parses and validates a `DeliveryPolicy` document. The error is the text after
+/// "Invalid parameter: DeliveryPolicy: " (the caller adds the prefix).
+pub fn parse(text: &str, level: Level) -> Result<Policy, String> {
+    let doc: Value =
+        serde_json::from_str(text).map_err(|e| format!("failed to parse JSON. {e}"))?;
+    let root = doc
+        .as_object()
+        .ok_or("failed to parse JSON. Expected a JSON object")?;
+    let (body, prefix, keys) = match level {
+        Level::Subscription => (
+            root,
+            "",
+            ["healthyRetryPolicy", "throttlePolicy", "requestPolicy"],
+        ),
+        Level::Topic => match root.get("http") {
+            None | Some(Value::Null) => return Ok(Policy::default()),
+            Some(Value::Object(http)) => (
+                http,
+                "http.",
+                [
+                    "defaultHealthyRetryPolicy",
+                    "defaultThrottlePolicy",
+                    "defaultRequestPolicy",
+                ],
+            ),
+            Some(_) => return Err("http must be a JSON object".into()),
+        },
+    };
+    let object = |key: &str| match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(o)) => Ok(Some(o)),
+        Some(_) => Err(format!("{prefix}{key} must be a JSON object")),
+    };
+    let mut policy = Policy::default();
+    if let Some(h) = object(keys[0])? {
+        policy.healthy = Some(schedule(h, &format!("{prefix}{}", keys[0]), true)?);
+    }
+    if let Some(t) = object(keys[1])? {
+        let path = format!("{prefix}{}", keys[1]);
+        policy.throttle = number(t, &path, "maxReceivesPerSecond")?;
+        if policy.throttle == Some(0) {
+            return Err(format!(
+                "{path}.maxReceivesPerSecond must be greater than or equal to 1"
+            ));
+        }
+    }
+    if let Some(r) = object(keys[2])? {
+        let path = format!("{prefix}{}", keys[2]);
+        match r.get("headerContentType") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if !s.is_empty() => policy.content_type = Some(s.clone()),
+            Some(_) => {
+                return Err(format!(
+                    "{path}.headerContentType must be a non-empty string"
+                ));
+            }
+        }
+    }
+    if level == Level::Topic {
+        policy.disable_subscription_overrides = body
+            .get("disableSubscriptionOverrides")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    }
+    Ok(policy)
+}
+
+/// What is in force for one HTTP/S subscription: its own policy over the topic's (unless the
+/// topic disables overrides), per sub-policy, then system defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effective {
+    pub healthy: Schedule,
+    pub throttle: Option<u32>,
+    pub content_type: String,
+}
+
+pub fn effective(topic: &Policy, subscription: &Policy) -> Effective {
+    let (first, second) = if topic.disable_subscription_overrides {
+        (topic, subscription)
+    } else {
+        (subscription, topic)
+    };
+    Effective {
+        healthy: first
+            .healthy
+            .or(second.healthy)
+            .unwrap_or(Schedule::HTTP_DEFAULT),
+        throttle: first.throttle.or(second.throttle),
+        content_type: first
+            .content_type
+            .clone()
+            .or_else(|| second.content_type.clone())
+            .unwrap_or_else(|| "text/plain; charset=UTF-8".into()),
+    }
+}
+
+impl Effective {
+    /// A subscription's `EffectiveDeliveryPolicy` attribute.
+    pub fn subscription_json(&self) -> String {
+        let throttle = self
+            .throttle
+            .map_or(Value::Null, |n| json!({"maxReceivesPerSecond": n}));
+        json!({
+            "healthyRetryPolicy": self.healthy.to_json(),
+            "sicklyRetryPolicy": null,
+            "throttlePolicy": throttle,
+            "requestPolicy": {"headerContentType": self.content_type},
+            "guaranteed": false,
+        })
+        .to_string()
+    }
+
+    /// A topic's `EffectiveDeliveryPolicy` attribute.
+    pub fn topic_json(&self, disable_subscription_overrides: bool) -> String {
+        let mut http = json!({
+            "defaultHealthyRetryPolicy": self.healthy.to_json(),
+            "disableSubscriptionOverrides": disable_subscription_overrides,
+            "defaultRequestPolicy": {"headerContentType": self.content_type},
+        });
+        if let Some(n) = self.throttle {
+            http["defaultThrottlePolicy"] = json!({"maxReceivesPerSecond": n});
+        }
+        json!({"http": http}).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn backoff_delays(lo: u32, hi: u32, b: u32, f: Backoff) -> Vec<f64> {
+        let s = Schedule {
+            min_delay_s: lo,
+            max_delay_s: hi,
+            num_retries: b,
+            num_no_delay_retries: 0,
+            num_min_delay_retries: 0,
+            num_max_delay_retries: 0,
+            backoff: f,
+        };
+        (1..=b)
+            .map(|k| s.retry(k).unwrap().1 as f64 / 1000.0)
+            .collect()
+    }
+
+    #[test]
+    fn backoff_functions_match_the_documented_vectors() {
+        // docs/sns-retries.md; ../shared/spec/sns-reference.md §2.5 (lo 5, hi 260, B 10).
+        let cases: [(Backoff, [f64; 10]); 4] = [
+            (
+                Backoff::Linear,
+                [
+                    5.0, 33.333, 61.667, 90.0, 118.333, 146.667, 175.0, 203.333, 231.667, 260.0,
+                ],
+            ),
+            (
+                Backoff::Arithmetic,
+                [
+                    5.0, 58.519, 105.741, 146.667, 181.296, 209.630, 231.667, 247.407, 256.852,
+                    260.0,
+                ],
+            ),
+            (
+                Backoff::Geometric,
+                [
+                    5.0, 80.905, 140.021, 184.444, 216.276, 237.613, 250.556, 257.202, 259.650,
+                    260.0,
+                ],
+            ),
+            (
+                Backoff::Exponential,
+                [
+                    5.0, 142.085, 205.547, 234.925, 248.526, 254.822, 257.737, 259.086, 259.711,
+                    260.0,
+                ],
+            ),
+        ];
+        for (f, want) in cases {
+            let got = backoff_delays(5, 260, 10, f);
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() <= 0.001, "{f:?}: {got:?}");
+            }
+        }
+        // AWS's one published example: linear, 3 backoff retries from 20 s to 40 s.
+        assert_eq!(
+            backoff_delays(20, 40, 3, Backoff::Linear),
+            [20.0, 30.0, 40.0]
+        );
+        assert_eq!(
+            backoff_delays(20, 40, 3, Backoff::Exponential),
+            [20.0, 39.394, 40.0]
+        );
+        assert_eq!(
+            backoff_delays(7, 9, 1, Backoff::Geometric),
+            [7.0],
+            "a single backoff retry waits the minimum"
+        );
+    }
+
+    #[test]
+    fn phases_follow_the_counts() {
+        let s = Schedule {
+            min_delay_s: 1,
+            max_delay_s: 60,
+            num_retries: 50,
+            num_no_delay_retries: 3,
+            num_min_delay_retries: 2,
+            num_max_delay_retries: 35,
+            backoff: Backoff::Exponential,
+        };
+        assert_eq!(s.backoff_retries(), 10);
+        let phases: Vec<_> = (1..=50).map(|k| s.retry(k).unwrap().0).collect();
+        assert_eq!(&phases[..3], [Phase::Immediate; 3]);
+        assert_eq!(&phases[3..5], [Phase::PreBackoff; 2]);
+        assert_eq!(&phases[5..15], [Phase::Backoff; 10]);
+        assert_eq!(&phases[15..], [Phase::PostBackoff; 35]);
+        assert_eq!(s.retry(4), Some((Phase::PreBackoff, 1000)));
+        assert_eq!(s.retry(6), Some((Phase::Backoff, 1000)));
+        assert_eq!(s.retry(15), Some((Phase::Backoff, 60_000)));
+        assert_eq!(s.retry(50), Some((Phase::PostBackoff, 60_000)));
+        assert_eq!(s.retry(51), None);
+        // 3·0 + 2·1 + 490.662 + 35·60 (spec §2.5).
+        assert_eq!(s.total_ms(), 2_592_662);
+    }
+
+    #[test]
+    fn fixed_policies_have_aws_totals() {
+        let sqs = Schedule::fixed_for("sqs").unwrap();
+        assert_eq!((sqs.num_retries, sqs.backoff_retries()), (100_015, 10));
+        let days = sqs.total_ms() as f64 / 86_400_000.0;
+        assert!((23.0..23.2).contains(&days), "{days}");
+        let email = Schedule::fixed_for("email").unwrap();
+        let hours = email.total_ms() as f64 / 3_600_000.0;
+        assert_eq!(email.num_retries, 50);
+        assert!((6.0..8.0).contains(&hours), "{hours}");
+        assert_eq!(Schedule::fixed_for("https"), None);
+    }
+
+    #[test]
+    fn jitter_stays_within_half_and_whole() {
+        let mut rng = Rng::new(9);
+        for k in 1..=3 {
+            let r = Schedule::HTTP_DEFAULT.next(k, &mut rng, true).unwrap();
+            assert!((10_000..=20_000).contains(&r.delay_ms), "{r:?}");
+            assert_eq!(
+                Schedule::HTTP_DEFAULT
+                    .next(k, &mut rng, false)
+                    .unwrap()
+                    .delay_ms,
+                20_000
+            );
+        }
+        assert_eq!(Schedule::HTTP_DEFAULT.next(4, &mut rng, true), None);
+    }
+
+    #[test]
+    fn validation_messages() {
+        let sub = |p: &str| parse(p, Level::Subscription);
+        let cases = [
+            (
+                r#"{"healthyRetryPolicy":{"maxDelayTarget":20,"numRetries":3}}"#,
+                "healthyRetryPolicy.minDelayTarget must be specified",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":0,"maxDelayTarget":20,"numRetries":3}}"#,
+                "healthyRetryPolicy.minDelayTarget must be greater than or equal to 1",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":30,"maxDelayTarget":20,"numRetries":3}}"#,
+                "healthyRetryPolicy.maxDelayTarget must be greater than or equal to minDelayTarget",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":20,"numRetries":101}}"#,
+                "healthyRetryPolicy.numRetries must be less than or equal to 100",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":3600,"numRetries":2,"numMaxDelayRetries":2}}"#,
+                "healthyRetryPolicy: total retry time must be less than or equal to 3600 seconds",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":20,"numRetries":3,"numNoDelayRetries":4}}"#,
+                "healthyRetryPolicy.numRetries must be greater than or equal to the sum of numNoDelayRetries, numMinDelayRetries and numMaxDelayRetries",
+            ),
+            (
+                r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":20,"numRetries":3,"backoffFunction":"cubic"}}"#,
+                "healthyRetryPolicy.backoffFunction must be one of linear, arithmetic, geometric, exponential",
+            ),
+            (
+                r#"{"throttlePolicy":{"maxReceivesPerSecond":0}}"#,
+                "throttlePolicy.maxReceivesPerSecond must be greater than or equal to 1",
+            ),
+        ];
+        for (policy, message) in cases {
+            assert_eq!(sub(policy).unwrap_err(), message, "{policy}");
+        }
+        assert!(
+            sub("{not json")
+                .unwrap_err()
+                .starts_with("failed to parse JSON.")
+        );
+        let topic = parse(
+            r#"{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":20,"numRetries":101}}}"#,
+            Level::Topic,
+        );
+        assert_eq!(
+            topic.unwrap_err(),
+            "http.defaultHealthyRetryPolicy.numRetries must be less than or equal to 100"
+        );
+        let ok = sub(r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":60,"numRetries":50,"numNoDelayRetries":3,"numMinDelayRetries":2,"numMaxDelayRetries":35,"backoffFunction":"EXPONENTIAL"},"throttlePolicy":{"maxReceivesPerSecond":10},"requestPolicy":{"headerContentType":"application/json"},"sicklyRetryPolicy":null,"guaranteed":false}"#).unwrap();
+        assert_eq!(ok.healthy.unwrap().backoff, Backoff::Exponential);
+        assert_eq!(ok.throttle, Some(10));
+    }
+
+    #[test]
+    fn subscription_policy_overrides_the_topic_per_sub_policy() {
+        let topic = parse(r#"{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":5,"maxDelayTarget":6,"numRetries":1},"defaultRequestPolicy":{"headerContentType":"application/json"}}}"#, Level::Topic).unwrap();
+        let sub = parse(
+            r#"{"throttlePolicy":{"maxReceivesPerSecond":3}}"#,
+            Level::Subscription,
+        )
+        .unwrap();
+        let e = effective(&topic, &sub);
+        assert_eq!(
+            (e.healthy.min_delay_s, e.healthy.num_retries, e.throttle),
+            (5, 1, Some(3))
+        );
+        assert_eq!(e.content_type, "application/json");
+        let own = parse(
+            r#"{"healthyRetryPolicy":{"minDelayTarget":2,"maxDelayTarget":2,"numRetries":2}}"#,
+            Level::Subscription,
+        )
+        .unwrap();
+        assert_eq!(effective(&topic, &own).healthy.min_delay_s, 2);
+        let mut locked = topic.clone();
+        locked.disable_subscription_overrides = true;
+        assert_eq!(effective(&locked, &own).healthy.min_delay_s, 5);
+        let none = effective(&Policy::default(), &Policy::default());
+        assert_eq!(none.healthy, Schedule::HTTP_DEFAULT);
+        assert!(
+            none.subscription_json()
+                .contains(r#""headerContentType":"text/plain; charset=UTF-8""#)
+        );
+    }
+}
+
+/// One attempt of a simulated schedule.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    pub attempt: u32,
+    pub phase: &'static str,
+    pub delay_seconds: f64,
+    pub since_first_seconds: f64,
+}
+
+/// The attempts a schedule makes when every one fails, jitter off: the first attempt, then each
+/// retry with its phase, nominal delay and time since the first attempt.
+pub fn simulate(schedule: &Schedule) -> Vec<Attempt> {
+    let mut rows = vec![Attempt {
+        attempt: 1,
+        phase: "initial",
+        delay_seconds: 0.0,
+        since_first_seconds: 0.0,
+    }];
+    let mut since: Millis = 0;
+    for k in 1..=schedule.num_retries {
+        let (phase, delay) = schedule.retry(k).expect("k is within the schedule");
+        since += delay;
+        rows.push(Attempt {
+            attempt: k + 1,
+            phase: phase.name(),
+            delay_seconds: delay as f64 / 1000.0,
+            since_first_seconds: since as f64 / 1000.0,
+        });
+    }
+    rows
+}
+
+/// The schedule a subscription of `protocol` would follow under `policy` (a subscription-level
+/// `DeliveryPolicy` document), validated as the API validates it. Only HTTP/S policies are
+/// user-changeable; other protocols follow the policy SNS fixes for them.
+pub fn schedule_for(protocol: &str, policy: Option<&str>) -> Result<Schedule, String> {
+    if let Some(fixed) = Schedule::fixed_for(protocol) {
+        return Ok(fixed);
+    }
+    if !matches!(protocol, "http" | "https") {
+        return Err(format!("unknown protocol {protocol}"));
+    }
+    let parsed = match policy {
+        Some(text) => parse(text, Level::Subscription)
+            .map_err(|m| format!("Invalid parameter: DeliveryPolicy: {m}"))?,
+        None => Policy::default(),
+    };
+    Ok(effective(&Policy::default(), &parsed).healthy)
+}
+
+#[cfg(test)]
+mod simulate_tests {
+    use super::*;
+
+    #[test]
+    fn the_example_policy_makes_51_attempts() {
+        let text = r#"{"healthyRetryPolicy":{"minDelayTarget":1,"maxDelayTarget":60,"numRetries":50,"numNoDelayRetries":3,"numMinDelayRetries":2,"numMaxDelayRetries":35,"backoffFunction":"exponential"}}"#;
+        let rows = simulate(&schedule_for("https", Some(text)).unwrap());
+        assert_eq!(rows.len(), 51);
+        assert_eq!(rows[0].phase, "initial");
+        assert_eq!(
+            (rows[3].phase, rows[3].since_first_seconds),
+            ("immediate", 0.0)
+        );
+        assert_eq!((rows[4].phase, rows[4].delay_seconds), ("pre-backoff", 1.0));
+        assert_eq!(rows[50].since_first_seconds, 2592.662);
+        assert_eq!(simulate(&schedule_for("sqs", None).unwrap()).len(), 100_016);
+        assert!(
+            schedule_for("https", Some("{"))
+                .unwrap_err()
+                .starts_with("Invalid parameter: DeliveryPolicy: failed to parse JSON.")
+        );
+    }
+}
