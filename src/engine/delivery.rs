@@ -146,9 +146,14 @@ pub struct Delivery {
     pub target: Target,
     pub policy: Box<dyn RetryPolicy>,
     pub dead_letter: Option<DeadLetter>,
+    /// A rate limit shared by every delivery with the same key (SNS: maxReceivesPerSecond per
+    /// subscription): (key, deliveries per second).
+    pub throttle: Option<(String, u32)>,
     attempts: u32,
     phase: &'static str,
     last_attempt_at: Option<Millis>,
+    /// This attempt already waited for its throttle slot.
+    slot_reserved: bool,
 }
 
 impl Delivery {
@@ -169,11 +174,30 @@ impl Delivery {
             target,
             policy,
             dead_letter,
+            throttle: None,
             attempts: 0,
             phase: "initial",
             last_attempt_at: None,
+            slot_reserved: false,
         }
     }
+
+    /// Limits this delivery to `per_second` on average together with every other delivery
+    /// throttled under `key`.
+    pub fn throttled(mut self, key: String, per_second: u32) -> Delivery {
+        self.throttle = Some((key, per_second.max(1)));
+        self
+    }
+}
+
+/// The topic of an SNS subscription's delivery (the subscription ARN less its id), which SNS's
+/// metrics are kept per.
+fn sns_topic(d: &Delivery) -> Option<String> {
+    (d.service == "sns").then(|| {
+        d.source
+            .rsplit_once(':')
+            .map_or(d.source.clone(), |(topic, _)| topic.to_string())
+    })
 }
 
 impl Engine {
@@ -191,6 +215,38 @@ impl Engine {
         let Some(d) = self.deliveries.get_mut(&id) else {
             return;
         };
+        if let Some((key, per_second)) = d.throttle.clone() {
+            let interval = (1000 / Millis::from(per_second)).max(1);
+            let slot = self.throttles.get(&key).copied().unwrap_or(now).max(now);
+            if d.slot_reserved {
+                d.slot_reserved = false;
+            } else if slot > now {
+                // Held back by its own throttle: re-queued for its slot; not an attempt, not a retry.
+                d.slot_reserved = true;
+                self.throttles.insert(key, slot + interval);
+                let record = DeliveryRecord {
+                    at: now,
+                    event: "throttled",
+                    source: d.source.clone(),
+                    target: d.target.name().to_string(),
+                    protocol: d.protocol.clone(),
+                    message_id: d.message_id.clone(),
+                    attempt: d.attempts,
+                    phase: d.phase,
+                    delay_seconds: 0.0,
+                    outcome: None,
+                    status: None,
+                    error_code: None,
+                    next_attempt_at: Some(slot),
+                };
+                self.metrics.delivery(d.service, "throttled", "");
+                self.log.push(record);
+                self.schedule(slot, Timer::Attempt(id));
+                return;
+            } else {
+                self.throttles.insert(key, now + interval);
+            }
+        }
         d.attempts += 1;
         let target = d.target.name().to_string();
         let outcome = match self.faults.hit(&target) {
@@ -272,6 +328,18 @@ impl Engine {
             next_attempt_at: retry.map(|r| now + r.delay_ms),
         };
         self.metrics.delivery(d.service, "attempt", name);
+        if let Some(topic) = sns_topic(d) {
+            let metric = if name == "delivered" {
+                "NumberOfNotificationsDelivered"
+            } else {
+                "NumberOfNotificationsFailed"
+            };
+            // HTTP/S counts every failed attempt; other protocols one failure per message.
+            let counted = name == "delivered" || retry.is_none() || d.protocol.starts_with("http");
+            if counted {
+                self.metrics.aws("AWS/SNS", metric, &topic, 1);
+            }
+        }
         self.log.push(record);
         if let Some(retry) = retry {
             d.phase = retry.phase;
@@ -297,6 +365,14 @@ impl Engine {
             None => ("discarded", d.target.name().to_string()),
         };
         self.metrics.delivery(d.service, event, "");
+        if let Some(topic) = sns_topic(&d).filter(|_| event != "discarded") {
+            let metric = if event == "dead-lettered" {
+                "NumberOfNotificationsRedrivenToDlq"
+            } else {
+                "NumberOfNotificationsFailedToRedriveToDlq"
+            };
+            self.metrics.aws("AWS/SNS", metric, &topic, 1);
+        }
         self.log.push(DeliveryRecord {
             at: self.now(),
             event,
@@ -317,5 +393,151 @@ impl Engine {
     /// Deliveries still under way (waiting for a retry or an HTTP answer).
     pub fn deliveries_in_progress(&self) -> usize {
         self.deliveries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Settings;
+    use crate::engine::observe::{DeliveryFilter, Fault};
+
+    fn engine() -> Engine {
+        Engine::new(Settings {
+            start: 0,
+            seed: 1,
+            jitter: false,
+            delivery_log_size: 1000,
+        })
+    }
+
+    /// Retries every 10 s, three times.
+    #[derive(Debug)]
+    struct Every10s;
+
+    impl RetryPolicy for Every10s {
+        fn next(&self, attempts: u32, _: &mut Rng, _: bool) -> Option<Retry> {
+            (attempts <= 3).then_some(Retry {
+                delay_ms: 10_000,
+                phase: "retry",
+            })
+        }
+    }
+
+    fn outbox(address: &str, policy: Box<dyn RetryPolicy>) -> Delivery {
+        let target = Target::Outbox {
+            address: address.into(),
+            body: "b".into(),
+            attributes: BTreeMap::new(),
+        };
+        Delivery::new(
+            "sns",
+            "arn:aws:sns:us-east-1:0:t:s".into(),
+            "email".into(),
+            "m".into(),
+            target,
+            policy,
+            None,
+        )
+    }
+
+    fn events(e: &Engine) -> Vec<(Millis, &'static str, Option<&'static str>)> {
+        let all = DeliveryFilter {
+            limit: 1000,
+            ..Default::default()
+        };
+        e.log
+            .query(&all)
+            .iter()
+            .map(|r| (r.at, r.event, r.outcome))
+            .collect()
+    }
+
+    #[test]
+    fn retryable_failures_follow_the_policy_then_give_up() {
+        let mut e = engine();
+        e.faults.add(Fault {
+            id: "f".into(),
+            target: "a@b.c".into(),
+            status: 503,
+            error_code: None,
+            count: None,
+        });
+        e.deliver(outbox("a@b.c", Box::new(Every10s)));
+        e.run_until(60_000);
+        let attempts: Vec<_> = events(&e)
+            .into_iter()
+            .filter(|(_, ev, _)| *ev == "attempt")
+            .map(|(at, _, _)| at)
+            .collect();
+        assert_eq!(attempts, [0, 10_000, 20_000, 30_000]);
+        assert_eq!(events(&e).last(), Some(&(30_000, "discarded", None)));
+        assert_eq!(e.deliveries_in_progress(), 0);
+        assert!(e.outbox.is_empty());
+    }
+
+    #[test]
+    fn permanent_failures_are_not_retried() {
+        let mut e = engine();
+        e.faults.add(Fault {
+            id: "f".into(),
+            target: "a@b.c".into(),
+            status: 400,
+            error_code: None,
+            count: None,
+        });
+        e.deliver(outbox("a@b.c", Box::new(Every10s)));
+        assert_eq!(
+            events(&e),
+            [(0, "attempt", Some("permanent")), (0, "discarded", None)]
+        );
+    }
+
+    #[test]
+    fn a_fault_with_a_count_clears_and_the_retry_succeeds() {
+        let mut e = engine();
+        e.faults.add(Fault {
+            id: "f".into(),
+            target: "a@b.c".into(),
+            status: 500,
+            error_code: None,
+            count: Some(2),
+        });
+        e.deliver(outbox("a@b.c", Box::new(Every10s)));
+        e.run_until(60_000);
+        let outcomes: Vec<_> = events(&e).into_iter().map(|(at, _, o)| (at, o)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                (0, Some("retryable")),
+                (10_000, Some("retryable")),
+                (20_000, Some("delivered"))
+            ]
+        );
+        assert_eq!(e.outbox.len(), 1);
+    }
+
+    #[test]
+    fn throttled_deliveries_wait_for_their_slot_without_counting_as_attempts() {
+        let mut e = engine();
+        for _ in 0..30 {
+            e.deliver(outbox("a@b.c", Box::new(NoRetries)).throttled("sub".into(), 10));
+        }
+        e.run_until(10_000);
+        let delivered: Vec<Millis> = e.outbox.iter().map(|m| m.at).collect();
+        assert_eq!(delivered.len(), 30);
+        assert_eq!(delivered[..3], [0, 100, 200]);
+        assert_eq!(*delivered.last().unwrap(), 2_900);
+        let log = e.log.query(&DeliveryFilter {
+            limit: 1000,
+            ..Default::default()
+        });
+        assert!(
+            log.iter()
+                .filter(|r| r.event == "attempt")
+                .all(|r| r.attempt == 1),
+            "throttling is not a retry"
+        );
+        assert_eq!(log.iter().filter(|r| r.event == "throttled").count(), 29);
     }
 }

@@ -67,6 +67,8 @@ pub struct Engine {
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
     effects: Vec<Effect>,
+    /// Throttled deliveries: the next free slot per throttle key.
+    throttles: HashMap<String, Millis>,
     #[cfg(test)]
     probes: Vec<(Millis, u32)>,
 }
@@ -87,6 +89,7 @@ impl Engine {
             deliveries: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
+            throttles: HashMap::new(),
             #[cfg(test)]
             probes: Vec::new(),
         }
@@ -164,6 +167,7 @@ impl Engine {
         self.sns.reset();
         self.deliveries.clear();
         self.effects.clear();
+        self.throttles.clear();
     }
 
     /// Takes the effects waiting for the async side.
