@@ -56,6 +56,7 @@ impl App {
             seed,
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
+            lambda_endpoints: config.lambda_endpoints.iter().cloned().collect(),
         });
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);

@@ -25,6 +25,9 @@ pub struct Config {
     /// Access key id → secret, for `--auth verify`; any other key's secret is `test`.
     pub credentials: Vec<(String, String)>,
     pub delivery_log_size: usize,
+    /// Lambda function ARN → a local HTTP URL that invokes it (e.g. the Lambda Runtime Interface
+    /// Emulator's `/2015-03-31/functions/function/invocations`); unmapped functions get the outbox.
+    pub lambda_endpoints: Vec<(String, String)>,
 }
 
 impl Default for Config {
@@ -40,6 +43,7 @@ impl Default for Config {
             auth: AuthMode::Off,
             credentials: Vec::new(),
             delivery_log_size: 100_000,
+            lambda_endpoints: Vec::new(),
         }
     }
 }

@@ -91,6 +91,10 @@ struct ServeArgs {
     /// ACCESS_KEY:SECRET pairs for --auth verify (any other key's secret is `test`).
     #[arg(long = "credentials", env = "SWITCHYARD_CREDENTIALS", value_delimiter = ',', value_parser = credential)]
     credentials: Vec<(String, String)>,
+    /// FUNCTION_ARN=URL pairs: SNS and EventBridge invoke these Lambda functions with an HTTP POST
+    /// of the event to URL (e.g. a Lambda Runtime Interface Emulator); others go to the outbox.
+    #[arg(long = "lambda-endpoint", env = "SWITCHYARD_LAMBDA_ENDPOINTS", value_delimiter = ',', value_parser = lambda_endpoint)]
+    lambda_endpoints: Vec<(String, String)>,
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
@@ -101,6 +105,15 @@ fn account_id(s: &str) -> Result<String, String> {
         Ok(s.to_string())
     } else {
         Err("an account id is 12 digits".into())
+    }
+}
+
+fn lambda_endpoint(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((arn, url)) if arn.starts_with("arn:aws:lambda:") && url.starts_with("http://") => {
+            Ok((arn.into(), url.into()))
+        }
+        _ => Err("expected arn:aws:lambda:...=http://host:port/path".into()),
     }
 }
 
@@ -129,6 +142,7 @@ impl From<ServeArgs> for Config {
             },
             credentials: a.credentials,
             delivery_log_size: a.delivery_log_size,
+            lambda_endpoints: a.lambda_endpoints,
         }
     }
 }

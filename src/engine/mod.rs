@@ -50,6 +50,7 @@ pub struct Settings {
     pub seed: u64,
     pub jitter: bool,
     pub delivery_log_size: usize,
+    pub lambda_endpoints: HashMap<String, String>,
 }
 
 pub struct Engine {
@@ -57,6 +58,8 @@ pub struct Engine {
     timers: Scheduler<Timer>,
     pub rng: Rng,
     pub jitter: bool,
+    /// Lambda function ARN → the local HTTP URL that invokes it.
+    pub lambda_endpoints: HashMap<String, String>,
     pub log: DeliveryLog,
     pub outbox: Vec<OutboxMessage>,
     pub faults: Faults,
@@ -80,6 +83,7 @@ impl Engine {
             timers: Scheduler::default(),
             rng: Rng::new(s.seed),
             jitter: s.jitter,
+            lambda_endpoints: s.lambda_endpoints,
             log: DeliveryLog::new(s.delivery_log_size),
             outbox: Vec::new(),
             faults: Faults::default(),
