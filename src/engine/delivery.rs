@@ -408,6 +408,7 @@ mod tests {
             seed: 1,
             jitter: false,
             delivery_log_size: 1000,
+            lambda_endpoints: Default::default(),
         })
     }
 

@@ -190,6 +190,7 @@ mod tests {
             seed: 1,
             jitter: false,
             delivery_log_size: 10,
+            lambda_endpoints: HashMap::new(),
         })
     }
 
