@@ -149,6 +149,9 @@ pub struct Delivery {
     /// A rate limit shared by every delivery with the same key (SNS: maxReceivesPerSecond per
     /// subscription): (key, deliveries per second).
     pub throttle: Option<(String, u32)>,
+    /// An ordered lane (SNS FIFO: subscription and message group): a delivery starts only when
+    /// the one before it in its lane is over, so a retry never breaks the order.
+    pub lane: Option<String>,
     attempts: u32,
     phase: &'static str,
     last_attempt_at: Option<Millis>,
@@ -175,11 +178,18 @@ impl Delivery {
             policy,
             dead_letter,
             throttle: None,
+            lane: None,
             attempts: 0,
             phase: "initial",
             last_attempt_at: None,
             slot_reserved: false,
         }
+    }
+
+    /// Orders this delivery after the earlier ones of `lane`.
+    pub fn in_lane(mut self, lane: String) -> Delivery {
+        self.lane = Some(lane);
+        self
     }
 
     /// Limits this delivery to `per_second` on average together with every other delivery
@@ -205,9 +215,34 @@ impl Engine {
     pub fn deliver(&mut self, delivery: Delivery) -> DeliveryId {
         self.next_delivery_id += 1;
         let id = self.next_delivery_id;
+        let lane = delivery.lane.clone();
         self.deliveries.insert(id, delivery);
-        self.attempt(id);
+        match lane {
+            Some(lane) => {
+                let queue = self.lanes.entry(lane).or_default();
+                queue.push_back(id);
+                if queue.len() == 1 {
+                    self.attempt(id);
+                }
+            }
+            None => self.attempt(id),
+        }
         id
+    }
+
+    /// A delivery is over: the next one of its lane may start.
+    fn finished(&mut self, d: &Delivery) {
+        let Some(lane) = &d.lane else { return };
+        let Some(queue) = self.lanes.get_mut(lane) else {
+            return;
+        };
+        queue.pop_front();
+        match queue.front().copied() {
+            Some(next) => self.attempt(next),
+            None => {
+                self.lanes.remove(lane);
+            }
+        }
     }
 
     pub(super) fn attempt(&mut self, id: DeliveryId) {
@@ -348,12 +383,13 @@ impl Engine {
         }
         let d = self.deliveries.remove(&id).expect("present above");
         if name != "delivered" {
-            self.give_up(d);
+            self.give_up(&d);
         }
+        self.finished(&d);
     }
 
     /// A delivery that will not succeed: to its dead-letter queue, or discarded.
-    fn give_up(&mut self, d: Delivery) {
+    fn give_up(&mut self, d: &Delivery) {
         let (event, target) = match &d.dead_letter {
             Some(dlq) => {
                 let refused = self.faults.hit(&dlq.queue_arn).is_some();
@@ -365,7 +401,7 @@ impl Engine {
             None => ("discarded", d.target.name().to_string()),
         };
         self.metrics.delivery(d.service, event, "");
-        if let Some(topic) = sns_topic(&d).filter(|_| event != "discarded") {
+        if let Some(topic) = sns_topic(d).filter(|_| event != "discarded") {
             let metric = if event == "dead-lettered" {
                 "NumberOfNotificationsRedrivenToDlq"
             } else {
@@ -376,10 +412,10 @@ impl Engine {
         self.log.push(DeliveryRecord {
             at: self.now(),
             event,
-            source: d.source,
+            source: d.source.clone(),
             target,
-            protocol: d.protocol,
-            message_id: d.message_id,
+            protocol: d.protocol.clone(),
+            message_id: d.message_id.clone(),
             attempt: d.attempts,
             phase: d.phase,
             delay_seconds: 0.0,
@@ -516,6 +552,40 @@ mod tests {
             ]
         );
         assert_eq!(e.outbox.len(), 1);
+    }
+
+    #[test]
+    fn a_lane_keeps_order_through_retries() {
+        let mut e = engine();
+        e.faults.add(Fault {
+            id: "f".into(),
+            target: "a@b.c".into(),
+            status: 500,
+            error_code: None,
+            count: Some(2),
+        });
+        for (body, lane) in [("a1", "g1"), ("b1", "g2"), ("a2", "g1")] {
+            let target = Target::Outbox {
+                address: if lane == "g1" { "a@b.c" } else { "x@y.z" }.into(),
+                body: body.into(),
+                attributes: BTreeMap::new(),
+            };
+            let d = Delivery::new(
+                "sns",
+                "s".into(),
+                "email".into(),
+                body.into(),
+                target,
+                Box::new(Every10s),
+                None,
+            );
+            e.deliver(d.in_lane(lane.into()));
+        }
+        // b1 (another group) goes at once; a2 waits behind a1's two retries.
+        e.run_until(60_000);
+        let order: Vec<(Millis, &str)> = e.outbox.iter().map(|m| (m.at, m.body.as_str())).collect();
+        assert_eq!(order, [(0, "b1"), (20_000, "a1"), (20_000, "a2")]);
+        assert!(e.lanes.is_empty());
     }
 
     #[test]

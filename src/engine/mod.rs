@@ -72,6 +72,8 @@ pub struct Engine {
     effects: Vec<Effect>,
     /// Throttled deliveries: the next free slot per throttle key.
     throttles: HashMap<String, Millis>,
+    /// Ordered lanes: the deliveries of each, the first under way.
+    lanes: HashMap<String, std::collections::VecDeque<DeliveryId>>,
     #[cfg(test)]
     probes: Vec<(Millis, u32)>,
 }
@@ -94,6 +96,7 @@ impl Engine {
             next_delivery_id: 0,
             effects: Vec::new(),
             throttles: HashMap::new(),
+            lanes: HashMap::new(),
             #[cfg(test)]
             probes: Vec::new(),
         }
@@ -172,6 +175,7 @@ impl Engine {
         self.deliveries.clear();
         self.effects.clear();
         self.throttles.clear();
+        self.lanes.clear();
     }
 
     /// Takes the effects waiting for the async side.
