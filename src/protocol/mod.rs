@@ -193,8 +193,10 @@ async fn serve(
         .input
         .as_ref()
         .map(|r| r.shape.as_str());
-    if let Some(missing) = input_shape.and_then(|shape| missing_member(model, shape, &input)) {
-        return Err(service.missing_parameter(missing));
+    if let Some((missing, kind)) =
+        input_shape.and_then(|shape| missing_member(model, shape, &input))
+    {
+        return Err(service.missing_parameter(&missing, kind));
     }
 
     let cx = Context {
@@ -214,36 +216,46 @@ async fn serve(
 }
 
 /// The first required member absent from `value` (of structure `shape`), at any depth: a batch
-/// entry without its `Id` is refused like a request without its `QueueUrl`.
-fn missing_member<'m>(model: &'m Model, shape: &str, value: &Value) -> Option<&'m str> {
+/// entry without its `Id` is refused like a request without its `QueueUrl`. Answers its path
+/// (member names, with map keys and 1-based list positions followed by `member`) and its kind.
+fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<String>, ShapeKind)> {
     let shape = model.shape(shape);
+    let under = |prefix: Vec<String>, (mut path, kind): (Vec<String>, ShapeKind)| {
+        let mut full = prefix;
+        full.append(&mut path);
+        (full, kind)
+    };
     match shape.kind {
         ShapeKind::Structure => {
             let absent = shape
                 .required
                 .iter()
                 .find(|m| value.get(m.as_str()).is_none_or(Value::is_null));
-            absent.map(String::as_str).or_else(|| {
-                shape.members.iter().find_map(|(name, r)| {
-                    value
-                        .get(name)
-                        .and_then(|v| missing_member(model, &r.shape, v))
-                })
+            if let Some(m) = absent {
+                return Some((vec![m.clone()], model.shape(&shape.members[m].shape).kind));
+            }
+            shape.members.iter().find_map(|(name, r)| {
+                let found = missing_member(model, &r.shape, value.get(name)?)?;
+                Some(under(vec![name.clone()], found))
             })
         }
         ShapeKind::List => {
             let member = &shape.member.as_ref()?.shape;
-            value
-                .as_array()?
-                .iter()
-                .find_map(|v| missing_member(model, member, v))
+            value.as_array()?.iter().enumerate().find_map(|(i, v)| {
+                Some(under(
+                    vec![(i + 1).to_string(), "member".into()],
+                    missing_member(model, member, v)?,
+                ))
+            })
         }
         ShapeKind::Map => {
             let member = &shape.value.as_ref()?.shape;
-            value
-                .as_object()?
-                .values()
-                .find_map(|v| missing_member(model, member, v))
+            value.as_object()?.iter().find_map(|(k, v)| {
+                Some(under(
+                    vec![k.clone(), "member".into()],
+                    missing_member(model, member, v)?,
+                ))
+            })
         }
         _ => None,
     }

@@ -97,11 +97,41 @@ impl ServiceId {
         })
     }
 
-    /// The error for a missing required member, as each service words it.
-    pub fn missing_parameter(self, member: &str) -> AwsError {
+    /// The error for a missing required member, as each service words it. `path` leads from
+    /// the input to the member (`["Entries", "1", "member", "Id"]`).
+    pub fn missing_parameter(self, path: &[String], kind: crate::model::ShapeKind) -> AwsError {
+        use crate::model::ShapeKind::{List, Map, Structure};
+        let member = path.last().map_or("", String::as_str);
+        if self != ServiceId::Sns {
+            return AwsError::client(
+                "MissingParameter",
+                format!("The request must contain the parameter {member}."),
+            );
+        }
+        // SNS: a missing top-level value is an InvalidParameter; anything nested, or a missing
+        // list or map, fails the model's validation first.
+        if path.len() == 1 && !matches!(kind, List | Map | Structure) {
+            return AwsError::client(
+                "InvalidParameterException",
+                format!("Invalid parameter: {member} Reason: no value for required parameter"),
+            );
+        }
+        let camel: Vec<String> = path
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                if let Some(first) = p.get_mut(..1) {
+                    first.make_ascii_lowercase();
+                }
+                p
+            })
+            .collect();
         AwsError::client(
-            "MissingParameter",
-            format!("The request must contain the parameter {member}."),
+            "ValidationError",
+            format!(
+                "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
+                camel.join(".")
+            ),
         )
     }
 }

@@ -68,6 +68,24 @@ impl Harness {
         self.sqs_as("test", "us-east-1")
     }
 
+    /// An SNS client (AWS Query) with the given access key, secret `test`, in `region`.
+    pub fn sns_as(&self, access_key: &str, region: &str) -> aws_sdk_sns::Client {
+        let config = aws_sdk_sns::Config::builder()
+            .behavior_version(aws_sdk_sns::config::BehaviorVersion::latest())
+            .endpoint_url(self.url())
+            .region(aws_sdk_sns::config::Region::new(region.to_string()))
+            .credentials_provider(aws_sdk_sns::config::Credentials::new(
+                access_key, "test", None, None, "test",
+            ))
+            .http_client(aws_smithy_http_client::Builder::new().build_http())
+            .build();
+        aws_sdk_sns::Client::from_conf(config)
+    }
+
+    pub fn sns(&self) -> aws_sdk_sns::Client {
+        self.sns_as("test", "us-east-1")
+    }
+
     pub fn sts_as(&self, access_key: &str) -> aws_sdk_sts::Client {
         let config = aws_sdk_sts::Config::builder()
             .behavior_version(aws_sdk_sts::config::BehaviorVersion::latest())

@@ -7,6 +7,7 @@ pub mod filter;
 mod platform;
 mod publish;
 pub mod signing;
+mod sms;
 pub mod store;
 mod subscriptions;
 mod topics;
@@ -37,6 +38,11 @@ pub enum SnsError {
     InvalidBatchEntryId(String),
     BatchRequestTooLong(String),
     ValidationError(String),
+    EndpointDisabled(String),
+    PlatformApplicationDisabled(String),
+    OptedOut(String),
+    UserError(String),
+    Verification(String),
 }
 
 impl From<SnsError> for AwsError {
@@ -60,6 +66,13 @@ impl From<SnsError> for AwsError {
             InvalidBatchEntryId(m) => AwsError::client("InvalidBatchEntryIdException", m),
             BatchRequestTooLong(m) => AwsError::client("BatchRequestTooLongException", m),
             ValidationError(m) => AwsError::client("ValidationError", m),
+            EndpointDisabled(m) => AwsError::client("EndpointDisabledException", m),
+            PlatformApplicationDisabled(m) => {
+                AwsError::client("PlatformApplicationDisabledException", m)
+            }
+            OptedOut(m) => AwsError::client("OptedOutException", m),
+            UserError(m) => AwsError::client("UserErrorException", m),
+            Verification(m) => AwsError::client("VerificationException", m),
         }
     }
 }

@@ -1,36 +1,904 @@
-//! Mobile push: platform applications and their endpoints, and SMS: account attributes, the
-//! opt-out list and the sandbox phone numbers. (Being built; each operation answers
-//! `InvalidAction` until it is.)
+//! Mobile push: platform applications, their endpoints (device tokens) and direct publishing to
+//! an endpoint, which lands in the outbox. Also routes the SMS operations to `sms.rs`.
+//! Depends on the engine and the SNS error type only; never on the wire.
 
+use super::sms;
+use super::topics::page;
+use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::Engine;
+use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
-use crate::services::{Context, not_yet};
-use serde_json::Value;
+use crate::services::{Context, typed};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+type Attributes = BTreeMap<String, String>;
+
+/// The push services SNS speaks to.
+const PLATFORMS: [&str; 7] = ["ADM", "APNS", "APNS_SANDBOX", "GCM", "BAIDU", "MPNS", "WNS"];
+
+/// Platform application attributes a client may set besides the credentials.
+const APPLICATION_ATTRIBUTES: [&str; 10] = [
+    "EventEndpointCreated",
+    "EventEndpointDeleted",
+    "EventEndpointUpdated",
+    "EventDeliveryFailure",
+    "SuccessFeedbackRoleArn",
+    "FailureFeedbackRoleArn",
+    "SuccessFeedbackSampleRate",
+    "ApplePlatformTeamID",
+    "ApplePlatformBundleID",
+    "Enabled",
+];
+
+const ENDPOINT_ATTRIBUTES: [&str; 3] = ["CustomUserData", "Enabled", "Token"];
+
+#[derive(Debug)]
+pub struct PlatformApplication {
+    pub arn: String,
+    pub name: String,
+    pub platform: String,
+    pub account: String,
+    pub region: String,
+    /// Kept to decide AuthenticationMethod, never returned (as in AWS).
+    pub credential: String,
+    pub principal: Option<String>,
+    pub enabled: bool,
+    /// Every other attribute as set (Event*, feedback roles, Apple team and bundle ids).
+    pub attributes: Attributes,
+}
+
+impl PlatformApplication {
+    /// What GetPlatformApplicationAttributes and ListPlatformApplications show.
+    fn visible_attributes(&self) -> Attributes {
+        let mut out = self.attributes.clone();
+        out.insert("Enabled".into(), self.enabled.to_string());
+        let method = match self.platform.as_str() {
+            // FCM HTTP v1 takes the service account JSON; the legacy API a server key.
+            "GCM"
+                if serde_json::from_str::<Value>(&self.credential).is_ok_and(|v| v.is_object()) =>
+            {
+                Some("Token")
+            }
+            "GCM" => Some("Key"),
+            "APNS" | "APNS_SANDBOX" if self.attributes.contains_key("ApplePlatformTeamID") => {
+                Some("Token")
+            }
+            "APNS" | "APNS_SANDBOX" => Some("Certificate"),
+            _ => None,
+        };
+        if let Some(method) = method {
+            out.insert("AuthenticationMethod".into(), method.into());
+        }
+        out
+    }
+}
+
+#[derive(Debug)]
+pub struct PlatformEndpoint {
+    pub arn: String,
+    pub application_arn: String,
+    pub platform: String,
+    /// Token, Enabled and CustomUserData (when set), as GetEndpointAttributes returns them.
+    pub attributes: Attributes,
+}
+
+impl PlatformEndpoint {
+    fn enabled(&self) -> bool {
+        self.attributes.get("Enabled").is_none_or(|v| v == "true")
+    }
+}
+
+/// Platform applications and endpoints of every account and region, keyed by ARN.
+#[derive(Debug, Default)]
+pub struct PlatformStore {
+    pub applications: BTreeMap<String, PlatformApplication>,
+    pub endpoints: BTreeMap<String, PlatformEndpoint>,
+}
+
+impl PlatformStore {
+    pub fn reset(&mut self) {
+        self.applications.clear();
+        self.endpoints.clear();
+    }
+}
+
+// ---- inputs and outputs (the model's JSON form) ----
+
+#[derive(Debug, Serialize, Default)]
+pub struct Empty {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreatePlatformApplicationInput {
+    pub name: String,
+    pub platform: String,
+    #[serde(default)]
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreatePlatformApplicationOutput {
+    pub platform_application_arn: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PlatformApplicationArnInput {
+    pub platform_application_arn: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SetPlatformApplicationAttributesInput {
+    pub platform_application_arn: String,
+    #[serde(default)]
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AttributesOutput {
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListPlatformApplicationsInput {
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PlatformApplicationEntry {
+    pub platform_application_arn: String,
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListPlatformApplicationsOutput {
+    pub platform_applications: Vec<PlatformApplicationEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreatePlatformEndpointInput {
+    pub platform_application_arn: String,
+    pub token: String,
+    pub custom_user_data: Option<String>,
+    #[serde(default)]
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct EndpointArnOutput {
+    pub endpoint_arn: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct EndpointArnInput {
+    pub endpoint_arn: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SetEndpointAttributesInput {
+    pub endpoint_arn: String,
+    #[serde(default)]
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListEndpointsInput {
+    pub platform_application_arn: String,
+    pub next_token: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct EndpointEntry {
+    pub endpoint_arn: String,
+    pub attributes: Attributes,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListEndpointsOutput {
+    pub endpoints: Vec<EndpointEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
 
 /// Runs one of the platform or SMS operations, or `None` if `operation` is not one of them.
-pub fn call(_e: &mut Engine, _cx: &Context, operation: &str, _input: Value) -> Option<Result<Value, AwsError>> {
-    const OPERATIONS: [&str; 21] = [
-        "CreatePlatformApplication",
-        "DeletePlatformApplication",
-        "GetPlatformApplicationAttributes",
-        "SetPlatformApplicationAttributes",
-        "ListPlatformApplications",
-        "CreatePlatformEndpoint",
-        "DeleteEndpoint",
-        "GetEndpointAttributes",
-        "SetEndpointAttributes",
-        "ListEndpointsByPlatformApplication",
-        "GetSMSAttributes",
-        "SetSMSAttributes",
-        "CheckIfPhoneNumberIsOptedOut",
-        "ListPhoneNumbersOptedOut",
-        "OptInPhoneNumber",
-        "GetSMSSandboxAccountStatus",
-        "CreateSMSSandboxPhoneNumber",
-        "DeleteSMSSandboxPhoneNumber",
-        "VerifySMSSandboxPhoneNumber",
-        "ListSMSSandboxPhoneNumbers",
-        "ListOriginationNumbers",
-    ];
-    OPERATIONS.contains(&operation).then(|| Err(not_yet(operation)))
+pub fn call(
+    e: &mut Engine,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Option<Result<Value, AwsError>> {
+    Some(match operation {
+        "CreatePlatformApplication" => typed(input, |i| create_platform_application(e, cx, i)),
+        "DeletePlatformApplication" => typed(input, |i| delete_platform_application(e, cx, i)),
+        "GetPlatformApplicationAttributes" => {
+            typed(input, |i| get_platform_application_attributes(e, cx, i))
+        }
+        "SetPlatformApplicationAttributes" => {
+            typed(input, |i| set_platform_application_attributes(e, cx, i))
+        }
+        "ListPlatformApplications" => typed(input, |i| list_platform_applications(e, cx, i)),
+        "CreatePlatformEndpoint" => typed(input, |i| create_platform_endpoint(e, cx, i)),
+        "DeleteEndpoint" => typed(input, |i| delete_endpoint(e, cx, i)),
+        "GetEndpointAttributes" => typed(input, |i| get_endpoint_attributes(e, cx, i)),
+        "SetEndpointAttributes" => typed(input, |i| set_endpoint_attributes(e, cx, i)),
+        "ListEndpointsByPlatformApplication" => {
+            typed(input, |i| list_endpoints_by_platform_application(e, cx, i))
+        }
+        _ => return sms::call(e, cx, operation, input),
+    })
+}
+
+/// AWS's answer when a required map arrives empty (its validation layer, not SNS's own).
+pub(super) fn attributes_null() -> SnsError {
+    SnsError::ValidationError(
+        "1 validation error detected: Value null at 'attributes' failed to satisfy constraint: \
+         Member must not be null"
+            .into(),
+    )
+}
+
+fn application_not_found() -> SnsError {
+    SnsError::NotFound("PlatformApplication does not exist".into())
+}
+
+fn endpoint_not_found() -> SnsError {
+    SnsError::NotFound("Endpoint does not exist".into())
+}
+
+/// Checks an ARN's form and region, as for topics.
+fn check_arn(cx: &Context, arn: &str, param: &str) -> Result<(), SnsError> {
+    parse_topic_arn(cx, arn, param).map(|_| ())
+}
+
+fn valid_application_name(name: &str) -> Result<(), SnsError> {
+    let reason = if name.is_empty() {
+        "cannot be empty"
+    } else if name.chars().count() > 256 {
+        "must be at most 256 characters long"
+    } else if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        "must contain only characters 'a'-'z', 'A'-'Z', '0'-'9', '_', '-', and '.'"
+    } else {
+        return Ok(());
+    };
+    Err(invalid(format!("{name} Reason: {reason}")))
+}
+
+/// Applies the non-credential attributes of Create/SetPlatformApplicationAttributes.
+fn apply_application_attribute(
+    app: &mut PlatformApplication,
+    name: &str,
+    value: &str,
+) -> Result<(), SnsError> {
+    let bad_value = |why: &str| {
+        invalid(format!(
+            "Attributes Reason: Invalid value for attribute: {name}: {why}"
+        ))
+    };
+    if !APPLICATION_ATTRIBUTES.contains(&name)
+        && !matches!(name, "PlatformCredential" | "PlatformPrincipal")
+    {
+        return Err(invalid(format!(
+            "Attributes Reason: Invalid attribute name: {name}"
+        )));
+    }
+    match name {
+        "PlatformCredential" | "PlatformPrincipal" => {}
+        "Enabled" => match value {
+            "true" | "false" => app.enabled = value == "true",
+            _ => return Err(bad_value("must be true or false")),
+        },
+        _ if value.is_empty() => {
+            app.attributes.remove(name);
+        }
+        "EventEndpointCreated"
+        | "EventEndpointDeleted"
+        | "EventEndpointUpdated"
+        | "EventDeliveryFailure" => {
+            let parts: Vec<&str> = value.split(':').collect();
+            if !matches!(parts.as_slice(), ["arn", _, "sns", _, _, topic] if !topic.is_empty()) {
+                return Err(bad_value("must be a topic ARN"));
+            }
+            app.attributes.insert(name.into(), value.into());
+        }
+        "SuccessFeedbackRoleArn" | "FailureFeedbackRoleArn" => {
+            if !value.starts_with("arn:") || value.split(':').count() < 6 {
+                return Err(bad_value("must be an IAM role ARN"));
+            }
+            app.attributes.insert(name.into(), value.into());
+        }
+        "SuccessFeedbackSampleRate" => {
+            if !value.parse::<u8>().is_ok_and(|r| r <= 100) {
+                return Err(bad_value("must be an integer from 0 to 100"));
+            }
+            app.attributes.insert(name.into(), value.into());
+        }
+        _ => {
+            app.attributes.insert(name.into(), value.into());
+        }
+    }
+    Ok(())
+}
+
+/// The credentials a platform needs: GCM a credential (server key or service account JSON),
+/// the others a principal and a credential.
+fn check_credentials(
+    platform: &str,
+    principal: Option<&str>,
+    credential: Option<&str>,
+) -> Result<(), SnsError> {
+    let given = |v: Option<&str>| v.is_some_and(|s| !s.is_empty());
+    let reason = match (platform, given(principal), given(credential)) {
+        ("GCM", _, true) => return Ok(()),
+        ("GCM", _, false) | (_, false, false) => "Platform credentials are invalid",
+        (_, true, false) => "PlatformPrincipal attribute provided without PlatformCredential",
+        (_, false, true) => "PlatformCredential attribute provided without PlatformPrincipal",
+        (_, true, true) => return Ok(()),
+    };
+    Err(invalid(format!("Attributes Reason: {reason}")))
+}
+
+pub fn create_platform_application(
+    e: &mut Engine,
+    cx: &Context,
+    input: CreatePlatformApplicationInput,
+) -> Result<CreatePlatformApplicationOutput, SnsError> {
+    valid_application_name(&input.name)?;
+    if !PLATFORMS.contains(&input.platform.as_str()) {
+        return Err(invalid(format!(
+            "Platform Reason: {} is not supported",
+            input.platform
+        )));
+    }
+    if input.attributes.is_empty() {
+        return Err(attributes_null());
+    }
+    let principal = input.attributes.get("PlatformPrincipal").cloned();
+    let credential = input.attributes.get("PlatformCredential").cloned();
+    check_credentials(&input.platform, principal.as_deref(), credential.as_deref())?;
+    let arn = format!(
+        "arn:aws:sns:{}:{}:app/{}/{}",
+        cx.region, cx.account, input.platform, input.name
+    );
+    let mut app = PlatformApplication {
+        arn: arn.clone(),
+        name: input.name,
+        platform: input.platform,
+        account: cx.account.clone(),
+        region: cx.region.clone(),
+        credential: credential.unwrap_or_default(),
+        principal,
+        enabled: true,
+        attributes: Attributes::new(),
+    };
+    for (k, v) in &input.attributes {
+        apply_application_attribute(&mut app, k, v)?;
+    }
+    // Creating an application that exists again replaces its settings and keeps its endpoints.
+    e.sns.platform.applications.insert(arn.clone(), app);
+    Ok(CreatePlatformApplicationOutput {
+        platform_application_arn: arn,
+    })
+}
+
+fn application_mut<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    arn: &str,
+) -> Result<&'e mut PlatformApplication, SnsError> {
+    check_arn(cx, arn, "PlatformApplicationArn")?;
+    e.sns
+        .platform
+        .applications
+        .get_mut(arn)
+        .ok_or_else(application_not_found)
+}
+
+pub fn delete_platform_application(
+    e: &mut Engine,
+    cx: &Context,
+    input: PlatformApplicationArnInput,
+) -> Result<Empty, SnsError> {
+    check_arn(
+        cx,
+        &input.platform_application_arn,
+        "PlatformApplicationArn",
+    )?;
+    // Idempotent; the application's endpoints go with it.
+    let store = &mut e.sns.platform;
+    if store
+        .applications
+        .remove(&input.platform_application_arn)
+        .is_some()
+    {
+        store
+            .endpoints
+            .retain(|_, ep| ep.application_arn != input.platform_application_arn);
+    }
+    Ok(Empty {})
+}
+
+pub fn get_platform_application_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: PlatformApplicationArnInput,
+) -> Result<AttributesOutput, SnsError> {
+    let app = application_mut(e, cx, &input.platform_application_arn)?;
+    Ok(AttributesOutput {
+        attributes: app.visible_attributes(),
+    })
+}
+
+pub fn set_platform_application_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: SetPlatformApplicationAttributesInput,
+) -> Result<Empty, SnsError> {
+    let app = application_mut(e, cx, &input.platform_application_arn)?;
+    if input.attributes.is_empty() {
+        return Err(attributes_null());
+    }
+    // Validate on a copy so a bad attribute changes nothing.
+    let mut updated = PlatformApplication {
+        arn: app.arn.clone(),
+        name: app.name.clone(),
+        platform: app.platform.clone(),
+        account: app.account.clone(),
+        region: app.region.clone(),
+        credential: app.credential.clone(),
+        principal: app.principal.clone(),
+        enabled: app.enabled,
+        attributes: app.attributes.clone(),
+    };
+    for (k, v) in &input.attributes {
+        apply_application_attribute(&mut updated, k, v)?;
+    }
+    if let Some(principal) = input.attributes.get("PlatformPrincipal") {
+        updated.principal = Some(principal.clone());
+    }
+    if let Some(credential) = input.attributes.get("PlatformCredential") {
+        updated.credential = credential.clone();
+    }
+    if input.attributes.contains_key("PlatformPrincipal")
+        || input.attributes.contains_key("PlatformCredential")
+    {
+        check_credentials(
+            &updated.platform,
+            updated.principal.as_deref(),
+            Some(&updated.credential),
+        )?;
+    }
+    *app = updated;
+    Ok(Empty {})
+}
+
+pub fn list_platform_applications(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListPlatformApplicationsInput,
+) -> Result<ListPlatformApplicationsOutput, SnsError> {
+    let mine = e
+        .sns
+        .platform
+        .applications
+        .iter()
+        .filter(|(_, a)| a.account == cx.account && a.region == cx.region)
+        .map(|(k, a)| {
+            (
+                k,
+                PlatformApplicationEntry {
+                    platform_application_arn: a.arn.clone(),
+                    attributes: a.visible_attributes(),
+                },
+            )
+        });
+    let (platform_applications, next_token) = page(mine, input.next_token.as_deref())?;
+    Ok(ListPlatformApplicationsOutput {
+        platform_applications,
+        next_token,
+    })
+}
+
+/// Checks endpoint attributes (CreatePlatformEndpoint, SetEndpointAttributes).
+fn check_endpoint_attributes(attributes: &Attributes) -> Result<(), SnsError> {
+    for (name, value) in attributes {
+        if !ENDPOINT_ATTRIBUTES.contains(&name.as_str()) {
+            return Err(invalid(format!(
+                "Attributes Reason: Invalid attribute name: {name}"
+            )));
+        }
+        match name.as_str() {
+            "Enabled" if !matches!(value.as_str(), "true" | "false") => {
+                return Err(invalid(format!(
+                    "Attributes Reason: Invalid value for attribute: Enabled: {value} is not a valid boolean"
+                )));
+            }
+            "CustomUserData" if value.len() > 2048 => {
+                return Err(invalid(
+                    "Attributes Reason: Invalid value for attribute: CustomUserData: must be at most 2048 bytes long in UTF-8 encoding",
+                ));
+            }
+            "Token" if value.is_empty() => {
+                return Err(invalid(
+                    "Attributes Reason: Invalid value for attribute: Token: cannot be empty",
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+pub fn create_platform_endpoint(
+    e: &mut Engine,
+    cx: &Context,
+    input: CreatePlatformEndpointInput,
+) -> Result<EndpointArnOutput, SnsError> {
+    let app = application_mut(e, cx, &input.platform_application_arn)?;
+    let (app_arn, platform, app_name) = (app.arn.clone(), app.platform.clone(), app.name.clone());
+    if input.token.is_empty() {
+        return Err(invalid("Token Reason: cannot be empty"));
+    }
+    check_endpoint_attributes(&input.attributes)?;
+    let mut attributes = input.attributes;
+    // The attribute wins over the parameter when both are given.
+    if let Some(data) = input.custom_user_data {
+        if data.len() > 2048 {
+            return Err(invalid(
+                "CustomUserData Reason: must be at most 2048 bytes long in UTF-8 encoding",
+            ));
+        }
+        attributes.entry("CustomUserData".into()).or_insert(data);
+    }
+    attributes.insert("Token".into(), input.token.clone());
+    attributes.entry("Enabled".into()).or_insert("true".into());
+    // Idempotent for the same token and attributes; the same token with others is an error.
+    if let Some(existing) = e
+        .sns
+        .platform
+        .endpoints
+        .values()
+        .find(|ep| ep.application_arn == app_arn && ep.attributes["Token"] == input.token)
+    {
+        if existing.attributes != attributes {
+            return Err(invalid(format!(
+                "Token Reason: Endpoint {} already exists with the same Token, but different attributes.",
+                existing.arn
+            )));
+        }
+        return Ok(EndpointArnOutput {
+            endpoint_arn: existing.arn.clone(),
+        });
+    }
+    let arn = format!(
+        "arn:aws:sns:{}:{}:endpoint/{}/{}/{}",
+        cx.region,
+        cx.account,
+        platform,
+        app_name,
+        e.rng.uuid()
+    );
+    e.sns.platform.endpoints.insert(
+        arn.clone(),
+        PlatformEndpoint {
+            arn: arn.clone(),
+            application_arn: app_arn,
+            platform,
+            attributes,
+        },
+    );
+    Ok(EndpointArnOutput { endpoint_arn: arn })
+}
+
+fn endpoint_mut<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    arn: &str,
+    param: &str,
+) -> Result<&'e mut PlatformEndpoint, SnsError> {
+    check_arn(cx, arn, param)?;
+    e.sns
+        .platform
+        .endpoints
+        .get_mut(arn)
+        .ok_or_else(endpoint_not_found)
+}
+
+pub fn delete_endpoint(
+    e: &mut Engine,
+    cx: &Context,
+    input: EndpointArnInput,
+) -> Result<Empty, SnsError> {
+    check_arn(cx, &input.endpoint_arn, "EndpointArn")?;
+    // Idempotent, as in SNS.
+    e.sns.platform.endpoints.remove(&input.endpoint_arn);
+    Ok(Empty {})
+}
+
+pub fn get_endpoint_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: EndpointArnInput,
+) -> Result<AttributesOutput, SnsError> {
+    let ep = endpoint_mut(e, cx, &input.endpoint_arn, "EndpointArn")?;
+    Ok(AttributesOutput {
+        attributes: ep.attributes.clone(),
+    })
+}
+
+pub fn set_endpoint_attributes(
+    e: &mut Engine,
+    cx: &Context,
+    input: SetEndpointAttributesInput,
+) -> Result<Empty, SnsError> {
+    let ep = endpoint_mut(e, cx, &input.endpoint_arn, "EndpointArn")?;
+    if input.attributes.is_empty() {
+        return Err(attributes_null());
+    }
+    check_endpoint_attributes(&input.attributes)?;
+    for (k, v) in input.attributes {
+        ep.attributes.insert(k, v);
+    }
+    Ok(Empty {})
+}
+
+pub fn list_endpoints_by_platform_application(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListEndpointsInput,
+) -> Result<ListEndpointsOutput, SnsError> {
+    application_mut(e, cx, &input.platform_application_arn)?;
+    let app_arn = &input.platform_application_arn;
+    let endpoints = e
+        .sns
+        .platform
+        .endpoints
+        .iter()
+        .filter(|(_, ep)| &ep.application_arn == app_arn)
+        .map(|(k, ep)| {
+            (
+                k,
+                EndpointEntry {
+                    endpoint_arn: ep.arn.clone(),
+                    attributes: ep.attributes.clone(),
+                },
+            )
+        });
+    let (endpoints, next_token) = page(endpoints, input.next_token.as_deref())?;
+    Ok(ListEndpointsOutput {
+        endpoints,
+        next_token,
+    })
+}
+
+/// Whether `arn` names an existing platform endpoint (for `Subscribe` with `application`).
+#[allow(dead_code)] // for Subscribe's endpoint check (subscriptions.rs), not wired yet
+pub fn endpoint_exists(e: &Engine, arn: &str) -> bool {
+    e.sns.platform.endpoints.contains_key(arn)
+}
+
+/// `Publish` with `TargetArn` = a platform endpoint: the push goes to the outbox (protocol
+/// `application`) through the engine's delivery path. The body is the entry of a JSON
+/// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
+/// the message. Returns the message id.
+#[allow(dead_code)] // for Publish with TargetArn (publish.rs), not wired yet
+pub fn publish_to_endpoint(
+    e: &mut Engine,
+    cx: &Context,
+    arn: &str,
+    message: &str,
+    structure_json: Option<&serde_json::Map<String, Value>>,
+) -> Result<String, SnsError> {
+    check_arn(cx, arn, "TargetArn")?;
+    let Some(ep) = e.sns.platform.endpoints.get(arn) else {
+        return Err(invalid(
+            "TargetArn Reason: No endpoint found for the target arn specified",
+        ));
+    };
+    let app = e.sns.platform.applications.get(&ep.application_arn);
+    if app.is_some_and(|a| !a.enabled) {
+        return Err(SnsError::PlatformApplicationDisabled(
+            "Platform application is disabled".into(),
+        ));
+    }
+    if !ep.enabled() {
+        return Err(SnsError::EndpointDisabled("Endpoint is disabled".into()));
+    }
+    let body = structure_json
+        .and_then(|m| {
+            m.get(&ep.platform)
+                .and_then(Value::as_str)
+                .or_else(|| m.get("default").and_then(Value::as_str))
+        })
+        .unwrap_or(message)
+        .to_string();
+    let mut attributes = BTreeMap::new();
+    attributes.insert("Platform".to_string(), json!(ep.platform));
+    attributes.insert("Token".to_string(), json!(ep.attributes["Token"]));
+    let source = ep.application_arn.clone();
+    let id = e.rng.uuid();
+    e.deliver(Delivery::new(
+        "sns",
+        source,
+        "application".into(),
+        id.clone(),
+        Target::Outbox {
+            address: arn.to_string(),
+            body,
+            attributes,
+        },
+        Box::new(NoRetries),
+        None,
+    ));
+    Ok(id)
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::engine::Settings;
+
+    pub fn engine() -> Engine {
+        Engine::new(Settings {
+            start: 0,
+            seed: 0,
+            jitter: false,
+            delivery_log_size: 100,
+            lambda_endpoints: Default::default(),
+        })
+    }
+
+    pub fn cx() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: None,
+            host: "localhost".into(),
+        }
+    }
+
+    fn endpoint(e: &mut Engine, platform: &str, attributes: &[(&str, &str)]) -> String {
+        let mut app_attributes = Attributes::new();
+        app_attributes.insert("PlatformCredential".into(), "k".into());
+        app_attributes.insert("PlatformPrincipal".into(), "p".into());
+        let app = create_platform_application(
+            e,
+            &cx(),
+            CreatePlatformApplicationInput {
+                name: "app".into(),
+                platform: platform.into(),
+                attributes: app_attributes,
+            },
+        )
+        .unwrap()
+        .platform_application_arn;
+        create_platform_endpoint(
+            e,
+            &cx(),
+            CreatePlatformEndpointInput {
+                platform_application_arn: app,
+                token: "device-token".into(),
+                custom_user_data: None,
+                attributes: attributes
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+        )
+        .unwrap()
+        .endpoint_arn
+    }
+
+    #[test]
+    fn publishing_to_an_endpoint_sends_its_platform_payload_to_the_outbox() {
+        let cases: [(&str, Option<Value>, &str); 4] = [
+            ("GCM", None, "plain"),
+            (
+                "GCM",
+                Some(json!({"default": "d", "GCM": "{\"data\":1}"})),
+                "{\"data\":1}",
+            ),
+            ("APNS", Some(json!({"default": "d", "GCM": "g"})), "d"),
+            // A non-string platform entry is ignored.
+            (
+                "APNS",
+                Some(json!({"default": "d", "APNS": {"aps": 1}})),
+                "d",
+            ),
+        ];
+        for (platform, structure, body) in cases {
+            let mut e = engine();
+            let arn = endpoint(&mut e, platform, &[]);
+            let id = publish_to_endpoint(
+                &mut e,
+                &cx(),
+                &arn,
+                "plain",
+                structure.as_ref().and_then(Value::as_object),
+            )
+            .unwrap();
+            let sent = e.outbox.last().expect("one push");
+            assert_eq!(sent.protocol, "application");
+            assert_eq!(sent.target, arn);
+            assert_eq!(sent.message_id, id);
+            assert_eq!(sent.body, body, "{platform} {structure:?}");
+            assert_eq!(sent.attributes["Token"], "device-token");
+            assert_eq!(sent.attributes["Platform"], platform);
+        }
+    }
+
+    #[test]
+    fn publishing_to_a_disabled_or_missing_endpoint_fails() {
+        let mut e = engine();
+        let arn = endpoint(&mut e, "GCM", &[("Enabled", "false")]);
+        assert_eq!(
+            publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
+            Err(SnsError::EndpointDisabled("Endpoint is disabled".into()))
+        );
+        let missing = format!("{arn}x");
+        assert_eq!(
+            publish_to_endpoint(&mut e, &cx(), &missing, "m", None),
+            Err(invalid(
+                "TargetArn Reason: No endpoint found for the target arn specified"
+            ))
+        );
+        let mut e = engine();
+        let arn = endpoint(&mut e, "GCM", &[]);
+        let app = e.sns.platform.endpoints[&arn].application_arn.clone();
+        e.sns.platform.applications.get_mut(&app).unwrap().enabled = false;
+        assert!(matches!(
+            publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
+            Err(SnsError::PlatformApplicationDisabled(_))
+        ));
+        assert!(e.outbox.is_empty());
+    }
+
+    #[test]
+    fn credentials_each_platform_needs() {
+        let cases = [
+            ("GCM", None, Some("key"), true),
+            ("GCM", None, None, false),
+            ("APNS", Some("cert"), Some("key"), true),
+            ("APNS", Some("cert"), None, false),
+            ("ADM", None, Some("secret"), false),
+            ("WNS", None, None, false),
+        ];
+        for (platform, principal, credential, ok) in cases {
+            assert_eq!(
+                check_credentials(platform, principal, credential).is_ok(),
+                ok,
+                "{platform} {principal:?} {credential:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn application_names() {
+        for good in ["a", "my-app_1.0", &"x".repeat(256)] {
+            assert!(valid_application_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "my app", "a/b", &"x".repeat(257)] {
+            assert!(valid_application_name(bad).is_err(), "{bad}");
+        }
+    }
 }

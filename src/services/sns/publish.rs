@@ -9,6 +9,7 @@ use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, query_code, signing_cert_url};
 use crate::engine::Engine;
 use crate::engine::delivery::{DeadLetter, Delivery, NoRetries, SqsMessage, Target};
+use crate::engine::observe::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
@@ -122,14 +123,13 @@ fn check_attributes(
                         "The message attribute '{name}' with type 'Binary' must use field 'Binary'."
                     )));
                 }
-                size += value
+                // The decoded bytes count toward the limit.
+                let encoded = value
                     .binary_value
                     .as_deref()
                     .filter(|b| !b.is_empty())
-                    .ok_or_else(empty)?
-                    .len()
-                    * 3
-                    / 4;
+                    .ok_or_else(empty)?;
+                size += decoded_len(encoded);
             }
             _ => {
                 return Err(value_invalid(format!(
@@ -141,6 +141,12 @@ fn check_attributes(
         size += name.len() + value.data_type.len();
     }
     Ok(size)
+}
+
+/// The bytes a Base64 text decodes to.
+fn decoded_len(encoded: &str) -> usize {
+    let padding = encoded.bytes().rev().take_while(|b| *b == b'=').count();
+    (encoded.len() / 4 * 3).saturating_sub(padding)
 }
 
 /// One message as published, checked.
@@ -304,10 +310,16 @@ fn publish_to_topic(
         if topic.dedup.len() > 1024 {
             topic.dedup.retain(|_, (until, _, _)| *until > now);
         }
-        if let Some((_, id, seq)) = topic.dedup.get(&key).filter(|(until, _, _)| *until > now) {
+        let duplicate = topic
+            .dedup
+            .get(&key)
+            .filter(|(until, _, _)| *until > now)
+            .map(|(_, id, seq)| (id.clone(), *seq));
+        if let Some((id, seq)) = duplicate {
             // A duplicate inside the interval: accepted, not delivered again.
+            log_duplicate(e, topic_arn, &id);
             return Ok(PublishOutput {
-                message_id: id.clone(),
+                message_id: id,
                 sequence_number: Some(seq.to_string()),
             });
         }
@@ -345,6 +357,36 @@ fn publish_to_topic(
         dedup_id,
         sequence_number,
     )
+}
+
+/// A duplicate suppressed at publish: one `deduplicated` record per subscription that would
+/// have received it (CONTROL_API.md, delivery log).
+fn log_duplicate(e: &mut Engine, topic_arn: &str, message_id: &str) {
+    let now = e.now();
+    let subscriptions: Vec<(String, String, String)> = e
+        .sns
+        .subscriptions_of(topic_arn)
+        .filter(|s| s.confirmed)
+        .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.clone()))
+        .collect();
+    for (source, target, protocol) in subscriptions {
+        e.metrics.delivery("sns", "deduplicated", "");
+        e.log.push(DeliveryRecord {
+            at: now,
+            event: "deduplicated",
+            source,
+            target,
+            protocol,
+            message_id: message_id.to_string(),
+            attempt: 0,
+            phase: "initial",
+            delay_seconds: 0.0,
+            outcome: None,
+            status: None,
+            error_code: None,
+            next_attempt_at: None,
+        });
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -437,9 +479,12 @@ fn notification(
     )
 }
 
+/// AWS writes the ARN into the URL as it is, colons included (spec §4.2 URL formats).
 fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
-    let arn: String = form_urlencoded::byte_serialize(sub_arn.as_bytes()).collect();
-    format!("{}/?Action=Unsubscribe&SubscriptionArn={arn}", base_url(cx))
+    format!(
+        "{}/?Action=Unsubscribe&SubscriptionArn={sub_arn}",
+        base_url(cx)
+    )
 }
 
 /// SNS message attributes as SQS message attributes (raw delivery).
@@ -468,10 +513,13 @@ fn sqs_message(
     to_fifo: bool,
 ) -> SqsMessage {
     let (body, attributes) = if sub.raw {
-        (
-            message.text_for(&sub.protocol),
-            sqs_attributes(message.attributes),
-        )
+        // Message attributes go along only with a String message structure, not JSON
+        // (spec §5.2).
+        let attributes = match message.structure {
+            None => sqs_attributes(message.attributes),
+            Some(_) => BTreeMap::new(),
+        };
+        (message.text_for(&sub.protocol), attributes)
     } else {
         (notification(cx, topic, sub, message), BTreeMap::new())
     };
@@ -582,40 +630,90 @@ fn delivery_for(
     )
 }
 
-/// The event a Lambda function subscribed to a topic receives.
+/// The event a Lambda function subscribed to a topic receives, keys in AWS's order
+/// (https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html example event).
 fn lambda_event(
     cx: &Context,
     topic: &super::store::Topic,
     sub: &Subscription,
     message: &Message,
 ) -> String {
+    #[derive(serde::Serialize)]
+    struct Event<'a> {
+        #[serde(rename = "Records")]
+        records: [Record<'a>; 1],
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Record<'a> {
+        event_source: &'a str,
+        event_version: &'a str,
+        event_subscription_arn: &'a str,
+        sns: Sns<'a>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Sns<'a> {
+        r#type: &'a str,
+        message_id: &'a str,
+        topic_arn: &'a str,
+        subject: Option<&'a str>,
+        message: String,
+        timestamp: &'a str,
+        signature_version: &'a str,
+        signature: Value,
+        signing_cert_url: String,
+        unsubscribe_url: String,
+        message_attributes: BTreeMap<String, LambdaAttribute>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct LambdaAttribute {
+        r#type: String,
+        value: String,
+    }
     let notification: Value =
         serde_json::from_str(&notification(cx, topic, sub, message)).unwrap_or_default();
-    let attributes: Map<String, Value> = message
-        .attribute_pairs()
-        .into_iter()
-        .map(|(k, (t, v))| (k, json!({"Type": t, "Value": v})))
-        .collect();
-    json!({"Records": [{
-        "EventSource": "aws:sns",
-        "EventVersion": "1.0",
-        "EventSubscriptionArn": sub.arn,
-        "Sns": {
-            "Type": "Notification",
-            "MessageId": message.id,
-            "TopicArn": topic.arn,
-            "Subject": message.subject,
-            "Message": message.text_for("lambda"),
-            "Timestamp": message.timestamp,
-            // Lambda events say version 1 whatever the topic signs with (observed AWS quirk).
-            "SignatureVersion": "1",
-            "Signature": notification.get("Signature"),
-            "SigningCertUrl": signing_cert_url(cx),
-            "UnsubscribeUrl": unsubscribe_url(cx, &sub.arn),
-            "MessageAttributes": attributes,
-        }
-    }]})
-    .to_string()
+    let event = Event {
+        records: [Record {
+            event_source: "aws:sns",
+            event_version: "1.0",
+            event_subscription_arn: &sub.arn,
+            sns: Sns {
+                r#type: "Notification",
+                message_id: &message.id,
+                topic_arn: &topic.arn,
+                subject: message.subject,
+                message: message.text_for("lambda"),
+                timestamp: &message.timestamp,
+                // Lambda events say version 1 whatever the topic signs with (observed AWS quirk).
+                signature_version: "1",
+                signature: notification.get("Signature").cloned().unwrap_or_default(),
+                signing_cert_url: signing_cert_url(cx),
+                unsubscribe_url: unsubscribe_url(cx, &sub.arn),
+                message_attributes: message
+                    .attribute_pairs()
+                    .into_iter()
+                    .map(|(k, (t, v))| {
+                        // Number and String.Array reach Lambda as String (spec §9.1).
+                        let t = if t.starts_with("Number") || t.starts_with("String.Array") {
+                            "String".to_string()
+                        } else {
+                            t
+                        };
+                        (
+                            k,
+                            LambdaAttribute {
+                                r#type: t,
+                                value: v,
+                            },
+                        )
+                    })
+                    .collect(),
+            },
+        }],
+    };
+    serde_json::to_string(&event).expect("serializable")
 }
 
 pub fn publish(
@@ -716,7 +814,7 @@ pub fn publish_batch(
     for entry in entries {
         if entry.id.is_empty() || entry.id.len() > 80 {
             return Err(SnsError::InvalidBatchEntryId(format!(
-                "The Id of a batch entry in a batch request is too long: {}",
+                "The Id of a batch entry in the batch request is too long: {}",
                 entry.id
             )));
         }
@@ -726,7 +824,7 @@ pub fn publish_batch(
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
             return Err(SnsError::InvalidBatchEntryId(format!(
-                "The Id of a batch entry in a batch request contains an impermissible character: {}",
+                "The Id of a batch entry in the batch request contains an impermissible character: {}",
                 entry.id
             )));
         }
@@ -743,7 +841,10 @@ pub fn publish_batch(
                 + x.message_attributes
                     .iter()
                     .map(|(k, v)| {
-                        k.len() + v.data_type.len() + v.string_value.as_ref().map_or(0, String::len)
+                        k.len()
+                            + v.data_type.len()
+                            + v.string_value.as_ref().map_or(0, String::len)
+                            + v.binary_value.as_deref().map_or(0, decoded_len)
                     })
                     .sum::<usize>()
         })
@@ -797,10 +898,11 @@ pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str
         return;
     };
     let id = e.rng.uuid();
-    let topic_param: String = form_urlencoded::byte_serialize(topic.arn.as_bytes()).collect();
+    // The topic ARN as it is, colons included (spec §4.2 URL formats).
     let subscribe_url = format!(
-        "{}/?Action=ConfirmSubscription&TopicArn={topic_param}&Token={}",
+        "{}/?Action=ConfirmSubscription&TopicArn={}&Token={}",
         base_url(cx),
+        topic.arn,
         sub.token
     );
     let fields = ConfirmationFields {

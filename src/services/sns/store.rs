@@ -64,12 +64,16 @@ impl Subscription {
 pub struct Store {
     pub topics: BTreeMap<String, Topic>,
     pub subscriptions: BTreeMap<String, Subscription>,
+    pub platform: super::platform::PlatformStore,
+    pub sms: super::sms::SmsStore,
 }
 
 impl Store {
     pub fn reset(&mut self) {
         self.topics.clear();
         self.subscriptions.clear();
+        self.platform.reset();
+        self.sms.reset();
     }
 
     pub fn subscriptions_of<'a>(

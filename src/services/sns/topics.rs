@@ -53,6 +53,68 @@ fn default_policy(arn: &str, account: &str) -> Value {
     })
 }
 
+/// AWS's key order in the JSON documents SNS returns (policies, delivery policies); keys not
+/// listed follow in alphabetical order. `serde_json::Value` sorts keys, so documents are written
+/// through [`ordered_json`]. Orders: spec §3.4, §3.5 (delivery policies) and the default topic
+/// policy as AWS returns it.
+const KEY_ORDER: [&str; 23] = [
+    // Access policies.
+    "Version",
+    "Id",
+    "Statement",
+    "Sid",
+    "Effect",
+    "Principal",
+    "Action",
+    "Resource",
+    "Condition",
+    // Delivery policies.
+    "http",
+    "healthyRetryPolicy",
+    "defaultHealthyRetryPolicy",
+    "minDelayTarget",
+    "maxDelayTarget",
+    "numRetries",
+    "numMaxDelayRetries",
+    "numNoDelayRetries",
+    "numMinDelayRetries",
+    "backoffFunction",
+    "sicklyRetryPolicy",
+    "disableSubscriptionOverrides",
+    "throttlePolicy",
+    "defaultThrottlePolicy",
+];
+/// Keys that come after every other (`requestPolicy` and `guaranteed` close the documents).
+const KEY_ORDER_LAST: [&str; 3] = ["requestPolicy", "defaultRequestPolicy", "guaranteed"];
+
+/// Compact JSON with object keys in AWS's order ([`KEY_ORDER`]).
+pub(crate) fn ordered_json(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let rank = |k: &str| {
+                KEY_ORDER
+                    .iter()
+                    .position(|o| *o == k)
+                    .map(|i| (0, i))
+                    .or_else(|| KEY_ORDER_LAST.iter().position(|o| *o == k).map(|i| (2, i)))
+                    .unwrap_or((1, 0))
+            };
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), ordered_json(&map[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(ordered_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The delivery policy in force for HTTP/S when the topic sets none (system defaults).
 const DEFAULT_EFFECTIVE_DELIVERY_POLICY: &str = r#"{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false,"defaultRequestPolicy":{"headerContentType":"text/plain; charset=UTF-8"}}}"#;
 
@@ -244,7 +306,7 @@ pub fn get_topic_attributes(
         .policy
         .clone()
         .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
-    attributes.insert("Policy".into(), policy.to_string());
+    attributes.insert("Policy".into(), ordered_json(&policy));
     attributes.entry("DisplayName".into()).or_default();
     attributes.insert("SubscriptionsConfirmed".into(), confirmed.to_string());
     attributes.insert("SubscriptionsPending".into(), pending.to_string());
@@ -299,7 +361,7 @@ pub(crate) fn effective_delivery_policy(topic: &Topic) -> String {
             target["defaultRequestPolicy"] = v.clone();
         }
     }
-    effective.to_string()
+    ordered_json(&effective)
 }
 
 pub fn set_topic_attributes(
@@ -529,12 +591,26 @@ pub(crate) fn allows(topic: &Topic, account: &str, action: &str) -> bool {
     })
 }
 
+/// The topic a data protection call names: these operations answer `NotFound`, not the tagging
+/// operations' `ResourceNotFound` (SNS API model: their error lists).
+fn protected_topic<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    arn: &str,
+) -> Result<&'e mut Topic, SnsError> {
+    parse_topic_arn(cx, arn, "ResourceArn")?;
+    e.sns
+        .topics
+        .get_mut(arn)
+        .ok_or_else(|| SnsError::NotFound("Topic does not exist".into()))
+}
+
 pub fn get_data_protection_policy(
     e: &mut Engine,
     cx: &Context,
     input: ResourceArnInput,
 ) -> Result<DataProtectionPolicyOutput, SnsError> {
-    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    let topic = protected_topic(e, cx, &input.resource_arn)?;
     Ok(DataProtectionPolicyOutput {
         data_protection_policy: topic.data_protection_policy.clone(),
     })
@@ -545,7 +621,7 @@ pub fn put_data_protection_policy(
     cx: &Context,
     input: PutDataProtectionPolicyInput,
 ) -> Result<Empty, SnsError> {
-    let topic = tagged_topic(e, cx, &input.resource_arn)?;
+    let topic = protected_topic(e, cx, &input.resource_arn)?;
     if !input.data_protection_policy.is_empty() {
         let doc: Value = serde_json::from_str(&input.data_protection_policy)
             .map_err(|_| invalid("DataProtectionPolicy: failed to parse JSON."))?;
