@@ -292,6 +292,19 @@ async fn get_topic_attributes_answers_every_attribute_aws_returns() {
         serde_json::from_str::<Value>(&a["Policy"]).unwrap(),
         default_policy(&arn)
     );
+    // AWS's key order, compact.
+    assert!(
+        a["Policy"].starts_with(r#"{"Version":"2008-10-17","Id":"__default_policy_ID","Statement":[{"Sid":"__default_statement_ID","Effect":"Allow","Principal":{"AWS":"*"},"Action":["SNS:GetTopicAttributes","#),
+        "{}",
+        a["Policy"]
+    );
+    assert!(
+        a["Policy"].ends_with(&format!(
+            r#""Resource":"{arn}","Condition":{{"StringEquals":{{"AWS:SourceOwner":"{ACCOUNT}"}}}}}}]}}"#
+        )),
+        "{}",
+        a["Policy"]
+    );
     assert_eq!(
         a["EffectiveDeliveryPolicy"],
         DEFAULT_EFFECTIVE_DELIVERY_POLICY
