@@ -10,6 +10,7 @@ mod query_protocol;
 mod sns_http;
 mod sns_platform;
 mod sns_publish;
+mod sns_retries;
 mod sns_subscriptions;
 mod sns_topics;
 mod sqs_batch;

@@ -599,9 +599,16 @@ async fn failed_answers_and_refused_connections_are_in_the_delivery_log() {
         assert_eq!(records[0]["target"], hook.url.as_str());
         assert_eq!(records[0]["outcome"], outcome, "{status}");
         assert_eq!(records[0]["status"], status);
-        // One attempt for now (retry policies are issue 5), then the message is given up.
-        assert_eq!(records[0]["nextAttemptAt"], Value::Null);
-        assert_eq!(records[1]["event"], "discarded");
+        if outcome == "retryable" {
+            // AWS's HTTP default: 3 retries 20 s apart (with jitter: 10 to 20 s).
+            assert_ne!(records[0]["nextAttemptAt"], Value::Null);
+            h.advance(60.0).await;
+            assert_eq!(hook.take().len(), 3, "three retries");
+        } else {
+            assert_eq!(records[0]["nextAttemptAt"], Value::Null);
+        }
+        let records = deliveries(&h, &format!("messageId={id}")).await;
+        assert_eq!(records.last().unwrap()["event"], "discarded");
     }
 
     // Nobody listening: the connection is refused, a retryable failure with no status.

@@ -1258,14 +1258,18 @@ async fn faults_on_a_queue_make_its_attempts_fail() {
     assert_eq!(records[0]["status"], 400);
     assert_eq!(records[0]["errorCode"], "Injected");
     assert_eq!(records[1]["event"], "dead-lettered");
-    // 500: retryable, but with no retry policy yet (issue 5) it ends at once, in the DLQ.
+    // 500: retryable; SQS's AWS-managed policy retries at once (the first three retries have no
+    // delay) and the fault has used itself up, so the retry delivers.
     assert_eq!(fault(500).await.status, 201);
     let id = publish("five hundred").await;
     let records = deliveries(&h, &format!("messageId={id}")).await;
     assert_eq!(records[0]["source"], with_dlq.as_str());
     assert_eq!(records[0]["outcome"], "retryable");
     assert_eq!(records[0]["status"], 500);
-    assert_eq!(records[1]["event"], "dead-lettered");
+    assert_eq!(
+        (&records[1]["outcome"], &records[1]["phase"]),
+        (&json!("delivered"), &json!("immediate"))
+    );
     let dlq_bodies: Vec<String> = receive(&h, &dlq_url)
         .await
         .into_iter()
@@ -1274,12 +1278,15 @@ async fn faults_on_a_queue_make_its_attempts_fail() {
             doc["Message"].as_str().unwrap().to_string()
         })
         .collect();
-    assert_eq!(dlq_bodies, ["four hundred", "five hundred"]);
-    // The faults used themselves up: the next message arrives.
+    assert_eq!(dlq_bodies, ["four hundred"]);
     publish("fine").await;
-    assert_eq!(receive(&h, &url).await.len(), 1);
+    assert_eq!(
+        receive(&h, &url).await.len(),
+        2,
+        "five hundred (after its retry) and fine"
+    );
 
-    // Without a DLQ the message is discarded.
+    // Without a DLQ a message that fails for good is discarded.
     sns.set_subscription_attributes()
         .subscription_arn(&with_dlq)
         .attribute_name("RedrivePolicy")
@@ -1287,7 +1294,7 @@ async fn faults_on_a_queue_make_its_attempts_fail() {
         .send()
         .await
         .unwrap();
-    fault(503).await;
+    fault(403).await;
     let id = publish("dropped").await;
     let events: Vec<_> = deliveries(&h, &format!("messageId={id}"))
         .await
@@ -1295,9 +1302,10 @@ async fn faults_on_a_queue_make_its_attempts_fail() {
         .map(|r| r["event"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(events, ["attempt", "discarded"]);
+    // One failure per message for SQS: the 400 and the 403 (the 500 was retried and delivered).
     assert_eq!(
         aws_metric(&h, "NumberOfNotificationsFailed", &topic).await,
-        3
+        2
     );
 
     // The raw Publish response.

@@ -1,6 +1,7 @@
 //! Publish and PublishBatch, the fan-out to every subscription through the engine's delivery
 //! path, and the confirmation messages subscriptions are sent.
 
+use super::delivery_policy::{self, Effective, Level, Schedule};
 use super::envelope::{self, ConfirmationFields, NotificationFields};
 use super::filter::FilterScope;
 use super::store::Subscription;
@@ -8,7 +9,7 @@ use super::topics::allows;
 use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, query_code, signing_cert_url};
 use crate::engine::Engine;
-use crate::engine::delivery::{DeadLetter, Delivery, NoRetries, SqsMessage, Target};
+use crate::engine::delivery::{DeadLetter, Delivery, SqsMessage, Target};
 use crate::engine::observe::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
@@ -428,7 +429,13 @@ fn fan_out(
                 continue;
             }
             let topic = &e.sns.topics[topic_arn];
-            delivery_for(cx, topic, sub, &message)
+            delivery_for(
+                cx,
+                topic,
+                sub,
+                &message,
+                e.lambda_endpoints.get(&sub.endpoint),
+            )
         };
         e.deliver(delivery);
     }
@@ -538,22 +545,33 @@ fn sqs_message(
     }
 }
 
+/// The HTTP/S delivery policy in force for a subscription: its own over the topic's over the
+/// system defaults (policies were validated when set).
+pub(crate) fn effective_policy(topic: &super::store::Topic, sub: &Subscription) -> Effective {
+    let parsed = |text: Option<&String>, level| {
+        text.and_then(|p| delivery_policy::parse(p, level).ok())
+            .unwrap_or_default()
+    };
+    let topic_policy = parsed(topic.attributes.get("DeliveryPolicy"), Level::Topic);
+    let own = parsed(sub.attributes.get("DeliveryPolicy"), Level::Subscription);
+    delivery_policy::effective(&topic_policy, &own)
+}
+
 fn delivery_for(
     cx: &Context,
     topic: &super::store::Topic,
     sub: &Subscription,
     message: &Message,
+    lambda_url: Option<&String>,
 ) -> Delivery {
+    let http = effective_policy(topic, sub);
     let http_headers = |kind: &str, raw: bool| {
         let mut headers = vec![
             ("x-amz-sns-message-type".to_string(), kind.to_string()),
             ("x-amz-sns-message-id".to_string(), message.id.clone()),
             ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
             ("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()),
-            (
-                "Content-Type".to_string(),
-                "text/plain; charset=UTF-8".to_string(),
-            ),
+            ("Content-Type".to_string(), http.content_type.clone()),
             (
                 "User-Agent".to_string(),
                 "Amazon Simple Notification Service Agent".to_string(),
@@ -595,10 +613,18 @@ fn delivery_for(
             body: notification(cx, topic, sub, message),
             attributes: outbox_attributes,
         },
-        "lambda" => Target::Outbox {
-            address: sub.endpoint.clone(),
-            body: lambda_event(cx, topic, sub, message),
-            attributes: outbox_attributes,
+        // A function mapped to a local invoke URL (--lambda-endpoint) gets a real POST.
+        "lambda" => match lambda_url {
+            Some(url) => Target::Http {
+                url: url.clone(),
+                headers: vec![("Content-Type".to_string(), "application/json".to_string())],
+                body: lambda_event(cx, topic, sub, message),
+            },
+            None => Target::Outbox {
+                address: sub.endpoint.clone(),
+                body: lambda_event(cx, topic, sub, message),
+                attributes: outbox_attributes,
+            },
         },
         "application" => {
             // A platform endpoint ARN names its platform: .../endpoint/<PLATFORM>/<app>/<id>.
@@ -619,15 +645,26 @@ fn delivery_for(
         queue_arn: arn.clone(),
         message: sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
     });
-    Delivery::new(
+    // SQS, Lambda, e-mail, SMS and push follow the policy SNS fixes for them; HTTP/S its own.
+    let schedule = Schedule::fixed_for(&sub.protocol).unwrap_or(http.healthy);
+    let mut delivery = Delivery::new(
         "sns",
         sub.arn.clone(),
         sub.protocol.clone(),
         message.id.clone(),
         target,
-        Box::new(NoRetries),
+        Box::new(schedule),
         dead_letter,
-    )
+    );
+    if let Some(per_second) = http.throttle.filter(|_| sub.protocol.starts_with("http")) {
+        delivery = delivery.throttled(sub.arn.clone(), per_second);
+    }
+    if topic.fifo {
+        // A message being retried holds back the later messages of its group (this subscription).
+        let group = message.group_id.unwrap_or_default();
+        delivery = delivery.in_lane(format!("{}#{group}", sub.arn));
+    }
+    delivery
 }
 
 /// The event a Lambda function subscribed to a topic receives, keys in AWS's order
@@ -784,7 +821,7 @@ fn publish_sms(
         "sms".into(),
         id.clone(),
         target,
-        Box::new(NoRetries),
+        Box::new(Schedule::CUSTOMER_MANAGED),
         None,
     ));
     Ok(PublishOutput {
@@ -965,13 +1002,16 @@ pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str
             }
         }
     };
+    // Confirmations are retried like any message.
+    let schedule =
+        Schedule::fixed_for(&sub.protocol).unwrap_or_else(|| effective_policy(topic, sub).healthy);
     let delivery = Delivery::new(
         "sns",
         sub.arn.clone(),
         sub.protocol.clone(),
         id,
         target,
-        Box::new(NoRetries),
+        Box::new(schedule),
         None,
     );
     e.deliver(delivery);

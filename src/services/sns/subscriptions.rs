@@ -124,9 +124,8 @@ fn apply_attribute(
             sub.redrive = Some((arn.to_string(), value.to_string()));
         }
         "DeliveryPolicy" if !value.is_empty() => {
-            serde_json::from_str::<serde_json::Value>(value).map_err(|e| {
-                invalid(format!("{prefix}DeliveryPolicy: failed to parse JSON. {e}"))
-            })?;
+            super::delivery_policy::parse(value, super::delivery_policy::Level::Subscription)
+                .map_err(|m| invalid(format!("{prefix}DeliveryPolicy: {m}")))?;
             sub.attributes.insert(name.into(), value.into());
         }
         _ if PLAIN_ATTRIBUTES.contains(&name) => {
@@ -389,23 +388,9 @@ pub fn get_subscription_attributes(
     let http = matches!(sub.protocol.as_str(), "http" | "https");
     let topic_arn = sub.topic_arn.clone();
     if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
-        let topic_policy: serde_json::Value =
-            serde_json::from_str(&super::topics::effective_delivery_policy(topic))
-                .unwrap_or_default();
-        let http_policy = &topic_policy["http"];
         let sub = &e.sns.subscriptions[&input.subscription_arn];
-        let own: serde_json::Value = sub
-            .attributes
-            .get("DeliveryPolicy")
-            .and_then(|p| serde_json::from_str(p).ok())
-            .unwrap_or_default();
-        let effective = serde_json::json!({
-            "healthyRetryPolicy": own.get("healthyRetryPolicy").filter(|v| !v.is_null()).unwrap_or(&http_policy["defaultHealthyRetryPolicy"]),
-            "sicklyRetryPolicy": null,
-            "throttlePolicy": own.get("throttlePolicy").filter(|v| !v.is_null()).or(http_policy.get("defaultThrottlePolicy")).cloned().unwrap_or(serde_json::Value::Null),
-            "requestPolicy": own.get("requestPolicy").filter(|v| !v.is_null()).unwrap_or(&http_policy["defaultRequestPolicy"]),
-            "guaranteed": false,
-        });
+        let effective = super::publish::effective_policy(topic, sub).subscription_json();
+        let effective: serde_json::Value = serde_json::from_str(&effective).unwrap_or_default();
         attributes.insert(
             "EffectiveDeliveryPolicy".into(),
             super::topics::ordered_json(&effective),

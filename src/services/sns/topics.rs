@@ -165,7 +165,12 @@ fn apply_attribute(
             }
             topic.policy = Some(doc);
         }
-        "DeliveryPolicy" | "ArchivePolicy" if !value.is_empty() => {
+        "DeliveryPolicy" if !value.is_empty() => {
+            super::delivery_policy::parse(value, super::delivery_policy::Level::Topic)
+                .map_err(|m| invalid(format!("{prefix}DeliveryPolicy: {m}")))?;
+            topic.attributes.insert(name.into(), value.into());
+        }
+        "ArchivePolicy" if !value.is_empty() => {
             serde_json::from_str::<Value>(value)
                 .map_err(|_| invalid(format!("{prefix}{name}: failed to parse JSON.")))?;
             topic.attributes.insert(name.into(), value.into());
