@@ -911,3 +911,77 @@ async fn query_wire_shapes() {
         Some("Endpoint does not exist")
     );
 }
+
+#[tokio::test]
+async fn pushes_to_endpoints_land_in_the_outbox_per_platform() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    let app = gcm_app(&sns, "push").await;
+    let endpoint = sns
+        .create_platform_endpoint()
+        .platform_application_arn(&app)
+        .token("device-token-1")
+        .send()
+        .await
+        .unwrap()
+        .endpoint_arn
+        .unwrap();
+    // Publish straight to the endpoint, with a per-platform message.
+    let structured = r#"{"default":"plain","GCM":"{\"notification\":{\"title\":\"hi\"}}"}"#;
+    let id = sns
+        .publish()
+        .target_arn(&endpoint)
+        .message(structured)
+        .message_structure("json")
+        .send()
+        .await
+        .unwrap()
+        .message_id
+        .unwrap();
+    let outbox = h.control_get("outbox?protocol=application").await;
+    let messages = outbox["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0]["target"], endpoint.as_str());
+    assert_eq!(messages[0]["messageId"], id.as_str());
+    assert_eq!(messages[0]["body"], r#"{"notification":{"title":"hi"}}"#);
+
+    // Through a topic subscription too.
+    let topic = sns
+        .create_topic()
+        .name("alerts")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    sns.subscribe()
+        .topic_arn(&topic)
+        .protocol("application")
+        .endpoint(&endpoint)
+        .send()
+        .await
+        .unwrap();
+    sns.publish()
+        .topic_arn(&topic)
+        .message("to every device")
+        .send()
+        .await
+        .unwrap();
+    let outbox = h.control_get("outbox?protocol=application").await;
+    assert_eq!(outbox["messages"][1]["body"], "to every device");
+
+    // An endpoint that does not exist cannot be subscribed.
+    let missing = format!(
+        "{}/ffffffff-0000-0000-0000-000000000000",
+        endpoint.rsplit_once('/').unwrap().0
+    );
+    let err = sns
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("application")
+        .endpoint(&missing)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("InvalidParameter"));
+}

@@ -691,7 +691,6 @@ pub fn list_endpoints_by_platform_application(
 }
 
 /// Whether `arn` names an existing platform endpoint (for `Subscribe` with `application`).
-#[allow(dead_code)] // for Subscribe's endpoint check (subscriptions.rs), not wired yet
 pub fn endpoint_exists(e: &Engine, arn: &str) -> bool {
     e.sns.platform.endpoints.contains_key(arn)
 }
@@ -700,7 +699,6 @@ pub fn endpoint_exists(e: &Engine, arn: &str) -> bool {
 /// `application`) through the engine's delivery path. The body is the entry of a JSON
 /// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
 /// the message. Returns the message id.
-#[allow(dead_code)] // for Publish with TargetArn (publish.rs), not wired yet
 pub fn publish_to_endpoint(
     e: &mut Engine,
     cx: &Context,

@@ -780,7 +780,14 @@ pub fn publish(
     }
     let arn = input.topic_arn.or(input.target_arn).unwrap_or_default();
     if arn.contains(":endpoint/") {
-        return Err(SnsError::NotFound("Endpoint does not exist".into()));
+        // Mobile push to one platform endpoint.
+        let (structure, _) = check_common(&fields, false, false)?;
+        let message_id =
+            super::platform::publish_to_endpoint(e, cx, &arn, &input.message, structure.as_ref())?;
+        return Ok(PublishOutput {
+            message_id,
+            sequence_number: None,
+        });
     }
     parse_topic_arn(
         cx,

@@ -172,6 +172,11 @@ pub fn subscribe(
     }
     let endpoint = input.endpoint.unwrap_or_default();
     check_endpoint(&protocol, &endpoint, fifo_topic)?;
+    if protocol == "application" && !super::platform::endpoint_exists(e, &endpoint) {
+        return Err(invalid(format!(
+            "Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}"
+        )));
+    }
     if fifo_topic && protocol != "sqs" {
         return Err(invalid(format!(
             "Invalid parameter: Endpoint Reason: FIFO topics only support SQS subscriptions, not {protocol}"
