@@ -52,3 +52,20 @@ sys.exit(0 if eval(sys.argv[1]) else 1)
 expect_eq() {
     [[ "$3" == "$4" ]] || fail "$1: $2 is '$3', expected '$4'"
 }
+
+# Moves the emulator's virtual clock (manual mode) and returns once the work it triggered has
+# finished, deliveries included: `advance 0` waits for in-flight deliveries without moving time.
+advance() {
+    python3 -c '
+import json, sys, urllib.request
+request = urllib.request.Request(
+    sys.argv[1] + "/_switchyard/clock/advance",
+    data=json.dumps({"seconds": float(sys.argv[2])}).encode(),
+    headers={"Content-Type": "application/json"},
+    method="POST",
+)
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+with opener.open(request, timeout=60) as response:
+    sys.exit(0 if response.status == 200 else 1)
+' "$SWITCHYARD_URL" "$1" || fail "POST /_switchyard/clock/advance {\"seconds\": $1} failed"
+}

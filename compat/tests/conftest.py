@@ -7,6 +7,7 @@ also be run by hand against any switchyard started with `--clock manual`:
 
 SQS is driven over both of its protocols: `sqs` speaks AWS JSON 1.0 (botocore's own model),
 `sqs_query` AWS Query (the model in compat/models-query), and `sqs_any` runs a test once with each.
+`sns` speaks AWS Query, SNS's only protocol.
 """
 
 import os
@@ -122,6 +123,12 @@ def sqs_query(make_client):
 def sqs_any(request):
     """The same scenario over both SQS protocols: AWS JSON 1.0 (`sqs`), then AWS Query (`sqs_query`)."""
     return request.getfixturevalue("sqs" if request.param == "json" else "sqs_query")
+
+
+@pytest.fixture(scope="session")
+def sns(make_client):
+    """SNS over AWS Query (its only protocol)."""
+    return make_client("sns")
 
 
 @pytest.fixture(scope="session")
