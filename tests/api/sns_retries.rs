@@ -344,3 +344,80 @@ async fn throttling_spreads_deliveries_without_counting_retries() {
         99
     );
 }
+
+#[tokio::test]
+async fn a_fifo_message_being_retried_holds_back_its_group_only() {
+    let h = exact().await;
+    let sns = h.sns();
+    let topic = sns
+        .create_topic()
+        .name("jobs.fifo")
+        .attributes("FifoTopic", "true")
+        .attributes("ContentBasedDeduplication", "true")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    let queue = h
+        .sqs()
+        .create_queue()
+        .queue_name("jobs.fifo")
+        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let arn = "arn:aws:sqs:us-east-1:000000000000:jobs.fifo";
+    sns.subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(arn)
+        .attributes("RawMessageDelivery", "true")
+        .send()
+        .await
+        .unwrap();
+    // Four failures: three immediate retries, then the fourth retry waits 1 s (pre-backoff).
+    let fault = h
+        .control_post("faults", json!({"target": arn, "status": 500, "count": 4}))
+        .await;
+    assert_eq!(fault.status, 201);
+    for (body, group) in [("a1", "a"), ("b1", "b"), ("a2", "a")] {
+        sns.publish()
+            .topic_arn(&topic)
+            .message(body)
+            .message_group_id(group)
+            .send()
+            .await
+            .unwrap();
+    }
+    let receive = || async {
+        let got = h
+            .sqs()
+            .receive_message()
+            .queue_url(&queue)
+            .max_number_of_messages(10)
+            .send()
+            .await
+            .unwrap();
+        let messages = got.messages.unwrap_or_default();
+        for m in &messages {
+            h.sqs()
+                .delete_message()
+                .queue_url(&queue)
+                .receipt_handle(m.receipt_handle.clone().unwrap())
+                .send()
+                .await
+                .unwrap();
+        }
+        messages
+            .into_iter()
+            .map(|m| m.body.unwrap())
+            .collect::<Vec<_>>()
+    };
+    // a1 is still being retried: a2 waits behind it; group b is not held back.
+    assert_eq!(receive().await, ["b1"]);
+    h.advance(1.0).await;
+    assert_eq!(receive().await, ["a1", "a2"]);
+}
