@@ -10,10 +10,15 @@ use crate::engine::time::Millis;
 use crate::engine::{Effect, Engine, Settings};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use rustls::RootCertStore;
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
 use std::ops::{Deref, DerefMut};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
@@ -35,7 +40,8 @@ pub struct App {
     /// Effects running on the async side, and a wake-up for when none are left.
     in_flight: AtomicUsize,
     idle: Notify,
-    http: Client<HttpConnector, Full<Bytes>>,
+    /// http:// and https:// deliveries.
+    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     this: Weak<App>,
 }
 
@@ -58,8 +64,7 @@ impl App {
             delivery_log_size: config.delivery_log_size,
             lambda_endpoints: config.lambda_endpoints.iter().cloned().collect(),
         });
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
+        let http = delivery_client(config.https_ca.as_deref());
         Arc::new_cyclic(|this| App {
             config,
             clock,
@@ -70,7 +75,7 @@ impl App {
             closing: tokio::sync::watch::Sender::new(false),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
-            http: Client::builder(TokioExecutor::new()).build(connector),
+            http,
             this: this.clone(),
         })
     }
@@ -179,7 +184,7 @@ impl App {
     }
 
     /// POSTs a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
-    /// answer (refused, unreachable, 15 s timeout) retryable.
+    /// answer (refused, unreachable, TLS handshake failed, 15 s timeout) retryable.
     async fn post(&self, url: &str, headers: Vec<(String, String)>, body: String) -> Outcome {
         let mut request = hyper::Request::post(url);
         for (name, value) in headers {
@@ -199,9 +204,16 @@ impl App {
                 status: None,
                 error_code: Some("Timeout".into()),
             },
-            Some(Err(_)) => Outcome::Retryable {
+            Some(Err(e)) => Outcome::Retryable {
                 status: None,
-                error_code: Some("ConnectionError".into()),
+                error_code: Some(
+                    if is_tls_error(&e) {
+                        "TlsError"
+                    } else {
+                        "ConnectionError"
+                    }
+                    .into(),
+                ),
             },
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
@@ -215,6 +227,86 @@ impl App {
             }
         }
     }
+}
+
+/// The client of HTTP/S deliveries: http:// and https:// through one connection pool, TCP_NODELAY,
+/// HTTP/1.1. HTTPS trusts the system's root certificates and those of `extra_ca` (`--https-ca`).
+///
+/// # Panics
+/// If `extra_ca` cannot be read or holds no certificate (the command line checks it first with
+/// [`load_https_ca`]).
+fn delivery_client(extra_ca: Option<&Path>) -> Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
+    let mut roots = system_roots().clone();
+    if let Some(path) = extra_ca {
+        let certs = load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
+        roots.add_parsable_certificates(certs);
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default TLS versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let mut tcp = HttpConnector::new();
+    tcp.set_nodelay(true);
+    tcp.enforce_http(false);
+    let connector = HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(tcp);
+    Client::builder(TokioExecutor::new()).build(connector)
+}
+
+/// The system's trusted root certificates, read once per process (tests start many emulators).
+fn system_roots() -> &'static RootCertStore {
+    static ROOTS: std::sync::OnceLock<RootCertStore> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let found = rustls_native_certs::load_native_certs();
+        for e in &found.errors {
+            tracing::warn!("system root certificates: {e}");
+        }
+        let mut roots = RootCertStore::empty();
+        let (_, ignored) = roots.add_parsable_certificates(found.certs);
+        if ignored > 0 {
+            tracing::debug!("{ignored} system root certificates could not be parsed");
+        }
+        roots
+    })
+}
+
+/// The CA certificates of a PEM file (`--https-ca`), checked to be usable as trust anchors.
+pub fn load_https_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    let shown = path.display();
+    let certs = CertificateDer::pem_file_iter(path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if certs.is_empty() {
+        return Err(format!("{shown}: no CERTIFICATE in the PEM file"));
+    }
+    let mut check = RootCertStore::empty();
+    for cert in &certs {
+        check
+            .add(cert.clone())
+            .map_err(|e| format!("{shown}: not a usable CA certificate: {e}"))?;
+    }
+    Ok(certs)
+}
+
+/// Whether a failed request failed in the TLS handshake (untrusted certificate, wrong host name,
+/// alert from the server): a rustls error somewhere in the chain, possibly inside `io::Error`s.
+fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    if e.is::<rustls::Error>() {
+        return true;
+    }
+    if let Some(inner) = e
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref())
+        && is_tls_error(inner)
+    {
+        return true;
+    }
+    e.source().is_some_and(is_tls_error)
 }
 
 /// The locked engine. On release it starts the effects the engine handed out and wakes the timer

@@ -1,6 +1,7 @@
 //! How an emulator is set up: what the command line and environment give, or a Rust test.
 
 use crate::clock::ClockMode;
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthMode {
@@ -28,6 +29,10 @@ pub struct Config {
     /// Lambda function ARN → a local HTTP URL that invokes it (e.g. the Lambda Runtime Interface
     /// Emulator's `/2015-03-31/functions/function/invocations`); unmapped functions get the outbox.
     pub lambda_endpoints: Vec<(String, String)>,
+    /// A PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots
+    /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] panics
+    /// if it cannot be read or holds no certificate.
+    pub https_ca: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -44,6 +49,7 @@ impl Default for Config {
             credentials: Vec::new(),
             delivery_log_size: 100_000,
             lambda_endpoints: Vec::new(),
+            https_ca: None,
         }
     }
 }

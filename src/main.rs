@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
+use std::path::PathBuf;
 use switchyard::{AuthMode, ClockMode, Config, Emulator};
 
 #[derive(Parser)]
@@ -95,6 +96,10 @@ struct ServeArgs {
     /// of the event to URL (e.g. a Lambda Runtime Interface Emulator); others go to the outbox.
     #[arg(long = "lambda-endpoint", env = "SWITCHYARD_LAMBDA_ENDPOINTS", value_delimiter = ',', value_parser = lambda_endpoint)]
     lambda_endpoints: Vec<(String, String)>,
+    /// PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots (e.g.
+    /// the CA of a local HTTPS test server).
+    #[arg(long = "https-ca", env = "SWITCHYARD_HTTPS_CA", value_name = "PEM_FILE", value_parser = https_ca)]
+    https_ca: Option<PathBuf>,
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
@@ -115,6 +120,12 @@ fn lambda_endpoint(s: &str) -> Result<(String, String), String> {
         }
         _ => Err("expected arn:aws:lambda:...=http://host:port/path".into()),
     }
+}
+
+fn https_ca(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    switchyard::app::load_https_ca(&path)?;
+    Ok(path)
 }
 
 fn credential(s: &str) -> Result<(String, String), String> {
@@ -143,6 +154,7 @@ impl From<ServeArgs> for Config {
             credentials: a.credentials,
             delivery_log_size: a.delivery_log_size,
             lambda_endpoints: a.lambda_endpoints,
+            https_ca: a.https_ca,
         }
     }
 }

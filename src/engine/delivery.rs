@@ -70,6 +70,18 @@ pub trait RetryPolicy: Send + Debug {
     /// The retry after `attempts` attempts have failed (1 = the first attempt), or `None` when
     /// the policy is exhausted.
     fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry>;
+
+    /// The retry after a failed attempt that ended with `outcome`; schedules that depend on the
+    /// kind of failure (SNS to Firehose: throttling) look at it.
+    fn next_after(
+        &self,
+        attempts: u32,
+        _outcome: &Outcome,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
+        self.next(attempts, rng, jitter)
+    }
 }
 
 /// One attempt and no retries.
@@ -344,7 +356,10 @@ impl Engine {
         d.last_attempt_at = Some(now);
         let (name, status, error_code) = outcome.parts();
         let retry = match outcome {
-            Outcome::Retryable { .. } => d.policy.next(d.attempts, &mut self.rng, self.jitter),
+            Outcome::Retryable { .. } => {
+                d.policy
+                    .next_after(d.attempts, &outcome, &mut self.rng, self.jitter)
+            }
             _ => None,
         };
         let record = DeliveryRecord {

@@ -3,7 +3,7 @@
 //! post-backoff) with its four backoff functions. Pure: no engine, no I/O. The formulas are
 //! written down in docs/sns-retries.md.
 
-use crate::engine::delivery::{Retry, RetryPolicy};
+use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use serde_json::{Map, Value, json};
@@ -202,6 +202,46 @@ impl RetryPolicy for Schedule {
             delay_ms,
             phase: phase.name(),
         })
+    }
+}
+
+/// SNS to Firehose: the AWS-managed schedule, except that throttling errors follow the
+/// customer-managed one.
+#[derive(Debug, Clone, Copy)]
+pub struct Firehose;
+
+impl RetryPolicy for Firehose {
+    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
+        Schedule::AWS_MANAGED.next(attempts, rng, jitter)
+    }
+
+    fn next_after(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
+        let throttled = match outcome {
+            Outcome::Retryable { status, error_code } => {
+                *status == Some(429) || error_code.as_deref().is_some_and(|c| c.contains("Throttl"))
+            }
+            _ => false,
+        };
+        let schedule = if throttled {
+            Schedule::CUSTOMER_MANAGED
+        } else {
+            Schedule::AWS_MANAGED
+        };
+        schedule.next(attempts, rng, jitter)
+    }
+}
+
+/// The retry policy of a subscription: fixed by SNS for its protocol, else the HTTP/S policy in force.
+pub fn policy_for(protocol: &str, http: Schedule) -> Box<dyn RetryPolicy> {
+    match protocol {
+        "firehose" => Box::new(Firehose),
+        _ => Box::new(Schedule::fixed_for(protocol).unwrap_or(http)),
     }
 }
 
@@ -535,6 +575,35 @@ mod tests {
         assert_eq!(email.num_retries, 50);
         assert!((6.0..8.0).contains(&hours), "{hours}");
         assert_eq!(Schedule::fixed_for("https"), None);
+    }
+
+    #[test]
+    fn firehose_throttling_follows_the_customer_managed_schedule() {
+        let mut rng = Rng::new(1);
+        let throttled = Outcome::Retryable {
+            status: Some(429),
+            error_code: None,
+        };
+        let failed = Outcome::Retryable {
+            status: Some(500),
+            error_code: None,
+        };
+        // The first retry: customer managed waits 10 s (pre-backoff), AWS managed none.
+        assert_eq!(
+            Firehose
+                .next_after(1, &throttled, &mut rng, false)
+                .unwrap()
+                .delay_ms,
+            10_000
+        );
+        assert_eq!(
+            Firehose
+                .next_after(1, &failed, &mut rng, false)
+                .unwrap()
+                .delay_ms,
+            0
+        );
+        assert_eq!(Firehose.next_after(51, &throttled, &mut rng, false), None);
     }
 
     #[test]

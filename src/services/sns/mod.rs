@@ -1,6 +1,7 @@
 //! Amazon SNS over AWS Query: topics, subscriptions, publishing and fan-out to SQS, HTTP(S) and
 //! the outbox through the engine's delivery path.
 
+mod archive;
 pub mod delivery_policy;
 pub mod envelope;
 pub mod filter;

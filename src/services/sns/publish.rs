@@ -1,6 +1,7 @@
 //! Publish and PublishBatch, the fan-out to every subscription through the engine's delivery
 //! path, and the confirmation messages subscriptions are sent.
 
+use super::archive::ArchivedMessage;
 use super::delivery_policy::{self, Effective, Level, Schedule};
 use super::envelope::{self, ConfirmationFields, NotificationFields};
 use super::filter::FilterScope;
@@ -162,6 +163,8 @@ struct Message<'a> {
     dedup_id: Option<String>,
     sequence_number: Option<u128>,
     timestamp: String,
+    /// Delivered again from the topic's archive by a replay.
+    replayed: bool,
 }
 
 impl Message<'_> {
@@ -336,6 +339,22 @@ fn publish_to_topic(
                 topic.next_sequence_number,
             ),
         );
+        if let Some(archive) = topic.archive.as_mut() {
+            archive.record(
+                ArchivedMessage {
+                    id: id.clone(),
+                    text: fields.message.to_string(),
+                    subject: fields.subject.map(str::to_string),
+                    structure: structure.clone(),
+                    attributes: fields.attributes.clone(),
+                    group_id: fields.group_id.unwrap_or_default().to_string(),
+                    dedup_id: dedup_id.clone(),
+                    sequence_number: topic.next_sequence_number,
+                    published_at: now,
+                },
+                now,
+            );
+        }
         return fan_out(
             e,
             cx,
@@ -411,13 +430,16 @@ fn fan_out(
         dedup_id,
         sequence_number,
         timestamp: format_rfc3339(e.now()),
+        replayed: false,
     };
     e.metrics
         .aws("AWS/SNS", "NumberOfMessagesPublished", topic_arn, 1);
+    let now = e.now();
     let arns: Vec<String> = e
         .sns
         .subscriptions_of(topic_arn)
         .filter(|s| s.confirmed)
+        .filter(|s| s.replay.as_ref().is_none_or(|r| r.takes_live(now)))
         .map(|s| s.arn.clone())
         .collect();
     for arn in arns {
@@ -445,6 +467,50 @@ fn fan_out(
     })
 }
 
+/// Delivers one archived message to one subscription (a replay): the original MessageId,
+/// SequenceNumber, Timestamp and FIFO ids, through the subscription's filter policy. Answers
+/// whether it was handed to the engine.
+pub(super) fn deliver_archived(
+    e: &mut Engine,
+    cx: &Context,
+    topic_arn: &str,
+    sub_arn: &str,
+    archived: &ArchivedMessage,
+) -> bool {
+    let message = Message {
+        id: archived.id.clone(),
+        text: &archived.text,
+        subject: archived.subject.as_deref(),
+        structure: archived.structure.clone(),
+        attributes: &archived.attributes,
+        group_id: Some(&archived.group_id),
+        dedup_id: archived.dedup_id.clone(),
+        sequence_number: Some(archived.sequence_number),
+        timestamp: format_rfc3339(archived.published_at),
+        replayed: true,
+    };
+    let delivery = {
+        let (Some(topic), Some(sub)) = (
+            e.sns.topics.get(topic_arn),
+            e.sns.subscriptions.get(sub_arn),
+        ) else {
+            return false;
+        };
+        if !passes_filter(sub, &message) {
+            return false;
+        }
+        delivery_for(
+            cx,
+            topic,
+            sub,
+            &message,
+            e.lambda_endpoints.get(&sub.endpoint),
+        )
+    };
+    e.deliver(delivery);
+    true
+}
+
 fn passes_filter(sub: &Subscription, message: &Message) -> bool {
     let Some((policy, _)) = &sub.filter else {
         return true;
@@ -469,7 +535,7 @@ fn notification(
     let sequence = message.sequence_number.map(|n| n.to_string());
     let unsubscribe_url = unsubscribe_url(cx, &sub.arn);
     let attributes = message.attribute_pairs();
-    envelope::notification(
+    let envelope = envelope::notification(
         &SIGNER,
         topic.signature_version,
         &NotificationFields {
@@ -483,7 +549,14 @@ fn notification(
             signing_cert_url: &signing_cert_url(cx),
             message_attributes: &attributes,
         },
-    )
+    );
+    match envelope.strip_suffix('}') {
+        // A replayed message "contains the attribute Replayed, to help you identify that it's a
+        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (spec §5.3), so
+        // the field closes the document without touching a signature.
+        Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
+        _ => envelope,
+    }
 }
 
 /// AWS writes the ARN into the URL as it is, colons included (spec §4.2 URL formats).
@@ -646,14 +719,14 @@ fn delivery_for(
         message: sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
     });
     // SQS, Lambda, e-mail, SMS and push follow the policy SNS fixes for them; HTTP/S its own.
-    let schedule = Schedule::fixed_for(&sub.protocol).unwrap_or(http.healthy);
+    let policy = delivery_policy::policy_for(&sub.protocol, http.healthy);
     let mut delivery = Delivery::new(
         "sns",
         sub.arn.clone(),
         sub.protocol.clone(),
         message.id.clone(),
         target,
-        Box::new(schedule),
+        policy,
         dead_letter,
     );
     if let Some(per_second) = http.throttle.filter(|_| sub.protocol.starts_with("http")) {

@@ -28,6 +28,8 @@ pub struct Topic {
     /// FIFO: deduplication ids seen in the last 5 minutes → (until, message id, sequence number).
     pub dedup: HashMap<(Option<String>, String), (Millis, String, u128)>,
     pub next_sequence_number: u128,
+    /// FIFO topics with an ArchivePolicy: the messages kept for replay.
+    pub archive: Option<super::archive::Archive>,
 }
 
 #[derive(Debug)]
@@ -47,6 +49,8 @@ pub struct Subscription {
     pub redrive: Option<(String, String)>,
     /// Every other attribute as set (DeliveryPolicy, SubscriptionRoleArn, ReplayPolicy, ...).
     pub attributes: BTreeMap<String, String>,
+    /// The replay its ReplayPolicy started (FIFO topics with an archive).
+    pub replay: Option<super::archive::Replay>,
 }
 
 impl Subscription {

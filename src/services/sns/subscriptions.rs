@@ -1,5 +1,6 @@
 //! Subscription operations: subscribe, confirm, unsubscribe, attributes and listings.
 
+use super::archive;
 use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
 use super::publish::send_confirmation;
 use super::store::Subscription;
@@ -7,6 +8,7 @@ use super::topics::{allows, page, topic_mut};
 use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::Engine;
+use crate::engine::time::Millis;
 use crate::services::Context;
 use std::collections::BTreeMap;
 
@@ -23,7 +25,7 @@ const PROTOCOLS: [&str; 9] = [
 ];
 
 /// Subscription attributes a client may set besides those with their own handling.
-const PLAIN_ATTRIBUTES: [&str; 3] = ["DeliveryPolicy", "SubscriptionRoleArn", "ReplayPolicy"];
+const PLAIN_ATTRIBUTES: [&str; 2] = ["DeliveryPolicy", "SubscriptionRoleArn"];
 
 fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<(), SnsError> {
     let ok = match protocol {
@@ -62,15 +64,28 @@ fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<()
     Ok(())
 }
 
-/// Applies one subscription attribute; `prefix` is "Attributes Reason: " inside Subscribe.
+/// Applies one subscription attribute; `prefix` is "Attributes Reason: " inside Subscribe;
+/// `archive_begins` is the topic's BeginningArchiveTime when it archives (for ReplayPolicy).
 fn apply_attribute(
     sub: &mut Subscription,
     name: &str,
     value: &str,
     prefix: &str,
     fifo_topic: bool,
+    archive_begins: Option<Millis>,
 ) -> Result<(), SnsError> {
     match name {
+        // An empty policy stops the replay; the subscription goes on as usual.
+        "ReplayPolicy" if value.is_empty() => {
+            sub.replay = None;
+            sub.attributes.remove(name);
+        }
+        "ReplayPolicy" => {
+            let replay = archive::parse_replay_policy(value, fifo_topic, archive_begins)
+                .map_err(|m| invalid(format!("{prefix}ReplayPolicy: {m}")))?;
+            sub.replay = Some(replay);
+            sub.attributes.insert(name.into(), value.into());
+        }
         "RawMessageDelivery" => match value.to_ascii_lowercase().as_str() {
             "true" | "false" => sub.raw = value.eq_ignore_ascii_case("true"),
             _ => {
@@ -155,6 +170,7 @@ pub fn subscribe(
     cx: &Context,
     input: SubscribeInput,
 ) -> Result<SubscriptionArnOutput, SnsError> {
+    let now = e.now();
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
         return Err(SnsError::AuthorizationError(format!(
@@ -163,6 +179,7 @@ pub fn subscribe(
         )));
     }
     let fifo_topic = topic.fifo;
+    let archive_begins = archive::beginning_of(topic, now);
     let protocol = input.protocol.to_ascii_lowercase();
     if !PROTOCOLS.contains(&protocol.as_str()) {
         return Err(invalid(format!(
@@ -205,6 +222,7 @@ pub fn subscribe(
         filter_scope: FilterScope::MessageAttributes,
         redrive: None,
         attributes: BTreeMap::new(),
+        replay: None,
     };
     sub.confirmation_authenticated = sub.confirmed;
     // FilterPolicyScope first: the policy is parsed for its scope.
@@ -215,6 +233,7 @@ pub fn subscribe(
             scope,
             "Attributes Reason: ",
             fifo_topic,
+            archive_begins,
         )?;
     }
     for (k, v) in input
@@ -222,7 +241,14 @@ pub fn subscribe(
         .iter()
         .filter(|(k, _)| *k != "FilterPolicyScope")
     {
-        apply_attribute(&mut sub, k, v, "Attributes Reason: ", fifo_topic)?;
+        apply_attribute(
+            &mut sub,
+            k,
+            v,
+            "Attributes Reason: ",
+            fifo_topic,
+            archive_begins,
+        )?;
     }
     // Subscribing the same endpoint again answers the existing subscription.
     let existing = e
@@ -257,6 +283,8 @@ pub fn subscribe(
     if !confirmed {
         send_confirmation(e, cx, &arn, "SubscriptionConfirmation");
     }
+    // "Messages can be replayed as soon as the subscription is created" (AWS subscriber page).
+    archive::replay(e, cx, &arn);
     let shown = if confirmed || input.return_subscription_arn {
         arn
     } else {
@@ -362,6 +390,7 @@ pub fn get_subscription_attributes(
     _cx: &Context,
     input: SubscriptionArnInput,
 ) -> Result<AttributesOutput, SnsError> {
+    let now = e.now();
     let sub = subscription_mut(e, &input.subscription_arn)?;
     let mut attributes: Attributes = sub.attributes.clone();
     attributes.insert("SubscriptionArn".into(), sub.arn.clone());
@@ -390,6 +419,9 @@ pub fn get_subscription_attributes(
     if let Some((_, text)) = &sub.redrive {
         attributes.insert("RedrivePolicy".into(), text.clone());
     }
+    if let Some(replay) = &sub.replay {
+        attributes.insert("ReplayStatus".into(), replay.status(now).into());
+    }
     let http = matches!(sub.protocol.as_str(), "http" | "https");
     let topic_arn = sub.topic_arn.clone();
     if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
@@ -406,16 +438,25 @@ pub fn get_subscription_attributes(
 
 pub fn set_subscription_attributes(
     e: &mut Engine,
-    _cx: &Context,
+    cx: &Context,
     input: SetSubscriptionAttributesInput,
 ) -> Result<Empty, SnsError> {
+    let now = e.now();
     let topic_arn = subscription_mut(e, &input.subscription_arn)?
         .topic_arn
         .clone();
-    let fifo_topic = e.sns.topics.get(&topic_arn).is_some_and(|t| t.fifo);
+    let topic = e.sns.topics.get(&topic_arn);
+    let fifo_topic = topic.is_some_and(|t| t.fifo);
+    let archive_begins = topic.and_then(|t| archive::beginning_of(t, now));
     let sub = subscription_mut(e, &input.subscription_arn)?;
     let value = input.attribute_value.unwrap_or_default();
-    apply_attribute(sub, &input.attribute_name, &value, "", fifo_topic).map(|()| Empty {})
+    let name = input.attribute_name;
+    apply_attribute(sub, &name, &value, "", fifo_topic, archive_begins)?;
+    // Setting a ReplayPolicy starts a replay, replacing any earlier one.
+    if name == "ReplayPolicy" && !value.is_empty() {
+        archive::replay(e, cx, &input.subscription_arn);
+    }
+    Ok(Empty {})
 }
 
 fn entry(s: &Subscription) -> SubscriptionEntry {

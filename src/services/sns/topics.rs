@@ -1,10 +1,12 @@
 //! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
 
+use super::archive;
 use super::signing::SignatureVersion;
 use super::store::Topic;
 use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::Engine;
+use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -133,6 +135,7 @@ fn apply_attribute(
     name: &str,
     value: &str,
     creating: bool,
+    now: Millis,
 ) -> Result<(), SnsError> {
     let prefix = if creating { "Attributes Reason: " } else { "" };
     match name {
@@ -170,11 +173,24 @@ fn apply_attribute(
                 .map_err(|m| invalid(format!("{prefix}DeliveryPolicy: {m}")))?;
             topic.attributes.insert(name.into(), value.into());
         }
-        "ArchivePolicy" if !value.is_empty() => {
-            serde_json::from_str::<Value>(value)
-                .map_err(|_| invalid(format!("{prefix}{name}: failed to parse JSON.")))?;
-            topic.attributes.insert(name.into(), value.into());
+        "ArchivePolicy" if !topic.fifo && !value.is_empty() => {
+            return Err(invalid(format!(
+                "{prefix}{name}: Invalid parameter: The attribute {name} can only be set for FIFO topics"
+            )));
         }
+        "ArchivePolicy" => match archive::parse_archive_policy(value)
+            .map_err(|m| invalid(format!("{prefix}{name}: {m}")))?
+        {
+            Some(days) => {
+                archive::set_policy(&mut topic.archive, days, now);
+                topic.attributes.insert(name.into(), value.into());
+            }
+            // `""` or `{}` stops archiving; what was archived is gone.
+            None => {
+                topic.archive = None;
+                topic.attributes.remove(name);
+            }
+        },
         "TracingConfig" if !matches!(value, "PassThrough" | "Active") => {
             return Err(invalid(format!(
                 "{prefix}TracingConfig: Invalid value [{value}]. Must be PassThrough or Active."
@@ -238,9 +254,10 @@ pub fn create_topic(
         subscriptions_deleted: 0,
         dedup: HashMap::new(),
         next_sequence_number: 10_000_000_000_000_000_000,
+        archive: None,
     };
     for (k, v) in &input.attributes {
-        apply_attribute(&mut topic, k, v, true)?;
+        apply_attribute(&mut topic, k, v, true, e.now())?;
     }
     if let Some(existing) = e.sns.topics.get(&arn) {
         // Idempotent for equal attributes and tags (AWS: error on different ones).
@@ -293,6 +310,7 @@ pub fn get_topic_attributes(
     cx: &Context,
     input: TopicArnInput,
 ) -> Result<AttributesOutput, SnsError> {
+    let now = e.now();
     topic_mut(e, cx, &input.topic_arn)?;
     let topic = &e.sns.topics[&input.topic_arn];
     let (confirmed, pending) = e
@@ -336,6 +354,9 @@ pub fn get_topic_attributes(
         };
         attributes.insert("FifoThroughputScope".into(), scope.into());
     }
+    if let Some(beginning) = archive::beginning_of(topic, now) {
+        attributes.insert("BeginningArchiveTime".into(), format_rfc3339(beginning));
+    }
     Ok(AttributesOutput { attributes })
 }
 
@@ -374,12 +395,14 @@ pub fn set_topic_attributes(
     cx: &Context,
     input: SetTopicAttributesInput,
 ) -> Result<Empty, SnsError> {
+    let now = e.now();
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     apply_attribute(
         topic,
         &input.attribute_name,
         input.attribute_value.as_deref().unwrap_or(""),
         false,
+        now,
     )?;
     Ok(Empty {})
 }
