@@ -198,6 +198,25 @@ impl Delivery {
         }
     }
 
+    /// A delivery-log record of this delivery: `event` now, nothing decided yet.
+    fn record(&self, at: Millis, event: &'static str) -> DeliveryRecord {
+        DeliveryRecord {
+            at,
+            event,
+            source: self.source.clone(),
+            target: self.target.name().to_string(),
+            protocol: self.protocol.clone(),
+            message_id: self.message_id.clone(),
+            attempt: self.attempts,
+            phase: self.phase,
+            delay_seconds: 0.0,
+            outcome: None,
+            status: None,
+            error_code: None,
+            next_attempt_at: None,
+        }
+    }
+
     /// Orders this delivery after the earlier ones of `lane`.
     pub fn in_lane(mut self, lane: String) -> Delivery {
         self.lane = Some(lane);
@@ -272,19 +291,8 @@ impl Engine {
                 d.slot_reserved = true;
                 self.throttles.insert(key, slot + interval);
                 let record = DeliveryRecord {
-                    at: now,
-                    event: "throttled",
-                    source: d.source.clone(),
-                    target: d.target.name().to_string(),
-                    protocol: d.protocol.clone(),
-                    message_id: d.message_id.clone(),
-                    attempt: d.attempts,
-                    phase: d.phase,
-                    delay_seconds: 0.0,
-                    outcome: None,
-                    status: None,
-                    error_code: None,
                     next_attempt_at: Some(slot),
+                    ..d.record(now, "throttled")
                 };
                 self.metrics.delivery(d.service, "throttled", "");
                 self.log.push(record);
@@ -363,19 +371,12 @@ impl Engine {
             _ => None,
         };
         let record = DeliveryRecord {
-            at: now,
-            event: "attempt",
-            source: d.source.clone(),
-            target: d.target.name().to_string(),
-            protocol: d.protocol.clone(),
-            message_id: d.message_id.clone(),
-            attempt: d.attempts,
-            phase: d.phase,
             delay_seconds,
             outcome: Some(name),
             status,
             error_code,
             next_attempt_at: retry.map(|r| now + r.delay_ms),
+            ..d.record(now, "attempt")
         };
         self.metrics.delivery(d.service, "attempt", name);
         if let Some(topic) = sns_topic(d) {
@@ -424,21 +425,11 @@ impl Engine {
             };
             self.metrics.aws("AWS/SNS", metric, &topic, 1);
         }
-        self.log.push(DeliveryRecord {
-            at: self.now(),
-            event,
-            source: d.source.clone(),
+        let record = DeliveryRecord {
             target,
-            protocol: d.protocol.clone(),
-            message_id: d.message_id.clone(),
-            attempt: d.attempts,
-            phase: d.phase,
-            delay_seconds: 0.0,
-            outcome: None,
-            status: None,
-            error_code: None,
-            next_attempt_at: None,
-        });
+            ..d.record(self.now(), event)
+        };
+        self.log.push(record);
     }
 
     /// Deliveries still under way (waiting for a retry or an HTTP answer).
