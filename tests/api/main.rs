@@ -10,6 +10,7 @@ mod query_protocol;
 mod sns_archive;
 mod sns_http;
 mod sns_https;
+mod sns_limits;
 mod sns_platform;
 mod sns_publish;
 mod sns_retries;

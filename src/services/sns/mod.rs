@@ -32,6 +32,7 @@ pub enum SnsError {
     ResourceNotFound(String),
     AuthorizationError(String),
     FilterPolicyLimitExceeded(String),
+    TopicLimitExceeded(String),
     TagLimitExceeded(String),
     TooManyEntriesInBatchRequest(String),
     EmptyBatchRequest(String),
@@ -55,6 +56,7 @@ impl From<SnsError> for AwsError {
             NotFound(m) => AwsError::new("NotFoundException", 404, m),
             ResourceNotFound(m) => AwsError::new("ResourceNotFoundException", 404, m),
             AuthorizationError(m) => AwsError::new("AuthorizationErrorException", 403, m),
+            TopicLimitExceeded(m) => AwsError::new("TopicLimitExceededException", 403, m),
             FilterPolicyLimitExceeded(m) => {
                 AwsError::new("FilterPolicyLimitExceededException", 403, m)
             }

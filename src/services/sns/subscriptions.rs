@@ -165,12 +165,32 @@ fn parse_filter(text: &str, scope: FilterScope, prefix: &str) -> Result<FilterPo
     })
 }
 
+/// SNS's default quotas: 200 filter policies per topic and 10,000 per account.
+fn check_filter_quota(e: &Engine, topic_arn: &str, account: &str) -> Result<(), SnsError> {
+    let filtered = || e.sns.subscriptions.values().filter(|s| s.filter.is_some());
+    let on_topic = filtered().filter(|s| s.topic_arn == topic_arn).count();
+    let in_account = filtered().filter(|s| s.owner == account).count();
+    if on_topic >= 200 || in_account >= 10_000 {
+        return Err(SnsError::FilterPolicyLimitExceeded(
+            "Filter policy limit exceeded: the topic has 200 filter policies, or the account 10,000".into(),
+        ));
+    }
+    Ok(())
+}
+
 pub fn subscribe(
     e: &mut Engine,
     cx: &Context,
     input: SubscribeInput,
 ) -> Result<SubscriptionArnOutput, SnsError> {
     let now = e.now();
+    if input
+        .attributes
+        .get("FilterPolicy")
+        .is_some_and(|p| !p.is_empty())
+    {
+        check_filter_quota(e, &input.topic_arn, &cx.account)?;
+    }
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
         return Err(SnsError::AuthorizationError(format!(
@@ -445,12 +465,17 @@ pub fn set_subscription_attributes(
     let topic_arn = subscription_mut(e, &input.subscription_arn)?
         .topic_arn
         .clone();
+    let value = input.attribute_value.unwrap_or_default();
+    let name = input.attribute_name;
+    let sub = subscription_mut(e, &input.subscription_arn)?;
+    if name == "FilterPolicy" && !value.is_empty() && sub.filter.is_none() {
+        let owner = sub.owner.clone();
+        check_filter_quota(e, &topic_arn, &owner)?;
+    }
     let topic = e.sns.topics.get(&topic_arn);
     let fifo_topic = topic.is_some_and(|t| t.fifo);
     let archive_begins = topic.and_then(|t| archive::beginning_of(t, now));
     let sub = subscription_mut(e, &input.subscription_arn)?;
-    let value = input.attribute_value.unwrap_or_default();
-    let name = input.attribute_name;
     apply_attribute(sub, &name, &value, "", fifo_topic, archive_begins)?;
     // Setting a ReplayPolicy starts a replay, replacing any earlier one.
     if name == "ReplayPolicy" && !value.is_empty() {

@@ -277,6 +277,21 @@ pub fn create_topic(
         }
         return Ok(TopicArnOutput { topic_arn: arn });
     }
+    // SNS's default quotas: 100,000 standard and 1,000 FIFO topics per account.
+    let (quota, fifo) = if topic.fifo {
+        (1_000, true)
+    } else {
+        (100_000, false)
+    };
+    let owned = e
+        .sns
+        .topics
+        .values()
+        .filter(|t| t.account == cx.account && t.fifo == fifo)
+        .count();
+    if owned >= quota {
+        return Err(SnsError::TopicLimitExceeded("Topic limit exceeded".into()));
+    }
     e.sns.topics.insert(arn.clone(), topic);
     Ok(TopicArnOutput { topic_arn: arn })
 }
