@@ -130,7 +130,12 @@ pub async fn call(
         "ListSubscriptionsByTopic" => {
             typed(input, |i| list_subscriptions_by_topic(&mut e(), cx, i))
         }
-        "Publish" => typed(input, |i| publish(&mut e(), cx, i)),
+        "Publish" => {
+            let input: types::PublishInput = crate::services::parse(input)?;
+            let prepared = publish::presign(app, &input).await;
+            let output = publish(&mut e(), cx, input, prepared)?;
+            serde_json::to_value(output).map_err(|e| AwsError::internal(e.to_string()))
+        }
         "PublishBatch" => typed(input, |i| publish_batch(&mut e(), cx, i)),
         _ => platform::call(&mut e(), cx, operation, input)
             .unwrap_or_else(|| Err(crate::services::not_yet(operation))),

@@ -14,6 +14,8 @@ use rsa::pkcs8::der::pem;
 use rsa::signature::{SignatureEncoding as _, Signer as _};
 use sha1::Sha1;
 use sha2::{Digest as _, Sha256};
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 /// The committed key: a well-known test key, not a secret (see `cert/README.md`).
 const KEY_PEM: &str = include_str!("cert/signing-key.pem");
@@ -21,7 +23,7 @@ const KEY_PEM: &str = include_str!("cert/signing-key.pem");
 const CERT_PEM: &str = include_str!("cert/signing-cert.pem");
 
 /// The topic attribute `SignatureVersion`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SignatureVersion {
     /// `"1"`: SHA1withRSA, AWS's default.
     V1,
@@ -51,9 +53,10 @@ pub struct Signer {
     sha1: SigningKey<Sha1>,
     sha256: SigningKey<Sha256>,
     certificate_name: String,
-    /// The last signature made: a publish fans out the same signed fields to every subscription
-    /// (the subscription-specific fields are not signed), and RSA signing costs milliseconds.
-    last: std::sync::Mutex<Option<(SignatureVersion, String, String)>>,
+    /// Recent signatures: a publish fans out the same signed fields to every subscription (the
+    /// subscription-specific fields are not signed), and Publish signs ahead, outside the engine's
+    /// lock; RSA signing costs milliseconds.
+    recent: Mutex<HashMap<(SignatureVersion, String), String>>,
 }
 
 impl std::fmt::Debug for Signer {
@@ -85,7 +88,7 @@ impl Signer {
             sha1: SigningKey::new(key.clone()),
             sha256: SigningKey::new(key),
             certificate_name: format!("SimpleNotificationService-{hex}.pem"),
-            last: std::sync::Mutex::new(None),
+            recent: Mutex::new(HashMap::new()),
         }
     }
 
@@ -100,22 +103,22 @@ impl Signer {
 
     /// Base64 signature of `string_to_sign` under `version` (RSASSA-PKCS1-v1_5).
     pub fn sign(&self, version: SignatureVersion, string_to_sign: &str) -> String {
-        let mut last = self
-            .last
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, _, signature)) = last
-            .as_ref()
-            .filter(|(v, text, _)| *v == version && text == string_to_sign)
-        {
+        let key = (version, string_to_sign.to_string());
+        let recent = || self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(signature) = recent().get(&key) {
             return signature.clone();
         }
+        // Signed without holding the cache's lock, so signatures are made in parallel.
         let bytes = match version {
             SignatureVersion::V1 => self.sha1.sign(string_to_sign.as_bytes()).to_vec(),
             SignatureVersion::V2 => self.sha256.sign(string_to_sign.as_bytes()).to_vec(),
         };
         let signature = base64::engine::general_purpose::STANDARD.encode(bytes);
-        *last = Some((version, string_to_sign.to_string(), signature.clone()));
+        let mut recent = recent();
+        if recent.len() >= 256 {
+            recent.clear();
+        }
+        recent.insert(key, signature.clone());
         signature
     }
 }
