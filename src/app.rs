@@ -41,7 +41,9 @@ pub struct App {
     in_flight: AtomicUsize,
     idle: Notify,
     /// http:// and https:// deliveries.
-    http: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    /// Built on the first delivery: loading the system's root certificates costs milliseconds
+    /// that startup should not pay.
+    http: std::sync::OnceLock<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
     this: Weak<App>,
 }
 
@@ -64,7 +66,10 @@ impl App {
             delivery_log_size: config.delivery_log_size,
             lambda_endpoints: config.lambda_endpoints.iter().cloned().collect(),
         });
-        let http = delivery_client(config.https_ca.as_deref());
+        if let Some(path) = &config.https_ca {
+            // Refuse a bad CA file now rather than at the first delivery.
+            load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
+        }
         Arc::new_cyclic(|this| App {
             config,
             clock,
@@ -75,7 +80,7 @@ impl App {
             closing: tokio::sync::watch::Sender::new(false),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
-            http,
+            http: std::sync::OnceLock::new(),
             this: this.clone(),
         })
     }
@@ -199,7 +204,14 @@ impl App {
                 };
             }
         };
-        match Clock::within(HTTP_TIMEOUT, self.http.request(request)).await {
+        match Clock::within(
+            HTTP_TIMEOUT,
+            self.http
+                .get_or_init(|| delivery_client(self.config.https_ca.as_deref()))
+                .request(request),
+        )
+        .await
+        {
             None => Outcome::Retryable {
                 status: None,
                 error_code: Some("Timeout".into()),
