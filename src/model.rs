@@ -104,6 +104,14 @@ impl Model {
             .unwrap_or(name)
     }
 
+    /// The Query code of an error shape (`QueueDoesNotExist` →
+    /// `AWS.SimpleQueueService.NonExistentQueue`); codes the model does not know stand for
+    /// themselves.
+    pub fn query_code<'a>(&'a self, code: &'a str) -> &'a str {
+        let error = self.shapes.get(code).and_then(|s| s.error.as_ref());
+        error.and_then(|e| e.code.as_deref()).unwrap_or(code)
+    }
+
     pub fn speaks(&self, protocol: &str) -> bool {
         self.metadata.protocols.iter().any(|p| p == protocol)
     }

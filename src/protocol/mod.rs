@@ -328,7 +328,7 @@ pub fn render_error(
     let status = modeled
         .and_then(|e| e.http_status_code)
         .unwrap_or(err.status);
-    let query_code = modeled.and_then(|e| e.code.as_deref()).unwrap_or(err.code);
+    let query_code = model.map_or(err.code, |m| m.query_code(err.code));
     let sender = status < 500;
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
     match protocol {

@@ -84,16 +84,6 @@ pub(crate) fn invalid(what: impl std::fmt::Display) -> SnsError {
     SnsError::InvalidParameter(format!("Invalid parameter: {what}"))
 }
 
-/// The Query code of an SNS error shape (what batch results carry in `Code`).
-fn query_code(shape: &str) -> String {
-    crate::model::SNS
-        .shapes
-        .get(shape)
-        .and_then(|s| s.error.as_ref())
-        .and_then(|e| e.code.clone())
-        .unwrap_or_else(|| shape.to_string())
-}
-
 pub async fn call(
     app: &App,
     cx: &Context,

@@ -8,7 +8,7 @@ use super::filter::FilterScope;
 use super::store::Subscription;
 use super::topics::allows;
 use super::types::*;
-use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, query_code, signing_cert_url};
+use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
 use crate::engine::Engine;
 use crate::engine::delivery::{DeadLetter, Delivery, SqsMessage, Target};
 use crate::engine::observe::DeliveryRecord;
@@ -1037,7 +1037,7 @@ pub fn publish_batch(
             }),
             Err(err) => {
                 let err = AwsError::from(err);
-                let code = query_code(err.code);
+                let code = crate::model::SNS.query_code(err.code).to_string();
                 out.failed.push(BatchResultErrorEntry {
                     id: entry.id.clone(),
                     code,

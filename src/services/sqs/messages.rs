@@ -303,7 +303,7 @@ fn check_batch<'a>(
 
 fn failure(id: String, err: SqsError) -> BatchResultErrorEntry {
     let err = AwsError::from(err);
-    let code = super::query_code(err.code);
+    let code = crate::model::SQS.query_code(err.code).to_string();
     BatchResultErrorEntry {
         id,
         sender_fault: err.status < 500,

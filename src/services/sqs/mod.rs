@@ -70,16 +70,6 @@ impl From<SqsError> for AwsError {
     }
 }
 
-/// The Query code of an SQS error shape (what batch results carry in `Code`).
-fn query_code(shape: &str) -> String {
-    crate::model::SQS
-        .shapes
-        .get(shape)
-        .and_then(|s| s.error.as_ref())
-        .and_then(|e| e.code.clone())
-        .unwrap_or_else(|| shape.to_string())
-}
-
 pub async fn call(
     app: &App,
     cx: &Context,
@@ -240,9 +230,12 @@ mod tests {
     #[test]
     fn batch_codes_are_query_codes() {
         assert_eq!(
-            query_code("QueueDoesNotExist"),
+            crate::model::SQS.query_code("QueueDoesNotExist"),
             "AWS.SimpleQueueService.NonExistentQueue"
         );
-        assert_eq!(query_code("InvalidParameterValue"), "InvalidParameterValue");
+        assert_eq!(
+            crate::model::SQS.query_code("InvalidParameterValue"),
+            "InvalidParameterValue"
+        );
     }
 }
