@@ -411,28 +411,43 @@ pub fn delete_message(
     Ok(Empty {})
 }
 
-pub fn delete_message_batch(
+/// A batch of receipt-handle operations: the whole-batch checks, then `one` per entry, each
+/// succeeding or failing on its own.
+fn receipt_batch(
     e: &mut Engine,
     cx: &Context,
     input: ReceiptBatchInput,
+    entry_name: &str,
+    mut one: impl FnMut(&mut Engine, &QueueKey, &ReceiptBatchEntry) -> Result<(), SqsError>,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     queue_mut(e, &key)?;
-    check_batch(
-        input.entries.iter().map(|x| x.id.as_str()),
-        "DeleteMessageBatchRequestEntry",
-    )?;
+    check_batch(input.entries.iter().map(|x| x.id.as_str()), entry_name)?;
     let mut out = BatchOutput {
         successful: Vec::new(),
         failed: Vec::new(),
     };
     for entry in input.entries {
-        match delete_one(e, &key, &entry.receipt_handle) {
+        match one(e, &key, &entry) {
             Ok(()) => out.successful.push(BatchId { id: entry.id }),
             Err(err) => out.failed.push(failure(entry.id, err)),
         }
     }
     Ok(out)
+}
+
+pub fn delete_message_batch(
+    e: &mut Engine,
+    cx: &Context,
+    input: ReceiptBatchInput,
+) -> Result<BatchOutput<BatchId>, SqsError> {
+    receipt_batch(
+        e,
+        cx,
+        input,
+        "DeleteMessageBatchRequestEntry",
+        |e, key, entry| delete_one(e, key, &entry.receipt_handle),
+    )
 }
 
 fn change_one(
@@ -485,23 +500,13 @@ pub fn change_message_visibility_batch(
     cx: &Context,
     input: ReceiptBatchInput,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
-    let key = key_from_url(cx, &input.queue_url)?;
-    queue_mut(e, &key)?;
-    check_batch(
-        input.entries.iter().map(|x| x.id.as_str()),
+    receipt_batch(
+        e,
+        cx,
+        input,
         "ChangeMessageVisibilityBatchRequestEntry",
-    )?;
-    let mut out = BatchOutput {
-        successful: Vec::new(),
-        failed: Vec::new(),
-    };
-    for entry in input.entries {
-        match change_one(e, &key, &entry.receipt_handle, entry.visibility_timeout) {
-            Ok(()) => out.successful.push(BatchId { id: entry.id }),
-            Err(err) => out.failed.push(failure(entry.id, err)),
-        }
-    }
-    Ok(out)
+        |e, key, entry| change_one(e, key, &entry.receipt_handle, entry.visibility_timeout),
+    )
 }
 
 fn wanted(names: &[String], name: &str) -> bool {
