@@ -13,7 +13,7 @@ import gzip, json, os, subprocess, sys, tempfile, zipfile
 
 CURRENT = "1.43.11"
 LAST_SQS_QUERY = "1.34.70"
-SERVICES = ["sqs", "sts", "sns"]
+SERVICES = ["sqs", "sts", "sns", "events"]
 
 # awsQueryError traits of SQS error shapes added after the last Query release, from the Smithy
 # model (aws/api-models-aws sqs-2012-11-05.json; see ../shared/spec/eventbridge-sqs-reference.md D1).

@@ -69,7 +69,7 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
     Some(secs * 1000 + millis)
 }
 
-fn days_in_month(y: i64, m: i64) -> i64 {
+pub fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
         2 => 28,
@@ -80,7 +80,7 @@ fn days_in_month(y: i64, m: i64) -> i64 {
 
 // Civil-calendar conversions after Howard Hinnant's well-known `days_from_civil`
 // and `civil_from_days` algorithms (proleptic Gregorian calendar).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -89,7 +89,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
