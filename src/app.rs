@@ -178,20 +178,27 @@ impl App {
         match effect {
             Effect::Http {
                 delivery,
+                method,
                 url,
                 headers,
                 body,
             } => {
-                let outcome = self.post(&url, headers, body).await;
+                let outcome = self.send(&method, &url, headers, body).await;
                 self.engine().complete(delivery, outcome);
             }
         }
     }
 
-    /// POSTs a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
+    /// Sends a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
     /// answer (refused, unreachable, TLS handshake failed, 15 s timeout) retryable.
-    async fn post(&self, url: &str, headers: Vec<(String, String)>, body: String) -> Outcome {
-        let mut request = hyper::Request::post(url);
+    async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        body: String,
+    ) -> Outcome {
+        let mut request = hyper::Request::builder().method(method).uri(url);
         for (name, value) in headers {
             request = request.header(name, value);
         }

@@ -119,6 +119,8 @@ impl Model {
 
 pub static SQS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sqs.json")));
 pub static SNS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sns.json")));
+pub static EVENTS: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/events.json")));
 pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use super::observe::{DeliveryRecord, OutboxMessage};
 use super::rng::Rng;
 use super::time::Millis;
 use super::{Effect, Engine, Timer};
-use crate::services::sqs;
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::{events, sns, sqs};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -32,11 +32,28 @@ pub enum Target {
         queue_arn: String,
         message: SqsMessage,
     },
-    /// An HTTP(S) endpoint: a real POST.
+    /// An HTTP(S) endpoint: a real request (POST unless an API destination says otherwise).
     Http {
+        method: String,
         url: String,
         headers: Vec<(String, String)>,
         body: String,
+    },
+    /// An SNS topic of this emulator: a publish as the account of `publisher`.
+    Sns {
+        topic_arn: String,
+        publisher: Publisher,
+        body: String,
+        group_id: Option<String>,
+        dedup_id: Option<String>,
+    },
+    /// An EventBridge event bus of this emulator: the event is put on it. `trail` holds the buses
+    /// the event already passed, so a loop ends instead of spinning.
+    Bus {
+        bus_arn: String,
+        publisher: Publisher,
+        event: String,
+        trail: Vec<String>,
     },
     /// A receiver that cannot exist locally (e-mail, SMS, push, Lambda, Firehose): the outbox.
     Outbox {
@@ -52,9 +69,19 @@ impl Target {
         match self {
             Target::Sqs { queue_arn, .. } => queue_arn,
             Target::Http { url, .. } => url,
+            Target::Sns { topic_arn, .. } => topic_arn,
+            Target::Bus { bus_arn, .. } => bus_arn,
             Target::Outbox { address, .. } => address,
         }
     }
+}
+
+/// Who hands a message on to an in-process service target: the account it acts as, and the host
+/// clients reach the emulator at (for URLs inside the message).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Publisher {
+    pub account: String,
+    pub host: String,
 }
 
 /// The next retry after a failed attempt.
@@ -82,6 +109,20 @@ pub trait RetryPolicy: Send + Debug {
     ) -> Option<Retry> {
         self.next(attempts, rng, jitter)
     }
+
+    /// The retry after a failed attempt when the message is `age_ms` old, or why there is none:
+    /// the name of the limit that ended it, where the service reports one (EventBridge:
+    /// `MaximumRetryAttempts`, `MaximumEventAgeInSeconds`).
+    fn retry(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        _age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        self.next_after(attempts, outcome, rng, jitter).ok_or(None)
+    }
 }
 
 /// One attempt and no retries.
@@ -99,6 +140,30 @@ impl RetryPolicy for NoRetries {
 pub struct DeadLetter {
     pub queue_arn: String,
     pub message: SqsMessage,
+    /// Completes the message with how the delivery ended (EventBridge: the ERROR_CODE, ...
+    /// attributes) before it is written.
+    pub finish: Option<fn(&mut SqsMessage, &GiveUp)>,
+}
+
+impl DeadLetter {
+    pub fn new(queue_arn: String, message: SqsMessage) -> DeadLetter {
+        DeadLetter {
+            queue_arn,
+            message,
+            finish: None,
+        }
+    }
+}
+
+/// How a delivery ended without success, for the dead-letter message.
+#[derive(Debug)]
+pub struct GiveUp<'a> {
+    /// Attempts made, the first included.
+    pub attempts: u32,
+    /// The retry limit that ended it, if a limit did (not for failures that are not retried).
+    pub exhausted: Option<&'static str>,
+    pub outcome: &'a Outcome,
+    pub target: &'a str,
 }
 
 /// How an attempt ended.
@@ -137,6 +202,32 @@ impl Outcome {
         }
     }
 
+    /// The outcome of a hand-over to a service of this emulator: delivered, or refused for good
+    /// with the service's error code (a missing queue, topic or bus).
+    pub fn in_process(result: Result<(), impl ToString>) -> Outcome {
+        match result {
+            Ok(()) => Outcome::Delivered { status: None },
+            Err(code) => Outcome::Permanent {
+                status: None,
+                error_code: Some(code.to_string()),
+            },
+        }
+    }
+
+    /// The HTTP status and error code of a failure.
+    pub fn status(&self) -> Option<u16> {
+        self.parts().1
+    }
+
+    pub fn error_code(&self) -> Option<&str> {
+        match self {
+            Outcome::Delivered { .. } => None,
+            Outcome::Retryable { error_code, .. } | Outcome::Permanent { error_code, .. } => {
+                error_code.as_deref()
+            }
+        }
+    }
+
     fn parts(&self) -> (&'static str, Option<u16>, Option<String>) {
         match self {
             Outcome::Delivered { status } => ("delivered", *status, None),
@@ -167,6 +258,14 @@ pub struct Delivery {
     attempts: u32,
     phase: &'static str,
     last_attempt_at: Option<Millis>,
+    /// When the message came into being, for age limits (set when the delivery starts).
+    born_at: Option<Millis>,
+    /// How the last attempt ended and, once over, the limit that ended the retries.
+    last_outcome: Option<Outcome>,
+    exhausted: Option<&'static str>,
+    /// A delivery that cannot be made (its target input failed to render, its target is
+    /// misconfigured): every attempt ends so.
+    doomed: Option<Outcome>,
     /// This attempt already waited for its throttle slot.
     slot_reserved: bool,
 }
@@ -194,8 +293,19 @@ impl Delivery {
             attempts: 0,
             phase: "initial",
             last_attempt_at: None,
+            born_at: None,
+            last_outcome: None,
+            exhausted: None,
+            doomed: None,
             slot_reserved: false,
         }
+    }
+
+    /// Counts the message's age from `at` (EventBridge: when the event came in) rather than from
+    /// the start of the delivery.
+    pub fn born_at(mut self, at: Millis) -> Delivery {
+        self.born_at = Some(at);
+        self
     }
 
     /// A delivery-log record of this delivery: `event` now, nothing decided yet.
@@ -217,6 +327,13 @@ impl Delivery {
         }
     }
 
+    /// Makes every attempt of this delivery end with `outcome` (a failure found before the
+    /// first attempt, which still goes through the log, the retry policy and the DLQ).
+    pub fn doomed(mut self, outcome: Outcome) -> Delivery {
+        self.doomed = Some(outcome);
+        self
+    }
+
     /// Orders this delivery after the earlier ones of `lane`.
     pub fn in_lane(mut self, lane: String) -> Delivery {
         self.lane = Some(lane);
@@ -229,6 +346,16 @@ impl Delivery {
         self.throttle = Some((key, per_second.max(1)));
         self
     }
+}
+
+/// The rule of an EventBridge target's delivery (`<rule ARN>#<target id>`), which EventBridge's
+/// metrics are kept per.
+fn events_rule(d: &Delivery) -> Option<&str> {
+    (d.service == "events").then(|| {
+        d.source
+            .rsplit_once('#')
+            .map_or(d.source.as_str(), |(r, _)| r)
+    })
 }
 
 /// The topic of an SNS subscription's delivery (the subscription ARN less its id), which SNS's
@@ -246,6 +373,8 @@ impl Engine {
     pub fn deliver(&mut self, delivery: Delivery) -> DeliveryId {
         self.next_delivery_id += 1;
         let id = self.next_delivery_id;
+        let mut delivery = delivery;
+        delivery.born_at.get_or_insert(self.now);
         let lane = delivery.lane.clone();
         self.deliveries.insert(id, delivery);
         match lane {
@@ -304,18 +433,17 @@ impl Engine {
         }
         d.attempts += 1;
         let target = d.target.name().to_string();
-        let outcome = match self.faults.hit(&target) {
+        let fault = match d.doomed {
+            Some(_) => None,
+            None => self.faults.hit(&target),
+        };
+        let outcome = match fault {
+            _ if d.doomed.is_some() => d.doomed.clone(),
             Some(fault) => Some(Outcome::from_status(fault.status, fault.error_code)),
             None => match &d.target {
                 Target::Sqs { queue_arn, message } => {
                     let (arn, message) = (queue_arn.clone(), message.clone());
-                    Some(match sqs::enqueue(self, &arn, message) {
-                        Ok(()) => Outcome::Delivered { status: None },
-                        Err(code) => Outcome::Permanent {
-                            status: None,
-                            error_code: Some(code.to_string()),
-                        },
-                    })
+                    Some(Outcome::in_process(sqs::enqueue(self, &arn, message)))
                 }
                 Target::Outbox {
                     address,
@@ -334,9 +462,41 @@ impl Engine {
                     self.outbox.push(message);
                     Some(Outcome::Delivered { status: None })
                 }
-                Target::Http { url, headers, body } => {
+                Target::Sns {
+                    topic_arn,
+                    publisher,
+                    body,
+                    group_id,
+                    dedup_id,
+                } => {
+                    let (arn, publisher, body) =
+                        (topic_arn.clone(), publisher.clone(), body.clone());
+                    let (group_id, dedup_id) = (group_id.clone(), dedup_id.clone());
+                    let published =
+                        sns::deliver_to_topic(self, &arn, &publisher, &body, group_id, dedup_id);
+                    Some(Outcome::in_process(published))
+                }
+                Target::Bus {
+                    bus_arn,
+                    publisher,
+                    event,
+                    trail,
+                } => {
+                    let (arn, publisher) = (bus_arn.clone(), publisher.clone());
+                    let (event, trail) = (event.clone(), trail.clone());
+                    Some(Outcome::in_process(events::forward(
+                        self, &arn, &publisher, &event, trail,
+                    )))
+                }
+                Target::Http {
+                    method,
+                    url,
+                    headers,
+                    body,
+                } => {
                     let effect = Effect::Http {
                         delivery: id,
+                        method: method.clone(),
                         url: url.clone(),
                         headers: headers.clone(),
                         body: body.clone(),
@@ -363,13 +523,23 @@ impl Engine {
             .map_or(0.0, |at| (now - at) as f64 / 1000.0);
         d.last_attempt_at = Some(now);
         let (name, status, error_code) = outcome.parts();
+        let age = now - d.born_at.unwrap_or(now);
         let retry = match outcome {
             Outcome::Retryable { .. } => {
-                d.policy
-                    .next_after(d.attempts, &outcome, &mut self.rng, self.jitter)
+                match d
+                    .policy
+                    .retry(d.attempts, &outcome, age, &mut self.rng, self.jitter)
+                {
+                    Ok(retry) => Some(retry),
+                    Err(limit) => {
+                        d.exhausted = limit;
+                        None
+                    }
+                }
             }
             _ => None,
         };
+        d.last_outcome = Some(outcome);
         let record = DeliveryRecord {
             delay_seconds,
             outcome: Some(name),
@@ -391,6 +561,14 @@ impl Engine {
                 self.metrics.aws("AWS/SNS", metric, &topic, 1);
             }
         }
+        if let Some(rule) = events_rule(d) {
+            // Invocations counts hand-overs to the target; FailedInvocations those given up.
+            if name == "delivered" {
+                self.metrics.aws("AWS/Events", "Invocations", rule, 1);
+            } else if retry.is_none() {
+                self.metrics.aws("AWS/Events", "FailedInvocations", rule, 1);
+            }
+        }
         self.log.push(record);
         if let Some(retry) = retry {
             d.phase = retry.phase;
@@ -408,8 +586,18 @@ impl Engine {
     fn give_up(&mut self, d: &Delivery) {
         let (event, target) = match &d.dead_letter {
             Some(dlq) => {
+                let mut message = dlq.message.clone();
+                if let (Some(finish), Some(outcome)) = (dlq.finish, &d.last_outcome) {
+                    let how = GiveUp {
+                        attempts: d.attempts,
+                        exhausted: d.exhausted,
+                        outcome,
+                        target: d.target.name(),
+                    };
+                    finish(&mut message, &how);
+                }
                 let refused = self.faults.hit(&dlq.queue_arn).is_some();
-                match refused || sqs::enqueue(self, &dlq.queue_arn, dlq.message.clone()).is_err() {
+                match refused || sqs::enqueue(self, &dlq.queue_arn, message).is_err() {
                     false => ("dead-lettered", dlq.queue_arn.clone()),
                     true => ("dlq-failed", dlq.queue_arn.clone()),
                 }
@@ -424,6 +612,14 @@ impl Engine {
                 "NumberOfNotificationsFailedToRedriveToDlq"
             };
             self.metrics.aws("AWS/SNS", metric, &topic, 1);
+        }
+        if let Some(rule) = events_rule(d).filter(|_| event != "discarded") {
+            let metric = if event == "dead-lettered" {
+                "InvocationsSentToDLQ"
+            } else {
+                "InvocationsFailedToBeSentToDLQ"
+            };
+            self.metrics.aws("AWS/Events", metric, rule, 1);
         }
         let record = DeliveryRecord {
             target,

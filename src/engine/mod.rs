@@ -8,7 +8,7 @@ pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-use crate::services::{sns, sqs};
+use crate::services::{events, sns, sqs};
 use delivery::{Delivery, DeliveryId};
 use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
 use rng::Rng;
@@ -27,6 +27,8 @@ pub enum Timer {
     SqsMoveTask(u64),
     /// The next attempt of a delivery.
     Attempt(DeliveryId),
+    /// EventBridge: a scheduled rule's next firing, a replay's next step.
+    Events(events::Timer),
     /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
     #[cfg(test)]
     Probe(u32, Option<(Millis, u32)>),
@@ -36,9 +38,10 @@ pub enum Timer {
 /// through the engine's methods.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    /// POST `body` to `url`; the answer completes the attempt of `delivery`.
+    /// Send `body` to `url` with `method`; the answer completes the attempt of `delivery`.
     Http {
         delivery: DeliveryId,
+        method: String,
         url: String,
         headers: Vec<(String, String)>,
         body: String,
@@ -66,6 +69,7 @@ pub struct Engine {
     pub metrics: Metrics,
     pub sqs: sqs::store::Store,
     pub sns: sns::store::Store,
+    pub events: events::store::Store,
     deliveries: HashMap<DeliveryId, Delivery>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
@@ -92,6 +96,7 @@ impl Engine {
             metrics: Metrics::default(),
             sqs: sqs::store::Store::default(),
             sns: sns::store::Store::default(),
+            events: events::store::Store::default(),
             deliveries: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
@@ -148,6 +153,7 @@ impl Engine {
         match timer {
             Timer::Wake(notify) => notify.notify_waiters(),
             Timer::Attempt(id) => self.attempt(id),
+            Timer::Events(timer) => events::fire(self, timer),
             Timer::SqsMoveTask(id) => {
                 if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
                     self.schedule(next, Timer::SqsMoveTask(id));
@@ -172,6 +178,7 @@ impl Engine {
         self.metrics.clear();
         self.sqs.reset();
         self.sns.reset();
+        self.events = events::store::Store::default();
         self.deliveries.clear();
         self.effects.clear();
         self.throttles.clear();

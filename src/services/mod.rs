@@ -1,6 +1,7 @@
 //! The services: typed operations over the engine's state. A service never sees HTTP, XML or
 //! JSON framing; it gets the request context and its input in the model's JSON form.
 
+pub mod events;
 pub mod sns;
 pub mod sqs;
 pub mod sts;
@@ -33,7 +34,12 @@ pub enum ServiceId {
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 3] = [ServiceId::Sqs, ServiceId::Sns, ServiceId::Sts];
+    pub const SERVING: [ServiceId; 4] = [
+        ServiceId::Sqs,
+        ServiceId::Sns,
+        ServiceId::Events,
+        ServiceId::Sts,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -50,7 +56,7 @@ impl ServiceId {
             ServiceId::Sqs => Some(&model::SQS),
             ServiceId::Sts => Some(&model::STS),
             ServiceId::Sns => Some(&model::SNS),
-            ServiceId::Events => None,
+            ServiceId::Events => Some(&model::EVENTS),
         }
     }
 
@@ -148,7 +154,7 @@ pub async fn call(
         ServiceId::Sqs => sqs::call(app, cx, operation, input).await,
         ServiceId::Sts => sts::call(cx, operation, input),
         ServiceId::Sns => sns::call(app, cx, operation, input).await,
-        ServiceId::Events => Err(AwsError::invalid_action(operation)),
+        ServiceId::Events => events::call(app, cx, operation, input).await,
     }
 }
 

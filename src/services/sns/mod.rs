@@ -7,6 +7,7 @@ pub mod envelope;
 pub mod filter;
 mod platform;
 mod publish;
+pub use publish::deliver_to_topic;
 pub mod signing;
 mod sms;
 pub mod store;

@@ -10,7 +10,7 @@ use super::topics::allows;
 use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
 use crate::engine::Engine;
-use crate::engine::delivery::{DeadLetter, Delivery, SqsMessage, Target};
+use crate::engine::delivery::{DeadLetter, Delivery, Publisher, SqsMessage, Target};
 use crate::engine::observe::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
@@ -715,6 +715,7 @@ fn delivery_for(
                 notification(cx, topic, sub, message)
             };
             Target::Http {
+                method: "POST".into(),
                 url: sub.endpoint.clone(),
                 headers: http_headers("Notification", sub.raw),
                 body,
@@ -733,6 +734,7 @@ fn delivery_for(
         // A function mapped to a local invoke URL (--lambda-endpoint) gets a real POST.
         "lambda" => match lambda_url {
             Some(url) => Target::Http {
+                method: "POST".into(),
                 url: url.clone(),
                 headers: vec![("Content-Type".to_string(), "application/json".to_string())],
                 body: lambda_event(cx, topic, sub, message),
@@ -758,9 +760,11 @@ fn delivery_for(
             attributes: outbox_attributes,
         },
     };
-    let dead_letter = sub.redrive.as_ref().map(|(arn, _)| DeadLetter {
-        queue_arn: arn.clone(),
-        message: sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
+    let dead_letter = sub.redrive.as_ref().map(|(arn, _)| {
+        DeadLetter::new(
+            arn.clone(),
+            sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
+        )
     });
     // SQS, Lambda, e-mail, SMS and push follow the policy SNS fixes for them; HTTP/S its own.
     let policy = delivery_policy::policy_for(&sub.protocol, http.healthy);
@@ -1100,6 +1104,7 @@ pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str
                 headers.push(("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()));
             }
             Target::Http {
+                method: "POST".into(),
                 url: sub.endpoint.clone(),
                 headers,
                 body,
@@ -1140,4 +1145,35 @@ pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str
         None,
     );
     e.deliver(delivery);
+}
+
+/// A publish made by another service of this emulator (an EventBridge rule target), acting as
+/// `publisher`'s account. Fails with the SNS error code the publish would have answered.
+pub fn deliver_to_topic(
+    e: &mut Engine,
+    topic_arn: &str,
+    publisher: &Publisher,
+    body: &str,
+    group_id: Option<String>,
+    dedup_id: Option<String>,
+) -> Result<(), &'static str> {
+    let cx = Context {
+        request_id: String::new(),
+        account: publisher.account.clone(),
+        region: topic_arn.split(':').nth(3).unwrap_or_default().to_string(),
+        access_key: None,
+        host: publisher.host.clone(),
+    };
+    let attributes = BTreeMap::new();
+    let fields = PublishBatchEntryRef {
+        message: body,
+        subject: None,
+        structure: None,
+        attributes: &attributes,
+        group_id: group_id.as_deref(),
+        dedup_id: dedup_id.as_deref(),
+    };
+    publish_to_topic(e, &cx, topic_arn, &fields, None)
+        .map(|_| ())
+        .map_err(|err| AwsError::from(err).code)
 }

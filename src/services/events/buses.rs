@@ -1,0 +1,719 @@
+//! Event buses: the `default` bus of each account and region, custom buses, their resource
+//! policies (PutPermission / RemovePermission, or a whole Policy) that decide who else may put
+//! events on them, and the tags of buses and rules.
+
+use super::store::{Bus, Store};
+use super::{EventsError, check_name, constraint, epoch_seconds};
+use crate::engine::Engine;
+use crate::services::Context;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Event buses an account may have in a region, `default` included.
+const MAX_BUSES: usize = 100;
+
+fn bus_name_char(c: char) -> bool {
+    super::name_char(c) || c == '/'
+}
+
+/// The bus a request names (a name or an ARN; `default` when absent), as (ARN, name).
+pub fn bus_ref(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
+    super::put_events::resolve_bus(cx, name_or_arn)
+}
+
+pub fn not_found(name: &str) -> EventsError {
+    EventsError::ResourceNotFound(format!("Event bus {name} does not exist."))
+}
+
+/// The bus a request names, made sure to exist.
+pub fn existing<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    name_or_arn: Option<&str>,
+) -> Result<&'e mut Bus, EventsError> {
+    let now = e.now();
+    e.events.ensure_default(&cx.region, &cx.account, now);
+    let (arn, name) = bus_ref(cx, name_or_arn);
+    e.events.buses.get_mut(&arn).ok_or_else(|| not_found(&name))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreateEventBusInput {
+    pub name: String,
+    pub event_source_name: Option<String>,
+    pub description: Option<String>,
+    pub kms_key_identifier: Option<String>,
+    pub dead_letter_config: Option<Value>,
+    pub log_config: Option<Value>,
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Tag {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BusOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_bus_arn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kms_key_identifier: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_letter_config: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_config: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_time: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified_time: Option<Value>,
+}
+
+fn check_dead_letter_config(config: &Option<Value>) -> Result<(), EventsError> {
+    let Some(arn) = config.as_ref().and_then(|c| c.get("Arn")) else {
+        return Ok(());
+    };
+    match arn.as_str() {
+        Some(a) if a.starts_with("arn:aws:sqs:") => Ok(()),
+        _ => Err(EventsError::Validation(format!(
+            "Parameter DeadLetterConfig.Arn is not valid. Reason: Provided Arn is not in correct format. {arn}"
+        ))),
+    }
+}
+
+pub fn create_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: CreateEventBusInput,
+) -> Result<BusOutput, EventsError> {
+    check_name(
+        &input.name,
+        "name",
+        256,
+        "[/\\.\\-_A-Za-z0-9]+",
+        bus_name_char,
+    )?;
+    if input.name.starts_with("aws.") && input.event_source_name.is_none() {
+        return Err(EventsError::Validation(
+            "Event bus name must not start with 'aws.'.".into(),
+        ));
+    }
+    check_dead_letter_config(&input.dead_letter_config)?;
+    let now = e.now();
+    e.events.ensure_default(&cx.region, &cx.account, now);
+    let arn = Store::bus_arn(&cx.region, &cx.account, &input.name);
+    if e.events.buses.contains_key(&arn) {
+        return Err(EventsError::ResourceAlreadyExists(format!(
+            "Event bus {} already exists.",
+            input.name
+        )));
+    }
+    let owned = e
+        .events
+        .buses
+        .values()
+        .filter(|b| b.account == cx.account && b.region == cx.region)
+        .count();
+    if owned >= MAX_BUSES {
+        return Err(EventsError::LimitExceeded(
+            "The requested resource exceeds the maximum number allowed.".into(),
+        ));
+    }
+    e.events.buses.insert(
+        arn.clone(),
+        Bus {
+            name: input.name,
+            arn: arn.clone(),
+            account: cx.account.clone(),
+            region: cx.region.clone(),
+            description: input.description.clone(),
+            policy: None,
+            dead_letter_config: input.dead_letter_config.clone(),
+            kms_key_identifier: input.kms_key_identifier.clone(),
+            log_config: input.log_config.clone(),
+            created_at: now,
+            modified_at: now,
+        },
+    );
+    if !input.tags.is_empty() {
+        let tags = e.events.tags.entry(arn.clone()).or_default();
+        tags.extend(input.tags.into_iter().map(|t| (t.key, t.value)));
+    }
+    Ok(BusOutput {
+        event_bus_arn: Some(arn),
+        description: input.description,
+        kms_key_identifier: input.kms_key_identifier,
+        dead_letter_config: input.dead_letter_config,
+        log_config: input.log_config,
+        ..BusOutput::default()
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BusNameInput {
+    pub name: Option<String>,
+}
+
+fn describe(bus: &Bus) -> BusOutput {
+    BusOutput {
+        name: Some(bus.name.clone()),
+        arn: Some(bus.arn.clone()),
+        description: bus.description.clone(),
+        kms_key_identifier: bus.kms_key_identifier.clone(),
+        dead_letter_config: bus.dead_letter_config.clone(),
+        log_config: bus.log_config.clone(),
+        policy: bus.policy.as_ref().map(Value::to_string),
+        creation_time: Some(epoch_seconds(bus.created_at)),
+        last_modified_time: Some(epoch_seconds(bus.modified_at)),
+        ..BusOutput::default()
+    }
+}
+
+pub fn describe_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: BusNameInput,
+) -> Result<BusOutput, EventsError> {
+    existing(e, cx, input.name.as_deref()).map(|bus| describe(bus))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UpdateEventBusInput {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub kms_key_identifier: Option<String>,
+    pub dead_letter_config: Option<Value>,
+    pub log_config: Option<Value>,
+}
+
+pub fn update_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: UpdateEventBusInput,
+) -> Result<BusOutput, EventsError> {
+    check_dead_letter_config(&input.dead_letter_config)?;
+    let now = e.now();
+    let bus = existing(e, cx, input.name.as_deref())?;
+    if input.description.is_some() {
+        bus.description = input.description;
+    }
+    if input.kms_key_identifier.is_some() {
+        bus.kms_key_identifier = input.kms_key_identifier;
+    }
+    if input.dead_letter_config.is_some() {
+        bus.dead_letter_config = input.dead_letter_config;
+    }
+    if input.log_config.is_some() {
+        bus.log_config = input.log_config;
+    }
+    bus.modified_at = now;
+    let out = describe(bus);
+    Ok(BusOutput {
+        policy: None,
+        creation_time: None,
+        last_modified_time: None,
+        ..out
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeleteEventBusInput {
+    pub name: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Empty {}
+
+pub fn delete_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: DeleteEventBusInput,
+) -> Result<Empty, EventsError> {
+    check_name(
+        &input.name,
+        "name",
+        256,
+        "[/\\.\\-_A-Za-z0-9]+",
+        bus_name_char,
+    )?;
+    if input.name == "default" {
+        return Err(EventsError::Validation(
+            "Cannot delete event bus default.".into(),
+        ));
+    }
+    let arn = Store::bus_arn(&cx.region, &cx.account, &input.name);
+    // Deleting a bus that is not there succeeds, as in AWS; its rules go with it.
+    if e.events.buses.remove(&arn).is_some() {
+        e.events.tags.remove(&arn);
+        let rules: Vec<String> = e.events.rules_of(&arn).map(|r| r.arn.clone()).collect();
+        for rule in rules {
+            e.events.rules.remove(&rule);
+            e.events.tags.remove(&rule);
+        }
+    }
+    Ok(Empty {})
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListEventBusesInput {
+    pub name_prefix: Option<String>,
+    pub next_token: Option<String>,
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListEventBusesOutput {
+    pub event_buses: Vec<BusOutput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
+
+/// One page of `items` (in order) after `token` (the last key of the previous page).
+pub fn page<T>(
+    items: Vec<(String, T)>,
+    token: Option<&str>,
+    limit: Option<i64>,
+) -> Result<(Vec<T>, Option<String>), EventsError> {
+    let limit = match limit {
+        None => 100,
+        Some(n) if (1..=100).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(constraint(
+                &n.to_string(),
+                "limit",
+                if n < 1 {
+                    "Member must have value greater than or equal to 1"
+                } else {
+                    "Member must have value less than or equal to 100"
+                },
+            ));
+        }
+    };
+    let start = match token {
+        None => 0,
+        Some(t) => match items.iter().position(|(k, _)| k.as_str() > t) {
+            _ if t.is_empty() => {
+                return Err(EventsError::Validation("Invalid NextToken".into()));
+            }
+            Some(i) => i,
+            None => items.len(),
+        },
+    };
+    let mut rest: Vec<(String, T)> = items.into_iter().skip(start).collect();
+    let next = (rest.len() > limit).then(|| rest[limit - 1].0.clone());
+    rest.truncate(limit);
+    Ok((rest.into_iter().map(|(_, v)| v).collect(), next))
+}
+
+pub fn list_event_buses(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListEventBusesInput,
+) -> Result<ListEventBusesOutput, EventsError> {
+    let now = e.now();
+    e.events.ensure_default(&cx.region, &cx.account, now);
+    let prefix = input.name_prefix.unwrap_or_default();
+    let mut buses: Vec<(String, BusOutput)> = e
+        .events
+        .buses
+        .values()
+        .filter(|b| b.account == cx.account && b.region == cx.region)
+        .filter(|b| b.name.starts_with(&prefix))
+        .map(|b| {
+            let out = BusOutput {
+                kms_key_identifier: None,
+                dead_letter_config: None,
+                log_config: None,
+                ..describe(b)
+            };
+            (b.name.clone(), out)
+        })
+        .collect();
+    buses.sort_by(|a, b| a.0.cmp(&b.0));
+    let (event_buses, next_token) = page(buses, input.next_token.as_deref(), input.limit)?;
+    Ok(ListEventBusesOutput {
+        event_buses,
+        next_token,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutPermissionInput {
+    pub event_bus_name: Option<String>,
+    pub action: Option<String>,
+    pub principal: Option<String>,
+    pub statement_id: Option<String>,
+    pub condition: Option<Condition>,
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Condition {
+    pub r#type: String,
+    pub key: String,
+    pub value: String,
+}
+
+pub fn put_permission(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutPermissionInput,
+) -> Result<Empty, EventsError> {
+    let now = e.now();
+    let bus = existing(e, cx, input.event_bus_name.as_deref())?;
+    if let Some(text) = &input.policy {
+        let policy: Value = serde_json::from_str(text)
+            .ok()
+            .filter(|p: &Value| p.get("Statement").is_some())
+            .ok_or_else(|| {
+                EventsError::Validation(
+                    "Parameter Policy is not valid. Reason: Invalid JSON.".into(),
+                )
+            })?;
+        if text.len() > 10_240 {
+            return Err(EventsError::PolicyLengthExceeded(
+                "The event bus policy is too long.".into(),
+            ));
+        }
+        bus.policy = Some(policy);
+        bus.modified_at = now;
+        return Ok(Empty {});
+    }
+    let missing = |name: &str| {
+        EventsError::Validation(format!(
+            "Parameter {name} is not valid. Reason: {name} is required when Policy is not provided."
+        ))
+    };
+    let action = input.action.ok_or_else(|| missing("Action"))?;
+    let principal = input.principal.ok_or_else(|| missing("Principal"))?;
+    let sid = input.statement_id.ok_or_else(|| missing("StatementId"))?;
+    check_name(&sid, "statementId", 64, "[a-zA-Z0-9-_]+", |c| {
+        c.is_ascii_alphanumeric() || c == '-' || c == '_'
+    })?;
+    if action != "events:PutEvents" {
+        return Err(EventsError::Validation(format!(
+            "Provided value in parameter 'action' is not supported: {action}"
+        )));
+    }
+    let account_like = principal.len() == 12 && principal.bytes().all(|b| b.is_ascii_digit());
+    if principal != "*" && !account_like {
+        return Err(constraint(
+            &principal,
+            "principal",
+            "Member must satisfy regular expression pattern: (\\d{12}|\\*)",
+        ));
+    }
+    let mut statement = json!({
+        "Sid": sid,
+        "Effect": "Allow",
+        "Principal": if principal == "*" { json!("*") } else { json!({"AWS": format!("arn:aws:iam::{principal}:root")}) },
+        "Action": action,
+        "Resource": bus.arn,
+    });
+    if let Some(c) = input.condition {
+        statement["Condition"] = json!({ c.r#type: { c.key: c.value } });
+    }
+    let policy = bus
+        .policy
+        .get_or_insert_with(|| json!({"Version": "2012-10-17", "Statement": []}));
+    let statements = policy["Statement"].as_array_mut();
+    let Some(statements) = statements else {
+        return Err(EventsError::Validation(
+            "The event bus policy has no Statement list.".into(),
+        ));
+    };
+    if statements.iter().any(|s| s["Sid"] == statement["Sid"]) {
+        return Err(EventsError::ResourceAlreadyExists(
+            "Statement with the provided id already exists.".into(),
+        ));
+    }
+    statements.push(statement);
+    bus.modified_at = now;
+    Ok(Empty {})
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RemovePermissionInput {
+    pub statement_id: Option<String>,
+    #[serde(default)]
+    pub remove_all_permissions: bool,
+    pub event_bus_name: Option<String>,
+}
+
+pub fn remove_permission(
+    e: &mut Engine,
+    cx: &Context,
+    input: RemovePermissionInput,
+) -> Result<Empty, EventsError> {
+    let now = e.now();
+    let bus = existing(e, cx, input.event_bus_name.as_deref())?;
+    if input.remove_all_permissions {
+        bus.policy = None;
+        bus.modified_at = now;
+        return Ok(Empty {});
+    }
+    let sid = input.statement_id.ok_or_else(|| {
+        EventsError::Validation(
+            "Parameter StatementId is not valid. Reason: StatementId is required when RemoveAllPermissions is not true."
+                .into(),
+        )
+    })?;
+    let Some(statements) = bus
+        .policy
+        .as_mut()
+        .and_then(|p| p["Statement"].as_array_mut())
+    else {
+        return Err(EventsError::ResourceNotFound(
+            "EventBus does not have a policy.".into(),
+        ));
+    };
+    let before = statements.len();
+    statements.retain(|s| s["Sid"] != sid.as_str());
+    if statements.len() == before {
+        return Err(EventsError::ResourceNotFound(
+            "Statement with the provided id does not exist.".into(),
+        ));
+    }
+    if statements.is_empty() {
+        bus.policy = None;
+    }
+    bus.modified_at = now;
+    Ok(Empty {})
+}
+
+/// Whether a bus's policy lets `account` do `action` (`events:PutEvents`). An explicit Deny
+/// wins; a statement with a condition switchyard cannot evaluate (an organization id) does not
+/// apply.
+pub fn allows(bus: &Bus, account: &str, action: &str) -> bool {
+    let Some(statements) = bus.policy.as_ref().and_then(|p| p["Statement"].as_array()) else {
+        return false;
+    };
+    let listed = |value: &Value, matches: &dyn Fn(&str) -> bool| match value {
+        Value::String(s) => matches(s),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).any(matches),
+        _ => false,
+    };
+    let principal_ok = |p: &Value| match p {
+        Value::String(s) => s == "*",
+        Value::Object(o) => o.get("AWS").is_some_and(|aws| {
+            listed(aws, &|s: &str| {
+                s == "*" || s == account || s == format!("arn:aws:iam::{account}:root")
+            })
+        }),
+        _ => false,
+    };
+    let action_ok = |a: &Value| listed(a, &|s: &str| s == action || s == "events:*" || s == "*");
+    let applies = |s: &&Value| {
+        principal_ok(&s["Principal"]) && action_ok(&s["Action"]) && s.get("Condition").is_none()
+    };
+    let mut matching = statements.iter().filter(applies);
+    let effects: Vec<&str> = matching
+        .by_ref()
+        .filter_map(|s| s["Effect"].as_str())
+        .collect();
+    !effects.contains(&"Deny") && effects.contains(&"Allow")
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TagResourceInput {
+    #[serde(rename = "ResourceARN")]
+    pub resource_arn: String,
+    pub tags: Vec<Tag>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UntagResourceInput {
+    #[serde(rename = "ResourceARN")]
+    pub resource_arn: String,
+    pub tag_keys: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListTagsForResourceInput {
+    #[serde(rename = "ResourceARN")]
+    pub resource_arn: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListTagsForResourceOutput {
+    pub tags: Vec<Tag>,
+}
+
+/// Tags go on event buses and rules.
+fn taggable(e: &mut Engine, cx: &Context, arn: &str) -> Result<(), EventsError> {
+    let now = e.now();
+    e.events.ensure_default(&cx.region, &cx.account, now);
+    if e.events.buses.contains_key(arn) || e.events.rules.contains_key(arn) {
+        return Ok(());
+    }
+    let what = if arn.contains(":rule/") {
+        let name = arn.rsplit('/').next().unwrap_or(arn);
+        format!("Rule {name} does not exist.")
+    } else if let Some((_, name)) = arn.split_once(":event-bus/") {
+        format!("Event bus {name} does not exist.")
+    } else {
+        format!("Resource {arn} does not exist.")
+    };
+    Err(EventsError::ResourceNotFound(what))
+}
+
+const MAX_TAGS: usize = 50;
+
+pub fn tag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: TagResourceInput,
+) -> Result<Empty, EventsError> {
+    taggable(e, cx, &input.resource_arn)?;
+    for tag in &input.tags {
+        check_name(&tag.key, "tags.member.key", 128, "any", |_| true)?;
+        if tag.value.chars().count() > 256 {
+            return Err(constraint(
+                &tag.value,
+                "tags.member.value",
+                "Member must have length less than or equal to 256",
+            ));
+        }
+    }
+    let tags = e.events.tags.entry(input.resource_arn).or_default();
+    let mut merged: BTreeMap<String, String> = tags.clone();
+    merged.extend(input.tags.into_iter().map(|t| (t.key, t.value)));
+    if merged.len() > MAX_TAGS {
+        return Err(EventsError::LimitExceeded(
+            "The requested resource exceeds the maximum number allowed.".into(),
+        ));
+    }
+    *tags = merged;
+    Ok(Empty {})
+}
+
+pub fn untag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: UntagResourceInput,
+) -> Result<Empty, EventsError> {
+    taggable(e, cx, &input.resource_arn)?;
+    if let Some(tags) = e.events.tags.get_mut(&input.resource_arn) {
+        for key in &input.tag_keys {
+            tags.remove(key);
+        }
+    }
+    Ok(Empty {})
+}
+
+pub fn list_tags_for_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListTagsForResourceInput,
+) -> Result<ListTagsForResourceOutput, EventsError> {
+    taggable(e, cx, &input.resource_arn)?;
+    let tags = e
+        .events
+        .tags
+        .get(&input.resource_arn)
+        .map(|tags| {
+            tags.iter()
+                .map(|(k, v)| Tag {
+                    key: k.clone(),
+                    value: v.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ListTagsForResourceOutput { tags })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bus(policy: Value) -> Bus {
+        Bus {
+            name: "b".into(),
+            arn: "arn:aws:events:us-east-1:111111111111:event-bus/b".into(),
+            account: "111111111111".into(),
+            region: "us-east-1".into(),
+            description: None,
+            policy: Some(policy),
+            dead_letter_config: None,
+            kms_key_identifier: None,
+            log_config: None,
+            created_at: 0,
+            modified_at: 0,
+        }
+    }
+
+    #[test]
+    fn bus_policies_decide_who_may_put_events() {
+        let allow = |principal: Value| json!({"Statement": [{"Effect": "Allow", "Principal": principal, "Action": "events:PutEvents"}]});
+        let cases = [
+            (allow(json!("*")), "222222222222", true),
+            (allow(json!({"AWS": "222222222222"})), "222222222222", true),
+            (
+                allow(json!({"AWS": ["arn:aws:iam::222222222222:root"]})),
+                "222222222222",
+                true,
+            ),
+            (allow(json!({"AWS": "333333333333"})), "222222222222", false),
+            (json!({"Statement": []}), "222222222222", false),
+            (
+                json!({"Statement": [
+                    {"Effect": "Allow", "Principal": "*", "Action": "events:*"},
+                    {"Effect": "Deny", "Principal": {"AWS": "222222222222"}, "Action": "events:PutEvents"}
+                ]}),
+                "222222222222",
+                false,
+            ),
+            (
+                json!({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "events:PutEvents",
+                    "Condition": {"StringEquals": {"aws:PrincipalOrgID": "o-1"}}}]}),
+                "222222222222",
+                false,
+            ),
+        ];
+        for (policy, account, expected) in cases {
+            assert_eq!(
+                allows(&bus(policy.clone()), account, "events:PutEvents"),
+                expected,
+                "{policy}"
+            );
+        }
+    }
+
+    #[test]
+    fn pages_follow_the_last_key() {
+        let items: Vec<(String, u32)> = (0..5).map(|i| (format!("k{i}"), i)).collect();
+        let (first, token) = page(items.clone(), None, Some(2)).unwrap();
+        assert_eq!((first, token.as_deref()), (vec![0, 1], Some("k1")));
+        let (second, token) = page(items.clone(), Some("k1"), Some(2)).unwrap();
+        assert_eq!((second, token.as_deref()), (vec![2, 3], Some("k3")));
+        let (last, token) = page(items, Some("k3"), Some(2)).unwrap();
+        assert_eq!((last, token), (vec![4], None));
+    }
+}

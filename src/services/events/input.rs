@@ -1,0 +1,767 @@
+//! What a rule target receives: the event, a constant `Input`, the part an `InputPath` selects,
+//! or what an `InputTransformer` renders (spec A5; AWS user guide "Amazon EventBridge input
+//! transformation"; API reference `Target`, `InputTransformer`; botocore's events model).
+//!
+//! Facts reproduced:
+//! - Limits: `Input` ≤ 8192 chars, `InputPath` and each `InputPathsMap` value ≤ 256, at most 100
+//!   map entries, keys 1-256 chars of `[A-Za-z0-9_-]` (so no reserved name and no "AWS." key),
+//!   `InputTemplate` 1-8192 chars.
+//! - A template is JSON when it starts (after white space) with `{`. There a placeholder
+//!   written as a whole value gets the value as JSON (a string with its quotes: `"s": <state>` →
+//!   `"s":"RUNNING"`), one inside a string literal gets raw text (strings unquoted, other values
+//!   as compact JSON, nothing escaped), and the result is delivered minified.
+//! - Other templates (a quoted string `"<a> is <b>"`, or plain text) get raw text and are
+//!   delivered as written, quotes included.
+//! - A path missing from the event gives nothing: no text in strings and text templates, `""`
+//!   as a whole value (both recorded against AWS, LocalStack's validated snapshots).
+//! - `InputPath` to a string delivers the JSON string (`"baz"`, recorded against AWS).
+//! - Reserved variables: `aws.events.rule-arn`, `aws.events.rule-name`,
+//!   `aws.events.event.ingestion-time`, `aws.events.event.json` (the whole event) and
+//!   `aws.events.event`: no `detail`, `detail-type` renamed `detailType`, keys ordered id,
+//!   account, detailType, time, source, region, resources, version (recorded against AWS);
+//!   other keys (`replay-name`) follow.
+//! - AWS messages: "InputTemplate for target <id> contains invalid placeholder <name>." and "Only
+//!   one of Input, InputPath, or InputTransformer must be provided for target <id>." (recorded);
+//!   "Input for target <id> is not a valid JSON text." (reported through CloudFormation).
+//!
+//! Decided here without a source:
+//! - JSONPath: `$`, dot names, `[n]`, `.*`/`[*]` (the user guide lists array indices and
+//!   wildcards as supported at run time; a wildcard yields the array of its matches). Quoted
+//!   brackets, `..` and empty names are refused: "InputPath for target <id> is invalid.", also
+//!   for map values. Lengths and map keys use AWS's generic constraint wording without member
+//!   index and value. A placeholder used as an object key is refused ("InputTemplate for target
+//!   <id> uses placeholder <name> as an object key.").
+//! - A template starting with `[` is text, like any other non-object template.
+//! - `aws.events.event`'s `time` is the event's time (AWS's recorded value looked different).
+//!   The whole-event variables may also go in strings and text templates (inserted raw).
+//! - `InputPath` matching nothing delivers `null`; `$`, `Input` and the event are verbatim.
+//! - A JSON template that is not JSON after substitution fails the delivery (`render` errs; the
+//!   DLQ `ERROR_CODE` is [`INVALID_JSON`]).
+//! - Extracted objects keep `event`'s key order: serde_json needs `preserve_order` for it.
+
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// DLQ `ERROR_CODE` for a delivery whose transformed input is not valid JSON.
+pub const INVALID_JSON: &str = "INVALID_JSON";
+/// The variables a template may use without defining them.
+pub const RESERVED: [&str; 5] = [
+    "aws.events.rule-arn",
+    "aws.events.rule-name",
+    "aws.events.event.ingestion-time",
+    "aws.events.event",
+    "aws.events.event.json",
+];
+
+/// A target's input settings, as PutTargets gave them (at most one of the three is set; the
+/// caller checks that, see [`exclusive_error`]).
+#[derive(Debug, Clone, Copy)]
+pub enum TargetInput<'a> {
+    Event,
+    Constant(&'a str),
+    Path(&'a str),
+    Transformer {
+        paths: &'a BTreeMap<String, String>,
+        template: &'a str,
+    },
+}
+
+/// What the reserved variables stand for in this delivery.
+#[derive(Debug, Clone, Copy)]
+pub struct Reserved<'a> {
+    pub rule_arn: &'a str,
+    pub rule_name: &'a str,
+    pub ingestion_time: &'a str,
+}
+
+/// A ValidationException message (PutTargets) or why a delivery failed (`render`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// AWS's message when a target sets more than one of Input, InputPath and InputTransformer.
+pub fn exclusive_error(target_id: &str) -> InputError {
+    let text = "Only one of Input, InputPath, or InputTransformer must be provided for target";
+    InputError(format!("{text} {target_id}."))
+}
+
+/// Checks a target's input at PutTargets time. The messages name no target; [`validate_target`]
+/// gives AWS's wording with the target id.
+pub fn validate(input: &TargetInput) -> Result<(), InputError> {
+    validate_target("", input)
+}
+
+/// [`validate`] naming the target as AWS does.
+pub fn validate_target(target_id: &str, input: &TargetInput) -> Result<(), InputError> {
+    let target = format!("target {target_id}");
+    let target = target.trim_end();
+    let error = |text: String| Err(InputError(text));
+    match *input {
+        TargetInput::Event => Ok(()),
+        TargetInput::Constant(text) => match at_most("input", text, 8192)?.parse::<Value>() {
+            Ok(_) => Ok(()),
+            Err(_) => error(format!("Input for {target} is not a valid JSON text.")),
+        },
+        TargetInput::Path(path) => check_path(at_most("inputPath", path, 256)?, target),
+        TargetInput::Transformer { paths, template } => {
+            let (member, rule) = ("inputTransformer.inputTemplate", "Member must have length");
+            if template.is_empty() {
+                return Err(constraint(
+                    member,
+                    &format!("{rule} greater than or equal to 1"),
+                ));
+            }
+            at_most(member, template, 8192)?;
+            let member = "inputTransformer.inputPathsMap";
+            if paths.len() > 100 {
+                return Err(constraint(
+                    member,
+                    &format!("{rule} less than or equal to 100"),
+                ));
+            }
+            for (key, path) in paths {
+                let name_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+                if !(1..=256).contains(&key.len()) || !key.bytes().all(name_char) {
+                    let rule = "Map keys must satisfy constraint: [Member must have length less \
+                        than or equal to 256, Member must have length greater than or equal to 1, \
+                        Member must satisfy regular expression pattern: [A-Za-z0-9\\_\\-]+]";
+                    return Err(constraint(member, rule));
+                }
+                check_path(at_most(member, path, 256)?, target)?;
+            }
+            let holes = scan(template).into_iter().filter_map(Piece::hole);
+            for (name, ctx) in holes {
+                let what = if !paths.contains_key(name) && !RESERVED.contains(&name) {
+                    format!("contains invalid placeholder {name}")
+                } else if ctx == Ctx::Key {
+                    format!("uses placeholder {name} as an object key")
+                } else {
+                    continue;
+                };
+                return error(format!("InputTemplate for {target} {what}."));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The body the target receives for `event` (the whole event as a JSON value, keys in envelope
+/// order). `event_text` is the same event already serialized (delivered verbatim for
+/// `TargetInput::Event`). Errs only when a JSON template renders to invalid JSON.
+pub fn render(
+    input: &TargetInput,
+    event: &Value,
+    event_text: &str,
+    reserved: &Reserved,
+) -> Result<String, InputError> {
+    let (paths, template) = match *input {
+        TargetInput::Event => return Ok(event_text.into()),
+        TargetInput::Constant(text) => return Ok(text.into()),
+        TargetInput::Path(path) => {
+            return Ok(match parse_path(path) {
+                Some(steps) if steps.is_empty() => event_text.into(),
+                Some(steps) => select(event, &steps).map_or("null".into(), |v| v.to_string()),
+                None => "null".into(),
+            });
+        }
+        TargetInput::Transformer { paths, template } => (paths, template),
+    };
+    let mut out = String::with_capacity(template.len());
+    for piece in scan(template) {
+        let (name, ctx) = match piece {
+            Piece::Text(text) => {
+                out.push_str(text);
+                continue;
+            }
+            Piece::Hole { name, ctx } => (name, ctx),
+        };
+        match (lookup(name, paths, event, event_text, reserved), ctx) {
+            (None, Ctx::Value) => out.push_str("\"\""),
+            (None, _) => {}
+            (Some(Found::Str(s)), Ctx::Value) => out.push_str(&Value::from(&*s).to_string()),
+            (Some(Found::Str(s) | Found::Json(s)), _) => out.push_str(&s),
+        }
+    }
+    if !is_json_template(template) {
+        return Ok(out);
+    }
+    match out.parse::<Value>() {
+        Ok(_) => Ok(minify(&out)),
+        Err(e) => Err(InputError(format!(
+            "Transformed input is not valid JSON ({e}): {out}"
+        ))),
+    }
+}
+
+/// AWS's generic constraint message, without the member's index and value.
+fn constraint(member: &str, rule: &str) -> InputError {
+    let at = format!("Value at 'targets.member.{member}'");
+    InputError(format!(
+        "1 validation error detected: {at} failed to satisfy constraint: {rule}"
+    ))
+}
+
+fn at_most<'t>(member: &str, text: &'t str, max: usize) -> Result<&'t str, InputError> {
+    if text.chars().count() > max {
+        return Err(constraint(
+            member,
+            &format!("Member must have length less than or equal to {max}"),
+        ));
+    }
+    Ok(text)
+}
+
+fn check_path(path: &str, target: &str) -> Result<(), InputError> {
+    match parse_path(path) {
+        Some(_) => Ok(()),
+        None => Err(InputError(format!("InputPath for {target} is invalid."))),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step<'p> {
+    Key(&'p str),
+    Index(usize),
+    Wild,
+}
+
+/// `$`, then `.name`, `.*`, `[n]` or `[*]` steps; `None` when the path is not of that form.
+fn parse_path(path: &str) -> Option<Vec<Step<'_>>> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        let (step, next) = if let Some(after) = rest.strip_prefix('.') {
+            let (name, next) = after.split_at(after.find(['.', '[']).unwrap_or(after.len()));
+            let bad = |c: char| c.is_whitespace() || matches!(c, ']' | '\'' | '"');
+            match name {
+                "" => return None,
+                "*" => (Step::Wild, next),
+                _ if name.contains(bad) => return None,
+                _ => (Step::Key(name), next),
+            }
+        } else {
+            let (inner, next) = rest.strip_prefix('[')?.split_once(']')?;
+            match inner {
+                "*" => (Step::Wild, next),
+                _ if inner.bytes().all(|b| b.is_ascii_digit()) => {
+                    (Step::Index(inner.parse().ok()?), next)
+                }
+                _ => return None,
+            }
+        };
+        steps.push(step);
+        rest = next;
+    }
+    Some(steps)
+}
+
+/// The value at `steps`; with a wildcard, the array of all matches (`None` if there are none).
+fn select<'v>(value: &'v Value, steps: &[Step]) -> Option<Cow<'v, Value>> {
+    let mut found = Vec::new();
+    collect(value, steps, &mut found);
+    if !steps.contains(&Step::Wild) {
+        return found.pop().map(Cow::Borrowed);
+    }
+    (!found.is_empty()).then(|| Cow::Owned(Value::Array(found.into_iter().cloned().collect())))
+}
+
+fn collect<'v>(value: &'v Value, steps: &[Step], out: &mut Vec<&'v Value>) {
+    let Some((step, rest)) = steps.split_first() else {
+        return out.push(value);
+    };
+    let next: Vec<&Value> = match (step, value) {
+        (Step::Key(key), Value::Object(map)) => map.get(*key).into_iter().collect(),
+        (Step::Index(i), Value::Array(items)) => items.get(*i).into_iter().collect(),
+        (Step::Wild, Value::Object(map)) => map.values().collect(),
+        (Step::Wild, Value::Array(items)) => items.iter().collect(),
+        _ => Vec::new(),
+    };
+    next.into_iter().for_each(|v| collect(v, rest, out));
+}
+
+/// A placeholder's value: a string (quoted or not depending on where it goes) or JSON text.
+enum Found<'a> {
+    Str(Cow<'a, str>),
+    Json(Cow<'a, str>),
+}
+
+fn lookup<'a>(
+    name: &str,
+    paths: &BTreeMap<String, String>,
+    event: &'a Value,
+    event_text: &'a str,
+    reserved: &Reserved<'a>,
+) -> Option<Found<'a>> {
+    Some(match name {
+        "aws.events.rule-arn" => Found::Str(reserved.rule_arn.into()),
+        "aws.events.rule-name" => Found::Str(reserved.rule_name.into()),
+        "aws.events.event.ingestion-time" => Found::Str(reserved.ingestion_time.into()),
+        "aws.events.event.json" => Found::Json(event_text.into()),
+        "aws.events.event" => Found::Json(event_without_detail(event).into()),
+        _ => match parse_path(paths.get(name)?)? {
+            steps if steps.is_empty() => Found::Json(event_text.into()),
+            steps => match select(event, &steps)? {
+                Cow::Borrowed(Value::String(s)) => Found::Str(Cow::Borrowed(s)),
+                Cow::Owned(Value::String(s)) => Found::Str(Cow::Owned(s)),
+                other => Found::Json(other.to_string().into()),
+            },
+        },
+    })
+}
+
+/// `aws.events.event` as AWS renders it: no `detail`, `detailType`, AWS's key order.
+fn event_without_detail(event: &Value) -> String {
+    const ORDER: &str = "id account detail-type time source region resources version";
+    let (empty, known) = (serde_json::Map::new(), |key: &str| {
+        ORDER.split(' ').any(|k| k == key)
+    });
+    let map = event.as_object().unwrap_or(&empty);
+    let first = ORDER.split(' ').filter_map(|key| map.get_key_value(key));
+    let others = map
+        .iter()
+        .filter(|(key, _)| *key != "detail" && !known(key));
+    let field = |(key, value): (&String, &Value)| {
+        let key = if key == "detail-type" {
+            "detailType"
+        } else {
+            key
+        };
+        format!("{}:{value}", Value::from(key))
+    };
+    format!(
+        "{{{}}}",
+        first.chain(others).map(field).collect::<Vec<_>>().join(",")
+    )
+}
+
+fn is_json_template(template: &str) -> bool {
+    template.trim_start().starts_with('{')
+}
+
+/// Where a placeholder stands: a whole JSON value, raw text (in a string or a text template),
+/// or an object key (refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Value,
+    Text,
+    Key,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Piece<'t> {
+    Text(&'t str),
+    Hole { name: &'t str, ctx: Ctx },
+}
+
+impl<'t> Piece<'t> {
+    fn hole(self) -> Option<(&'t str, Ctx)> {
+        match self {
+            Piece::Hole { name, ctx } => Some((name, ctx)),
+            Piece::Text(_) => None,
+        }
+    }
+}
+
+/// Splits a template into literal text and `<name>` placeholders (`name` of letters, digits,
+/// `_`, `-` and `.`; anything else between `<` and `>` stays text). In a JSON template it
+/// follows strings and containers to tell values, string contents and object keys apart.
+fn scan(template: &str) -> Vec<Piece<'_>> {
+    let json = is_json_template(template);
+    let bytes = template.as_bytes();
+    let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
+    let (mut in_str, mut escaped, mut key_str, mut want_key) = (false, false, false, false);
+    let mut stack = Vec::new();
+    while i < bytes.len() {
+        let b = bytes[i];
+        let in_object = stack.last() == Some(&b'{');
+        let len = if b == b'<' {
+            placeholder_len(&bytes[i + 1..])
+        } else {
+            None
+        };
+        if let Some(len) = len {
+            let ctx = match (json, in_str) {
+                (false, _) => Ctx::Text,
+                (true, true) if key_str => Ctx::Key,
+                (true, true) => Ctx::Text,
+                (true, false) if want_key && in_object => Ctx::Key,
+                (true, false) => Ctx::Value,
+            };
+            pieces.push(Piece::Text(&template[start..i]));
+            pieces.push(Piece::Hole {
+                name: &template[i + 1..i + 1 + len],
+                ctx,
+            });
+            (i, start, want_key) = (i + len + 2, i + len + 2, false);
+            continue;
+        }
+        match (json, in_str, b) {
+            (false, ..) => {}
+            (true, true, _) if escaped => escaped = false,
+            (true, true, b'\\') => escaped = true,
+            (true, true, b'"') => in_str = false,
+            (true, true, _) => {}
+            (true, false, b'"') => {
+                (in_str, key_str, want_key) = (true, want_key && in_object, false)
+            }
+            (true, false, b'{' | b'[') => (stack.push(b), want_key = b == b'{').1,
+            (true, false, b'}' | b']') => (stack.pop(), want_key = false).1,
+            (true, false, b',') => want_key = in_object,
+            (true, false, b':') => want_key = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    pieces.push(Piece::Text(&template[start..]));
+    pieces.retain(|p| *p != Piece::Text(""));
+    pieces
+}
+
+/// The length of `name` when `bytes` is `name>...`.
+fn placeholder_len(bytes: &[u8]) -> Option<usize> {
+    let n = bytes
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))?;
+    (n > 0 && bytes[n] == b'>').then_some(n)
+}
+
+/// Drops the white space outside strings of valid JSON text, keeping everything else as is.
+fn minify(text: &str) -> String {
+    let (mut out, mut in_str, mut escaped) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        match (in_str, c) {
+            (true, _) if escaped => escaped = false,
+            (true, '\\') => escaped = true,
+            (_, '"') => in_str = !in_str,
+            (false, ' ' | '\t' | '\n' | '\r') => continue,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Amazon EC2 event of the user guide's input-transformation page, as delivered.
+    const EC2: &str = r#"{"version":"0","id":"7bf73129-1428-4cd3-a780-95db273d1602","detail-type":"EC2 Instance State-change Notification","source":"aws.ec2","account":"123456789012","time":"2015-11-11T21:29:54Z","region":"us-east-1","resources":["arn:aws:ec2:us-east-1:123456789012:instance/i-abcd1111"],"detail":{"instance-id":"i-0123456789","state":"RUNNING"}}"#;
+    /// The event of LocalStack's AWS-validated snapshots (tests/aws/services/events/test_events_inputs).
+    const CORE: &str = r#"{"version":"0","id":"0b4c8a3e-1111-2222-3333-444455556666","detail-type":"core.update-account-command","source":"core.update-account-command","account":"111111111111","time":"2024-06-11T08:33:04Z","region":"us-east-1","resources":[],"detail":{"command":"update-account","payload":{"acc_id":"0a787ecb-4015","sf_id":"baz"}}}"#;
+    const RES: Reserved = Reserved {
+        rule_arn: "arn:aws:events:us-east-2:123456789012:rule/example",
+        rule_name: "example",
+        ingestion_time: "2015-11-11T21:29:55Z",
+    };
+
+    fn run(event_text: &str, input: TargetInput) -> Result<String, InputError> {
+        let event: Value = serde_json::from_str(event_text).unwrap();
+        render(&input, &event, event_text, &RES)
+    }
+
+    fn paths(spec: &str) -> BTreeMap<String, String> {
+        let pairs = spec.split_whitespace().filter_map(|kv| kv.split_once('='));
+        pairs.map(|(k, v)| (k.into(), v.into())).collect()
+    }
+
+    /// Runs a table: `$path => body` is an InputPath case; `@ name=path ...` sets the
+    /// InputPathsMap for the transformer cases that follow, a template line then `=> body`.
+    fn check(event: &str, table: &str) {
+        let mut map = BTreeMap::new();
+        let mut lines = table.lines().map(str::trim).filter(|l| !l.is_empty());
+        while let Some(line) = lines.next() {
+            if let Some(spec) = line.strip_prefix('@') {
+                map = paths(spec);
+                continue;
+            }
+            let (input, expected) = match line.split_once(" => ") {
+                Some((path, body)) if line.starts_with('$') => (TargetInput::Path(path), body),
+                _ => {
+                    let body = lines.next().and_then(|l| l.strip_prefix("=> ")).unwrap();
+                    (
+                        TargetInput::Transformer {
+                            paths: &map,
+                            template: line,
+                        },
+                        body,
+                    )
+                }
+            };
+            validate(&input).unwrap();
+            assert_eq!(run(event, input).as_deref(), Ok(expected), "{line}");
+        }
+    }
+
+    #[test]
+    fn user_guide_and_api_reference_examples() {
+        // User guide table (simple string, string with escaped quotes, simple JSON, JSON with
+        // strings and variables, variables and static information, reserved variables in JSON,
+        // reserved variables in a string, CloudWatch log group), then the API reference's
+        // InputTransformer examples (text, text with quote marks, variables in quotes and out).
+        check(
+            EC2,
+            r#"
+            @ timestamp=$.time instance=$.detail.instance-id state=$.detail.state
+            "instance <instance> is in <state>"
+            => "instance i-0123456789 is in RUNNING"
+            "instance \"<instance>\" is in <state>"
+            => "instance \"i-0123456789\" is in RUNNING"
+            {  "instance" : <instance>,  "state": <state> }
+            => {"instance":"i-0123456789","state":"RUNNING"}
+            { "instance" : <instance>, "state": "<state>", "instanceStatus": "instance \"<instance>\" is in <state>" }
+            => {"instance":"i-0123456789","state":"RUNNING","instanceStatus":"instance \"i-0123456789\" is in RUNNING"}
+            {  "instance" : <instance>,  "state": [ 9, <state>, true ],  "Transformed" : "Yes" }
+            => {"instance":"i-0123456789","state":[9,"RUNNING",true],"Transformed":"Yes"}
+            { "instance" : <instance>, "state": <state>, "ruleArn" : <aws.events.rule-arn>, "ruleName" : <aws.events.rule-name>, "originalEvent" : <aws.events.event> }
+            => {"instance":"i-0123456789","state":"RUNNING","ruleArn":"arn:aws:events:us-east-2:123456789012:rule/example","ruleName":"example","originalEvent":{"id":"7bf73129-1428-4cd3-a780-95db273d1602","account":"123456789012","detailType":"EC2 Instance State-change Notification","time":"2015-11-11T21:29:54Z","source":"aws.ec2","region":"us-east-1","resources":["arn:aws:ec2:us-east-1:123456789012:instance/i-abcd1111"],"version":"0"}}
+            "<aws.events.rule-name> triggered"
+            => "example triggered"
+            { "timestamp" : <timestamp>, "message": "instance \"<instance>\" is in <state>" }
+            => {"timestamp":"2015-11-11T21:29:54Z","message":"instance \"i-0123456789\" is in RUNNING"}
+            @ instance=$.detail.instance-id status=$.detail.state
+            <instance> is in state <status>
+            => i-0123456789 is in state RUNNING
+            <instance> is in state "<status>"
+            => i-0123456789 is in state "RUNNING"
+            {"myInstance": <instance>,"myStatus": "<instance> is in state \"<status>\""}
+            => {"myInstance":"i-0123456789","myStatus":"i-0123456789 is in state \"RUNNING\""}
+        "#,
+        );
+    }
+
+    #[test]
+    fn aws_recorded_deliveries() {
+        // InputPath, then transformers with all paths present, `command` missing, none.
+        check(
+            CORE,
+            &format!(
+                r#"
+            $.detail => {{"command":"update-account","payload":{{"acc_id":"0a787ecb-4015","sf_id":"baz"}}}}
+            $.detail.payload => {{"acc_id":"0a787ecb-4015","sf_id":"baz"}}
+            $.detail.payload.sf_id => "baz"
+            @ detail-type=$.detail-type timestamp=$.time command=$.detail.command
+            "Event of <detail-type> type, at time <timestamp>, info extracted from detail <command>"
+            => "Event of core.update-account-command type, at time 2024-06-11T08:33:04Z, info extracted from detail update-account"
+            {{"detailType": <detail-type>,  "time": <timestamp>, "command": <command>}}
+            => {{"detailType":"core.update-account-command","time":"2024-06-11T08:33:04Z","command":"update-account"}}
+            "{{[/Check with special starting characters for event of <detail-type> type"
+            => "{{[/Check with special starting characters for event of core.update-account-command type"
+            @ detail-type=$.detail-type timestamp=$.time command=$.detail.notinmessage
+            "Event of <detail-type> type, at time <timestamp>, info extracted from detail <command>"
+            => "Event of core.update-account-command type, at time 2024-06-11T08:33:04Z, info extracted from detail "
+            {{"detailType": <detail-type>,  "time": <timestamp>, "command": <command>}}
+            => {{"detailType":"core.update-account-command","time":"2024-06-11T08:33:04Z","command":""}}
+            @
+            "Message containing all pre defined variables <aws.events.rule-arn> <aws.events.rule-name> <aws.events.event.ingestion-time>"
+            => "Message containing all pre defined variables arn:aws:events:us-east-2:123456789012:rule/example example 2015-11-11T21:29:55Z"
+            {{"originalEvent": <aws.events.event>, "originalEventJson": <aws.events.event.json>}}
+            => {{"originalEvent":{{"id":"0b4c8a3e-1111-2222-3333-444455556666","account":"111111111111","detailType":"core.update-account-command","time":"2024-06-11T08:33:04Z","source":"core.update-account-command","region":"us-east-1","resources":[],"version":"0"}},"originalEventJson":{CORE}}}
+        "#
+            ),
+        );
+    }
+
+    #[test]
+    fn event_constant_and_input_path() {
+        let pretty = "{\n  \"resources\": [\"a\", \"b\"],\n  \"detail\": {\"n\": 5, \"ok\": true, \"t\": {\"k\": \"v\"}, \"x\": null}\n}";
+        assert_eq!(run(pretty, TargetInput::Event).unwrap(), pretty);
+        assert_eq!(run(pretty, TargetInput::Path("$")).unwrap(), pretty);
+        assert_eq!(
+            run(pretty, TargetInput::Constant("{ \"a\": 1 }")).unwrap(),
+            "{ \"a\": 1 }"
+        );
+        check(
+            pretty,
+            r#"
+            $.resources[1] => "b"
+            $.resources[*] => ["a","b"]
+            $.detail.* => [5,true,{"k":"v"},null]
+            $.detail.n => 5
+            $.detail.t => {"k":"v"}
+            $.detail.x => null
+            $.detail.absent => null
+            $.resources[7] => null
+            $.detail.absent[*] => null
+        "#,
+        );
+    }
+
+    #[test]
+    fn values_in_each_position_and_reserved_variables() {
+        let event = r#"{"version":"0","id":"e1","detail-type":"t","source":"s","account":"1","time":"2020-01-01T00:00:00Z","region":"r","replay-name":"rp","resources":[],"detail":{"n":5,"ok":false,"x":null,"obj":{"a":[1,"z"],"b":2},"list":["p","q"],"q":"he said \"hi\""}}"#;
+        // Whole values get JSON (strings quoted, so escaped); strings and text templates get
+        // raw text; a missing value is `""` or nothing; non-placeholders stay literal.
+        check(
+            event,
+            &format!(
+                r#"
+            @ n=$.detail.n ok=$.detail.ok x=$.detail.x obj=$.detail.obj list=$.detail.list first=$.detail.list[0] q=$.detail.q gone=$.nope
+            {{"v": [<n>, <ok>, <x>, <obj>, <list>, <first>, <q>, <gone>]}}
+            => {{"v":[5,false,null,{{"a":[1,"z"],"b":2}},["p","q"],"p","he said \"hi\"",""]}}
+            [<n>, <first>, <q>]
+            => [5, p, he said "hi"]
+            {{"s": "<n> <ok> <x> <first> [<gone>]", "k" : "a  b", "e":"\" <n>"}}
+            => {{"s":"5 false null p []","k":"a  b","e":"\" 5"}}
+            n=<n>  obj=<obj> q=<q> <br/> a < b > <gone>.
+            => n=5  obj={{"a":[1,"z"],"b":2}} q=he said "hi" <br/> a < b > .
+            "<list>"
+            => "["p","q"]"
+            <aws.events.event>
+            => {{"id":"e1","account":"1","detailType":"t","time":"2020-01-01T00:00:00Z","source":"s","region":"r","resources":[],"version":"0","replay-name":"rp"}}
+            <aws.events.event.json>
+            => {event}
+            {{"at": <aws.events.event.ingestion-time>, "in": "<aws.events.rule-name>@<aws.events.event.ingestion-time>"}}
+            => {{"at":"2015-11-11T21:29:55Z","in":"example@2015-11-11T21:29:55Z"}}
+        "#
+            ),
+        );
+        let map = paths("n=$.detail.n obj=$.detail.obj list=$.detail.list q=$.detail.q");
+        let template = |template| TargetInput::Transformer {
+            paths: &map,
+            template,
+        };
+        assert_eq!(run(event, template(" <n>\n")).unwrap(), " 5\n");
+        // Unescaped text that breaks a JSON template fails the delivery.
+        for t in [
+            r#"{"s": "<q>"}"#,
+            r#"{"s": "<obj>"}"#,
+            r#"{"v": ["<list>"]}"#,
+            "{\"s\": <n>",
+        ] {
+            let err = run(event, template(t)).unwrap_err();
+            assert!(
+                err.0.starts_with("Transformed input is not valid JSON"),
+                "{t}: {err}"
+            );
+        }
+    }
+
+    /// kind|argument|message. `key`, `value` and `map` change the InputPathsMap (`a=$.detail.a`)
+    /// of a transformer whose template is `x`. In arguments `X<n>` stands for n `x`s and
+    /// `MAP<n>` for n entries; `LEN <member> <rule>` is AWS's length constraint message.
+    const VALIDATION: &str = r#"
+        event||ok
+        input|{"a": [1, 2]}|ok
+        input|"text"|ok
+        path|$|ok
+        path|$.detail-type|ok
+        path|$.resources[0]|ok
+        path|$.detail.items[*].id|ok
+        path|$.detail.*|ok
+        path|$.a/b.c_d|ok
+        template|x <b c> <br/>|ok
+        template|{"k": <a>, "e": <aws.events.event>, "s": "<aws.events.rule-arn>"}|ok
+        key|detail-type_2|ok
+        map|MAP100|ok
+        input|not json|Input for target t1 is not a valid JSON text.
+        input||Input for target t1 is not a valid JSON text.
+        input|"X8191"|LEN input less than or equal to 8192
+        path|detail.a|InputPath for target t1 is invalid.
+        path||InputPath for target t1 is invalid.
+        path|$.detail['a']|InputPath for target t1 is invalid.
+        path|$.detail.|InputPath for target t1 is invalid.
+        path|$..detail|InputPath for target t1 is invalid.
+        path|$.resources[x]|InputPath for target t1 is invalid.
+        path|$.a b|InputPath for target t1 is invalid.
+        path|$.X255|LEN inputPath less than or equal to 256
+        template||LEN inputTransformer.inputTemplate greater than or equal to 1
+        template|X8193|LEN inputTransformer.inputTemplate less than or equal to 8192
+        template|"<a> and <b>"|InputTemplate for target t1 contains invalid placeholder b.
+        template|{"x": <aws.events.rule>}|InputTemplate for target t1 contains invalid placeholder aws.events.rule.
+        template|{<a>: 1}|InputTemplate for target t1 uses placeholder a as an object key.
+        template|{"k": 1, "<a>": 2}|InputTemplate for target t1 uses placeholder a as an object key.
+        key|aws.events.rule-name|KEYS
+        key|X257|KEYS
+        value|detail.b|InputPath for target t1 is invalid.
+        value|$.X255|LEN inputTransformer.inputPathsMap less than or equal to 256
+        map|MAP101|LEN inputTransformer.inputPathsMap less than or equal to 100
+    "#;
+
+    #[test]
+    fn validation() {
+        let keys = "1 validation error detected: Value at 'targets.member.inputTransformer.inputPathsMap' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 256, Member must have length greater than or equal to 1, Member must satisfy regular expression pattern: [A-Za-z0-9\\_\\-]+]";
+        for line in VALIDATION.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let [kind, arg, message] = line.splitn(3, '|').collect::<Vec<_>>()[..] else {
+                panic!()
+            };
+            let mut arg = arg.to_string();
+            for n in [255, 257, 8191, 8193] {
+                arg = arg.replace(&format!("X{n}"), &"x".repeat(n));
+            }
+            for n in [100, 101] {
+                arg = arg.replace(
+                    &format!("MAP{n}"),
+                    &(0..n).map(|i| format!("k{i}=$ ")).collect::<String>(),
+                );
+            }
+            let mut map = paths(if kind == "map" { &arg } else { "a=$.detail.a" });
+            match kind {
+                "key" => map.insert(arg.clone(), "$.x".into()),
+                "value" => map.insert("b".into(), arg.clone()),
+                _ => None,
+            };
+            let template = if kind == "template" { &arg } else { "x" };
+            let input = match kind {
+                "event" => TargetInput::Event,
+                "input" => TargetInput::Constant(&arg),
+                "path" => TargetInput::Path(&arg),
+                _ => TargetInput::Transformer {
+                    paths: &map,
+                    template,
+                },
+            };
+            let expected = match message.strip_prefix("LEN ").and_then(|m| m.split_once(' ')) {
+                _ if message == "ok" => Ok(()),
+                _ if message == "KEYS" => Err(InputError(keys.into())),
+                Some((member, rule)) => Err(constraint(
+                    member,
+                    &format!("Member must have length {rule}"),
+                )),
+                None => Err(InputError(message.into())),
+            };
+            assert_eq!(validate_target("t1", &input), expected, "{line}");
+        }
+        let (map, message) = (
+            paths(""),
+            "InputTemplate for target contains invalid placeholder zz.",
+        );
+        let input = TargetInput::Transformer {
+            paths: &map,
+            template: "<zz>",
+        };
+        assert_eq!(validate(&input), Err(InputError(message.into())));
+        let message =
+            "Only one of Input, InputPath, or InputTransformer must be provided for target t1.";
+        assert_eq!(exclusive_error("t1").to_string(), message);
+    }
+
+    #[test]
+    fn placeholder_contexts_and_minify() {
+        let template = r#"{"a": [<x>, {"b": "<y>", <z>: 1}], "\"<w>": "\\", "v": <v>} <"#;
+        let holes: Vec<_> = scan(template).into_iter().filter_map(Piece::hole).collect();
+        let (value, text, key) = (Ctx::Value, Ctx::Text, Ctx::Key);
+        assert_eq!(
+            holes,
+            [
+                ("x", value),
+                ("y", text),
+                ("z", key),
+                ("w", key),
+                ("v", value)
+            ]
+        );
+        assert_eq!(
+            minify(" { \"a b\" : [ 1 , \"\\\" c \" ] }\n"),
+            r#"{"a b":[1,"\" c "]}"#
+        );
+    }
+}

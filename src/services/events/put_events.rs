@@ -1,0 +1,694 @@
+//! PutEvents and what an event does on a bus: archived where an archive's pattern matches, sent
+//! to the targets of every enabled rule whose pattern matches, each target its own delivery on
+//! the engine (retry policy, dead-letter queue, throttle of an API destination).
+
+use super::input::{self, Reserved, TargetInput};
+use super::retry::TargetRetry;
+use super::store::{Rule, Store, Target as RuleTarget};
+use super::{EventsError, archives, buses, connections};
+use crate::engine::Engine;
+use crate::engine::delivery::{
+    DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
+};
+use crate::engine::time::{Millis, format_rfc3339};
+use crate::services::Context;
+use crate::services::sqs::types::MessageAttributeValue;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// The largest total size of a PutEvents request's entries (1 MiB since 2026-01-29; it was
+/// 256 KB before; ../shared/spec/eventbridge-sqs-reference.md A3).
+pub const MAX_ENTRIES_BYTES: usize = 1024 * 1024;
+const MAX_ENTRIES: usize = 10;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutEventsInput {
+    #[serde(default)]
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Entry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_bus_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_header: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutEventsOutput {
+    pub failed_entry_count: usize,
+    pub entries: Vec<ResultEntry>,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ResultEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+}
+
+impl ResultEntry {
+    fn failed(code: &str, message: impl Into<String>) -> ResultEntry {
+        ResultEntry {
+            event_id: None,
+            error_code: Some(code.into()),
+            error_message: Some(message.into()),
+        }
+    }
+}
+
+/// An entry's size as EventBridge counts it: 14 bytes for a Time, plus the UTF-8 bytes of
+/// Source, DetailType, Detail and every resource.
+fn entry_size(entry: &Entry) -> usize {
+    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let resources = entry
+        .resources
+        .as_ref()
+        .map_or(0, |r| r.iter().map(String::len).sum());
+    usize::from(entry.time.is_some()) * 14
+        + text(&entry.source)
+        + text(&entry.detail_type)
+        + text(&entry.detail)
+        + resources
+}
+
+/// The `time` of an event: whole seconds, as AWS writes it (`2026-11-30T07:00:00Z`).
+pub fn event_time(ms: Millis) -> String {
+    let mut text = format_rfc3339(ms.div_euclid(1000) * 1000);
+    text.replace_range(19..23, "");
+    text
+}
+
+/// An event envelope, fields in AWS's order.
+#[allow(clippy::too_many_arguments)]
+pub fn envelope(
+    id: &str,
+    detail_type: &str,
+    source: &str,
+    account: &str,
+    time: Millis,
+    region: &str,
+    resources: &[String],
+    detail: Value,
+) -> Value {
+    json!({
+        "version": "0",
+        "id": id,
+        "detail-type": detail_type,
+        "source": source,
+        "account": account,
+        "time": event_time(time),
+        "region": region,
+        "resources": resources,
+        "detail": detail,
+    })
+}
+
+/// Adds `replay-name` after `region`, where AWS puts it.
+#[allow(dead_code)] // used by replays
+pub fn with_replay_name(event: &Value, replay_name: &str) -> Value {
+    let Some(fields) = event.as_object() else {
+        return event.clone();
+    };
+    let mut out = Map::new();
+    for (k, v) in fields {
+        out.insert(k.clone(), v.clone());
+        if k == "region" {
+            out.insert("replay-name".into(), json!(replay_name));
+        }
+    }
+    Value::Object(out)
+}
+
+/// The bus an entry names (a name or an ARN; `default` when absent) as (ARN, name).
+pub fn resolve_bus(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
+    match name_or_arn {
+        Some(arn) if arn.starts_with("arn:") => {
+            let name = arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n);
+            (arn.to_string(), name.to_string())
+        }
+        Some(name) => (
+            Store::bus_arn(&cx.region, &cx.account, name),
+            name.to_string(),
+        ),
+        None => (
+            Store::bus_arn(&cx.region, &cx.account, "default"),
+            "default".to_string(),
+        ),
+    }
+}
+
+fn check_detail(detail: &str) -> Option<Value> {
+    let value: Value = serde_json::from_str(detail).ok()?;
+    fn integers_fit(v: &Value) -> bool {
+        match v {
+            Value::Number(n) => !(n.is_u64() && n.as_i64().is_none()),
+            Value::Array(items) => items.iter().all(integers_fit),
+            Value::Object(fields) => fields.values().all(integers_fit),
+            _ => true,
+        }
+    }
+    (value.is_object() && integers_fit(&value)).then_some(value)
+}
+
+pub fn put_events(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutEventsInput,
+) -> Result<PutEventsOutput, EventsError> {
+    let count = input.entries.len();
+    if count == 0 || count > MAX_ENTRIES {
+        let shown = serde_json::to_string(&input.entries).unwrap_or_default();
+        let rule = if count == 0 {
+            "Member must have length greater than or equal to 1"
+        } else {
+            "Member must have length less than or equal to 10"
+        };
+        return Err(super::constraint(&shown, "entries", rule));
+    }
+    if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
+        return Err(EventsError::Validation(
+            "Total size of the entries in the request is over the limit.".into(),
+        ));
+    }
+    let now = e.now();
+    e.events.ensure_default(&cx.region, &cx.account, now);
+    let mut results = Vec::with_capacity(count);
+    for entry in input.entries {
+        let result = match accept(e, cx, entry, now) {
+            Ok(id) => ResultEntry {
+                event_id: Some(id),
+                ..ResultEntry::default()
+            },
+            Err(failed) => failed,
+        };
+        results.push(result);
+    }
+    Ok(PutEventsOutput {
+        failed_entry_count: results.iter().filter(|r| r.error_code.is_some()).count(),
+        entries: results,
+    })
+}
+
+/// One entry: checked, turned into an event and put on its bus. Answers the event id.
+fn accept(e: &mut Engine, cx: &Context, entry: Entry, now: Millis) -> Result<String, ResultEntry> {
+    let required = |value: &Option<String>, name: &str| match value.as_deref() {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => Err(ResultEntry::failed(
+            "InvalidArgument",
+            format!("Parameter {name} is not valid. Reason: {name} is a required argument."),
+        )),
+    };
+    let source = required(&entry.source, "Source")?;
+    let detail_type = required(&entry.detail_type, "DetailType")?;
+    let detail = required(&entry.detail, "Detail")?;
+    let detail = check_detail(&detail)
+        .ok_or_else(|| ResultEntry::failed("MalformedDetail", "Detail is malformed."))?;
+    if source.starts_with("aws.") {
+        return Err(ResultEntry::failed(
+            "NotAuthorizedForSourceException",
+            "Not authorized for the source.",
+        ));
+    }
+    let time = match &entry.time {
+        None => now,
+        Some(t) => super::millis_of(t).ok_or_else(|| {
+            ResultEntry::failed(
+                "InvalidArgument",
+                "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
+            )
+        })?,
+    };
+    let (bus_arn, bus_name) = resolve_bus(cx, entry.event_bus_name.as_deref());
+    let Some(bus) = e.events.buses.get(&bus_arn) else {
+        return Err(ResultEntry::failed(
+            "ResourceNotFoundException",
+            format!("Event bus {bus_name} does not exist."),
+        ));
+    };
+    if bus.account != cx.account && !buses::allows(bus, &cx.account, "events:PutEvents") {
+        return Err(ResultEntry::failed(
+            "AccessDeniedException",
+            format!(
+                "User: arn:aws:iam::{}:root is not authorized to perform: events:PutEvents on resource: {bus_arn} because no resource-based policy allows the events:PutEvents action",
+                cx.account
+            ),
+        ));
+    }
+    let region = bus.region.clone();
+    let id = e.rng.uuid();
+    let resources = entry.resources.unwrap_or_default();
+    let event = envelope(
+        &id,
+        &detail_type,
+        &source,
+        &cx.account,
+        time,
+        &region,
+        &resources,
+        detail,
+    );
+    ingest(
+        e,
+        &bus_arn,
+        event,
+        Ingest {
+            trail: vec![bus_arn.clone()],
+            ..Ingest::default()
+        },
+    );
+    Ok(id)
+}
+
+/// How an event reaches a bus.
+#[derive(Debug, Default)]
+pub struct Ingest<'a> {
+    /// A replay's events go only to these rules (all of the bus's when `None`) and are not
+    /// archived again.
+    pub replay: Option<(&'a str, Option<&'a [String]>)>,
+    /// The buses the event passed, this one included.
+    pub trail: Vec<String>,
+}
+
+/// An event on a bus: archived, and sent to the targets of the rules it matches.
+pub fn ingest(e: &mut Engine, bus_arn: &str, event: Value, how: Ingest) {
+    let now = e.now();
+    let text = event.to_string();
+    if how.replay.is_none() {
+        archives::capture(e, bus_arn, &event, text.len());
+    }
+    let only = how.replay.and_then(|(_, rules)| rules);
+    let matched: Vec<Rule> = e
+        .events
+        .rules_of(bus_arn)
+        .filter(|r| r.enabled() && r.managed_by.is_none() && !r.targets.is_empty())
+        .filter(|r| only.is_none_or(|only| only.contains(&r.arn)))
+        .filter(|r| {
+            r.event_pattern
+                .as_ref()
+                .is_some_and(|(_, p)| p.matches(&event))
+        })
+        .cloned()
+        .collect();
+    for rule in matched {
+        e.metrics.aws("AWS/Events", "TriggeredRules", &rule.arn, 1);
+        for target in &rule.targets {
+            let d = delivery_for(e, &rule, target, &event, &text, now, &how.trail);
+            e.deliver(d);
+        }
+    }
+}
+
+/// The event of a scheduled rule (`Scheduled Event` from `aws.events`), sent to its targets.
+pub fn fire_rule(e: &mut Engine, rule: &Rule, event: &Value) {
+    let text = event.to_string();
+    let now = e.now();
+    e.metrics.aws("AWS/Events", "TriggeredRules", &rule.arn, 1);
+    for target in &rule.targets {
+        let d = delivery_for(
+            e,
+            rule,
+            target,
+            event,
+            &text,
+            now,
+            std::slice::from_ref(&rule.bus_arn),
+        );
+        e.deliver(d);
+    }
+}
+
+/// An event a rule target hands to another bus (`Target::Bus`). The bus must exist and, in
+/// another account, its policy must let the rule's account put events; an event coming back to
+/// a bus it already passed is refused (AWS would loop until its own limits stopped it).
+pub fn forward(
+    e: &mut Engine,
+    bus_arn: &str,
+    publisher: &Publisher,
+    event: &str,
+    mut trail: Vec<String>,
+) -> Result<(), &'static str> {
+    let bus = e.events.buses.get(bus_arn).ok_or("NO_RESOURCE")?;
+    if bus.account != publisher.account
+        && !buses::allows(bus, &publisher.account, "events:PutEvents")
+    {
+        return Err("NO_PERMISSIONS");
+    }
+    if trail.iter().any(|b| b == bus_arn) {
+        return Err("LOOP_DETECTED");
+    }
+    // A third account is one hop too far (THIRD_ACCOUNT_HOP_DETECTED in AWS's list).
+    let accounts: std::collections::BTreeSet<&str> = trail
+        .iter()
+        .chain([&bus.arn])
+        .filter_map(|arn| arn.split(':').nth(4))
+        .collect();
+    if accounts.len() > 2 {
+        return Err("THIRD_ACCOUNT_HOP_DETECTED");
+    }
+    let event: Value = serde_json::from_str(event).map_err(|_| "INVALID_JSON")?;
+    trail.push(bus_arn.to_string());
+    ingest(
+        e,
+        bus_arn,
+        event,
+        Ingest {
+            trail,
+            ..Ingest::default()
+        },
+    );
+    Ok(())
+}
+
+/// The ARN's service: `sqs`, `sns`, `lambda`, `events`, ...
+fn arn_service(arn: &str) -> &str {
+    arn.split(':').nth(2).unwrap_or_default()
+}
+
+fn string_attribute(value: &str) -> MessageAttributeValue {
+    MessageAttributeValue {
+        data_type: "String".into(),
+        string_value: Some(value.into()),
+        binary_value: None,
+    }
+}
+
+/// One target's delivery of one event.
+fn delivery_for(
+    e: &Engine,
+    rule: &Rule,
+    target: &RuleTarget,
+    event: &Value,
+    text: &str,
+    ingested_at: Millis,
+    trail: &[String],
+) -> Delivery {
+    let ingestion_time = format_rfc3339(ingested_at);
+    let reserved = Reserved {
+        rule_arn: &rule.arn,
+        rule_name: &rule.name,
+        ingestion_time: &ingestion_time,
+    };
+    let how = target_input(target);
+    let mut doomed = None;
+    let body = match input::render(&how, event, text, &reserved) {
+        Ok(body) => body,
+        Err(_) => {
+            doomed = Some("INVALID_JSON");
+            String::new()
+        }
+    };
+    let publisher = Publisher {
+        account: rule.account.clone(),
+        host: rule.host.clone(),
+    };
+    let service = arn_service(&target.arn);
+    let mut throttle = None;
+    let (protocol, delivery_target) = match service {
+        "sqs" => (
+            "sqs",
+            Target::Sqs {
+                queue_arn: target.arn.clone(),
+                message: SqsMessage {
+                    body,
+                    attributes: BTreeMap::new(),
+                    group_id: target
+                        .sqs_parameters
+                        .as_ref()
+                        .and_then(|p| p.message_group_id.clone()),
+                    dedup_id: None,
+                },
+            },
+        ),
+        "sns" => (
+            "sns",
+            Target::Sns {
+                topic_arn: target.arn.clone(),
+                publisher,
+                body,
+                group_id: None,
+                dedup_id: None,
+            },
+        ),
+        "events" if target.arn.contains(":event-bus/") => (
+            "event-bus",
+            Target::Bus {
+                bus_arn: target.arn.clone(),
+                publisher,
+                event: text.to_string(),
+                trail: trail.to_vec(),
+            },
+        ),
+        "events" if target.arn.contains(":api-destination/") => {
+            let params = target.http_parameters.clone().unwrap_or_default();
+            match connections::invocation(e, &target.arn, &params) {
+                Ok(call) => {
+                    throttle = call.rate_limit_per_second.map(|r| (target.arn.clone(), r));
+                    (
+                        "api-destination",
+                        Target::Http {
+                            method: call.method,
+                            url: call.url,
+                            headers: call.headers,
+                            body,
+                        },
+                    )
+                }
+                Err(code) => {
+                    doomed = Some(code);
+                    ("api-destination", outbox(&target.arn, body))
+                }
+            }
+        }
+        "lambda" => {
+            if doomed.is_none() && serde_json::from_str::<Value>(&body).is_err() {
+                doomed = Some("INVALID_JSON");
+            }
+            match e.lambda_endpoints.get(&target.arn) {
+                Some(url) => (
+                    "lambda",
+                    Target::Http {
+                        method: "POST".into(),
+                        url: url.clone(),
+                        headers: vec![("Content-Type".into(), "application/json".into())],
+                        body,
+                    },
+                ),
+                None => ("lambda", outbox(&target.arn, body)),
+            }
+        }
+        other => (other, outbox(&target.arn, body)),
+    };
+    let policy = target.retry_policy.map_or_else(TargetRetry::default, |p| {
+        let defaults = TargetRetry::default();
+        TargetRetry {
+            max_retries: p
+                .maximum_retry_attempts
+                .map_or(defaults.max_retries, |n| n as u32),
+            max_age_ms: p
+                .maximum_event_age_in_seconds
+                .map_or(defaults.max_age_ms, |s| s * 1000),
+        }
+    });
+    let dead_letter = target
+        .dead_letter_config
+        .as_ref()
+        .and_then(|c| c.arn.clone())
+        .map(|queue_arn| {
+            let attributes = BTreeMap::from([
+                ("RULE_ARN".to_string(), string_attribute(&rule.arn)),
+                ("TARGET_ARN".to_string(), string_attribute(&target.arn)),
+            ]);
+            DeadLetter {
+                queue_arn,
+                message: SqsMessage {
+                    body: text.to_string(),
+                    attributes,
+                    group_id: None,
+                    dedup_id: None,
+                },
+                finish: Some(finish_dead_letter),
+            }
+        });
+    let message_id = event
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut delivery = Delivery::new(
+        "events",
+        format!("{}#{}", rule.arn, target.id),
+        protocol.to_string(),
+        message_id,
+        delivery_target,
+        Box::new(policy),
+        dead_letter,
+    )
+    .born_at(ingested_at);
+    if let Some((key, per_second)) = throttle {
+        delivery = delivery.throttled(key, per_second);
+    }
+    if let Some(code) = doomed {
+        delivery = delivery.doomed(Outcome::Permanent {
+            status: None,
+            error_code: Some(code.into()),
+        });
+    }
+    delivery
+}
+
+fn outbox(arn: &str, body: String) -> Target {
+    Target::Outbox {
+        address: arn.to_string(),
+        body,
+        attributes: BTreeMap::new(),
+    }
+}
+
+fn target_input(target: &RuleTarget) -> TargetInput<'_> {
+    if let Some(text) = &target.input {
+        TargetInput::Constant(text)
+    } else if let Some(path) = &target.input_path {
+        TargetInput::Path(path)
+    } else if let Some(t) = &target.input_transformer {
+        TargetInput::Transformer {
+            paths: &t.input_paths_map,
+            template: &t.input_template,
+        }
+    } else {
+        TargetInput::Event
+    }
+}
+
+/// The ERROR_CODE and ERROR_MESSAGE of a failed delivery, in the terms of AWS's list
+/// (eb-rule-dlq): a fault's own errorCode is used as given.
+fn failure(outcome: &Outcome, target: &str) -> (String, String) {
+    let code = outcome.error_code();
+    let status = outcome.status();
+    let (code, message) = match (code, status) {
+        (Some("AWS.SimpleQueueService.NonExistentQueue" | "NotFound" | "NO_RESOURCE"), _) => {
+            ("NO_RESOURCE", format!("Target {target} does not exist."))
+        }
+        (Some("AuthorizationError" | "NO_PERMISSIONS"), _) => (
+            "NO_PERMISSIONS",
+            format!("Not authorized to deliver to target {target}."),
+        ),
+        (Some("Timeout"), _) => ("TIMEOUT", format!("Timed out invoking target {target}.")),
+        (Some("ConnectionError" | "TlsError"), _) => (
+            "CONNECTION_FAILURE",
+            format!("Failed to connect to target {target}."),
+        ),
+        (Some("InvalidParameterValue" | "MissingParameter" | "InvalidParameter"), _) => (
+            "INVALID_PARAMETER",
+            format!("Target {target} refused the event as invalid."),
+        ),
+        (Some("INVALID_JSON"), _) => (
+            "INVALID_JSON",
+            "The target input is not valid JSON.".to_string(),
+        ),
+        (Some("LOOP_DETECTED" | "THIRD_ACCOUNT_HOP_DETECTED"), _) => (
+            code.unwrap_or_default(),
+            format!("The event already passed event bus {target}."),
+        ),
+        (Some(other), _) => (other, format!("Failed to invoke target {target}: {other}.")),
+        (None, Some(429)) => (
+            "THROTTLING",
+            format!("Target {target} throttled the request (HTTP 429)."),
+        ),
+        (None, Some(status)) => (
+            "SDK_CLIENT_ERROR",
+            format!("Target {target} answered HTTP status code {status}."),
+        ),
+        (None, None) => ("UNKNOWN", format!("Failed to invoke target {target}.")),
+    };
+    (code.to_string(), message)
+}
+
+/// Adds how the delivery ended to its dead-letter message, as AWS does (eb-rule-dlq).
+fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
+    let (code, text) = failure(how.outcome, how.target);
+    let attrs = &mut message.attributes;
+    attrs.insert("ERROR_CODE".into(), string_attribute(&code));
+    attrs.insert("ERROR_MESSAGE".into(), string_attribute(&text));
+    if let Some(limit) = how.exhausted {
+        attrs.insert("EXHAUSTED_RETRY_CONDITION".into(), string_attribute(limit));
+    }
+    let retries = how.attempts.saturating_sub(1).to_string();
+    attrs.insert("RETRY_ATTEMPTS".into(), string_attribute(&retries));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_times_are_whole_seconds() {
+        assert_eq!(event_time(1_796_022_000_999), "2026-11-30T07:00:00Z");
+    }
+
+    #[test]
+    fn the_envelope_keeps_aws_key_order_and_replay_name_follows_region() {
+        let event = envelope(
+            "i",
+            "t",
+            "s",
+            "000000000000",
+            0,
+            "us-east-1",
+            &[],
+            json!({"b": 1, "a": 2}),
+        );
+        assert_eq!(
+            event.to_string(),
+            r#"{"version":"0","id":"i","detail-type":"t","source":"s","account":"000000000000","time":"1970-01-01T00:00:00Z","region":"us-east-1","resources":[],"detail":{"b":1,"a":2}}"#
+        );
+        let keys: Vec<String> = with_replay_name(&event, "r")
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys[6..8], ["region", "replay-name"]);
+    }
+
+    #[test]
+    fn entry_sizes_count_what_aws_counts() {
+        let entry = Entry {
+            time: Some(json!(1)),
+            source: Some("ab".into()),
+            resources: Some(vec!["r".into(), "é".into()]),
+            detail_type: Some("t".into()),
+            detail: Some("{}".into()),
+            event_bus_name: Some("ignored".into()),
+            trace_header: None,
+        };
+        assert_eq!(entry_size(&entry), 14 + 2 + 1 + 2 + 1 + 2);
+    }
+
+    #[test]
+    fn details_must_be_objects_with_64_bit_integers() {
+        assert!(check_detail(r#"{"a":[1,{"b":-9223372036854775808}]}"#).is_some());
+        for bad in ["[]", "1", "\"x\"", "{", r#"{"a":9223372036854775808}"#] {
+            assert!(check_detail(bad).is_none(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,740 @@
+//! Rules and their targets: PutRule with an event pattern and/or a schedule, enable, disable,
+//! delete, list; PutTargets / RemoveTargets / ListTargetsByRule; TestEventPattern; and the
+//! firing of scheduled rules on the virtual clock.
+
+use super::buses::{self, Empty, Tag, page};
+use super::input::{self, TargetInput};
+use super::pattern::EventPattern;
+use super::schedule::Schedule;
+use super::store::{Rule, Target};
+use super::{EventsError, Timer, check_name, constraint, name_char};
+use crate::engine::Engine;
+use crate::engine::time::Millis;
+use crate::services::Context;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Rules per event bus, and targets per rule (AWS's quotas).
+const MAX_RULES: usize = 300;
+const MAX_TARGETS: usize = 5;
+const MAX_PATTERN_CHARS: usize = 4096;
+
+pub fn rule_arn(bus: &str, bus_arn: &str, name: &str) -> String {
+    let base = bus_arn.split(":event-bus/").next().unwrap_or_default();
+    if bus == "default" {
+        format!("{base}:rule/{name}")
+    } else {
+        format!("{base}:rule/{bus}/{name}")
+    }
+}
+
+fn not_found(name: &str, bus: &str) -> EventsError {
+    EventsError::ResourceNotFound(format!("Rule {name} does not exist on EventBus {bus}."))
+}
+
+fn managed(name: &str) -> EventsError {
+    EventsError::ManagedRule(format!(
+        "Rule {name} is managed by an AWS service and can be modified only by it, or with Force."
+    ))
+}
+
+/// A pattern as PutRule, CreateArchive and TestEventPattern take it.
+pub fn parse_pattern(text: &str) -> Result<EventPattern, EventsError> {
+    if text.chars().count() > MAX_PATTERN_CHARS {
+        return Err(constraint(
+            text,
+            "eventPattern",
+            "Member must have length less than or equal to 4096",
+        ));
+    }
+    EventPattern::parse(text).map_err(|e| EventsError::InvalidEventPattern(e.message()))
+}
+
+/// The rule a request names, on the bus it names.
+fn rule_mut<'e>(
+    e: &'e mut Engine,
+    cx: &Context,
+    name: &str,
+    bus: Option<&str>,
+) -> Result<&'e mut Rule, EventsError> {
+    let (bus_arn, bus_name) = {
+        let bus = buses::existing(e, cx, bus)?;
+        (bus.arn.clone(), bus.name.clone())
+    };
+    let arn = rule_arn(&bus_name, &bus_arn, name);
+    e.events
+        .rules
+        .get_mut(&arn)
+        .ok_or_else(|| not_found(name, &bus_name))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutRuleInput {
+    pub name: String,
+    pub schedule_expression: Option<String>,
+    pub event_pattern: Option<String>,
+    pub state: Option<String>,
+    pub description: Option<String>,
+    pub role_arn: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+    pub event_bus_name: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutRuleOutput {
+    pub rule_arn: String,
+}
+
+/// Sets up the next firing of a scheduled rule.
+fn schedule_next(e: &mut Engine, rule_arn: &str, anchor: Millis) {
+    let now = e.now();
+    let Some(rule) = e.events.rules.get(rule_arn) else {
+        return;
+    };
+    let Some((_, schedule)) = rule.schedule.as_ref().filter(|_| rule.enabled()) else {
+        return;
+    };
+    if let Some(due) = schedule.next_after(now, anchor) {
+        let timer = Timer::Schedule {
+            rule_arn: rule_arn.to_string(),
+            generation: rule.generation,
+        };
+        e.schedule(due, crate::engine::Timer::Events(timer));
+    }
+}
+
+pub fn put_rule(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutRuleInput,
+) -> Result<PutRuleOutput, EventsError> {
+    check_name(&input.name, "name", 64, "[\\.\\-_A-Za-z0-9]+", name_char)?;
+    if let Some(d) = &input.description
+        && d.chars().count() > 512
+    {
+        return Err(constraint(
+            d,
+            "description",
+            "Member must have length less than or equal to 512",
+        ));
+    }
+    let state = input.state.unwrap_or_else(|| "ENABLED".into());
+    if !matches!(
+        state.as_str(),
+        "ENABLED" | "DISABLED" | "ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS"
+    ) {
+        return Err(constraint(
+            &state,
+            "state",
+            "Member must satisfy enum value set: [ENABLED, DISABLED, ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS]",
+        ));
+    }
+    if input.event_pattern.is_none() && input.schedule_expression.is_none() {
+        return Err(EventsError::Validation(
+            "Parameter(s) EventPattern or ScheduleExpression must be specified.".into(),
+        ));
+    }
+    let pattern = match input.event_pattern {
+        Some(text) => {
+            let compiled = parse_pattern(&text)?;
+            Some((text, compiled))
+        }
+        None => None,
+    };
+    let (bus_arn, bus_name) = {
+        let bus = buses::existing(e, cx, input.event_bus_name.as_deref())?;
+        (bus.arn.clone(), bus.name.clone())
+    };
+    let schedule = match input.schedule_expression {
+        Some(text) => {
+            if text.chars().count() > 256 {
+                return Err(constraint(
+                    &text,
+                    "scheduleExpression",
+                    "Member must have length less than or equal to 256",
+                ));
+            }
+            let parsed = Schedule::parse(&text).map_err(|_| {
+                EventsError::Validation("Parameter ScheduleExpression is not valid.".into())
+            })?;
+            if bus_name != "default" {
+                return Err(EventsError::Validation(
+                    "ScheduleExpression is supported only on the default event bus.".into(),
+                ));
+            }
+            Some((text, parsed))
+        }
+        None => None,
+    };
+    let arn = rule_arn(&bus_name, &bus_arn, &input.name);
+    let now = e.now();
+    if let Some(existing) = e.events.rules.get_mut(&arn) {
+        if existing.managed_by.is_some() {
+            return Err(managed(&input.name));
+        }
+        // PutRule replaces the rule's settings; its targets and tags stay.
+        existing.event_pattern = pattern;
+        existing.schedule = schedule;
+        existing.state = state;
+        existing.description = input.description;
+        existing.role_arn = input.role_arn;
+        existing.generation += 1;
+        existing.host = cx.host.clone();
+    } else {
+        if e.events.rules_of(&bus_arn).count() >= MAX_RULES {
+            return Err(EventsError::LimitExceeded(
+                "The requested resource exceeds the maximum number allowed.".into(),
+            ));
+        }
+        let rule = Rule {
+            name: input.name,
+            arn: arn.clone(),
+            bus_name,
+            bus_arn,
+            account: cx.account.clone(),
+            region: cx.region.clone(),
+            event_pattern: pattern,
+            schedule,
+            state,
+            description: input.description,
+            role_arn: input.role_arn,
+            managed_by: None,
+            created_at: now,
+            generation: 0,
+            host: cx.host.clone(),
+            targets: Vec::new(),
+        };
+        e.events.rules.insert(arn.clone(), rule);
+        if !input.tags.is_empty() {
+            let tags = e.events.tags.entry(arn.clone()).or_default();
+            tags.extend(input.tags.into_iter().map(|t| (t.key, t.value)));
+        }
+    }
+    schedule_next(e, &arn, now);
+    Ok(PutRuleOutput { rule_arn: arn })
+}
+
+/// A scheduled rule's firing: its `Scheduled Event` to its targets, and the next one set up.
+pub fn fire_schedule(e: &mut Engine, rule_arn: &str, generation: u64) {
+    let Some(rule) = e.events.rules.get(rule_arn) else {
+        return;
+    };
+    if rule.generation != generation || !rule.enabled() {
+        return;
+    }
+    let rule = rule.clone();
+    let now = e.now();
+    let id = e.rng.uuid();
+    let event = super::put_events::envelope(
+        &id,
+        "Scheduled Event",
+        "aws.events",
+        &rule.account,
+        now,
+        &rule.region,
+        std::slice::from_ref(&rule.arn),
+        json!({}),
+    );
+    super::put_events::fire_rule(e, &rule, &event);
+    // A rate counts from when it was set; the firing just made is the anchor's next multiple.
+    let Some((_, schedule)) = &rule.schedule else {
+        return;
+    };
+    let anchor = match schedule {
+        Schedule::Rate { every_ms } => now - every_ms,
+        Schedule::Cron(_) => now,
+    };
+    schedule_next(e, rule_arn, anchor);
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RuleNameInput {
+    pub name: String,
+    pub event_bus_name: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RuleOutput {
+    pub name: String,
+    pub arn: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_pattern: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule_expression: Option<String>,
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub managed_by: Option<String>,
+    pub event_bus_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
+}
+
+fn rule_output(r: &Rule, with_creator: bool) -> RuleOutput {
+    RuleOutput {
+        name: r.name.clone(),
+        arn: r.arn.clone(),
+        event_pattern: r.event_pattern.as_ref().map(|(t, _)| t.clone()),
+        schedule_expression: r.schedule.as_ref().map(|(t, _)| t.clone()),
+        state: r.state.clone(),
+        description: r.description.clone(),
+        role_arn: r.role_arn.clone(),
+        managed_by: r.managed_by.clone(),
+        event_bus_name: r.bus_name.clone(),
+        created_by: with_creator.then(|| r.account.clone()),
+    }
+}
+
+pub fn describe_rule(
+    e: &mut Engine,
+    cx: &Context,
+    input: RuleNameInput,
+) -> Result<RuleOutput, EventsError> {
+    let rule = rule_mut(e, cx, &input.name, input.event_bus_name.as_deref())?;
+    Ok(rule_output(rule, true))
+}
+
+pub fn set_rule_state(
+    e: &mut Engine,
+    cx: &Context,
+    input: RuleNameInput,
+    state: &str,
+) -> Result<Empty, EventsError> {
+    let now = e.now();
+    let rule = rule_mut(e, cx, &input.name, input.event_bus_name.as_deref())?;
+    if rule.managed_by.is_some() {
+        return Err(managed(&input.name));
+    }
+    if rule.state == state {
+        return Ok(Empty {});
+    }
+    rule.state = state.to_string();
+    rule.generation += 1;
+    let arn = rule.arn.clone();
+    schedule_next(e, &arn, now);
+    Ok(Empty {})
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeleteRuleInput {
+    pub name: String,
+    pub event_bus_name: Option<String>,
+    #[serde(default)]
+    pub force: bool,
+}
+
+pub fn delete_rule(
+    e: &mut Engine,
+    cx: &Context,
+    input: DeleteRuleInput,
+) -> Result<Empty, EventsError> {
+    let arn = match rule_mut(e, cx, &input.name, input.event_bus_name.as_deref()) {
+        // Deleting a rule that is not there succeeds; a missing bus does not.
+        Err(EventsError::ResourceNotFound(m)) if m.starts_with("Rule ") => return Ok(Empty {}),
+        Err(err) => return Err(err),
+        Ok(rule) => {
+            if rule.managed_by.is_some() && !input.force {
+                return Err(managed(&input.name));
+            }
+            if !rule.targets.is_empty() {
+                return Err(EventsError::Validation(
+                    "Rule can't be deleted since it has targets.".into(),
+                ));
+            }
+            rule.arn.clone()
+        }
+    };
+    e.events.rules.remove(&arn);
+    e.events.tags.remove(&arn);
+    Ok(Empty {})
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListRulesInput {
+    pub name_prefix: Option<String>,
+    pub event_bus_name: Option<String>,
+    pub next_token: Option<String>,
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListRulesOutput {
+    pub rules: Vec<RuleOutput>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
+
+pub fn list_rules(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListRulesInput,
+) -> Result<ListRulesOutput, EventsError> {
+    let bus_arn = buses::existing(e, cx, input.event_bus_name.as_deref())?
+        .arn
+        .clone();
+    let prefix = input.name_prefix.unwrap_or_default();
+    let mut rules: Vec<(String, RuleOutput)> = e
+        .events
+        .rules_of(&bus_arn)
+        .filter(|r| r.name.starts_with(&prefix))
+        .map(|r| (r.name.clone(), rule_output(r, false)))
+        .collect();
+    rules.sort_by(|a, b| a.0.cmp(&b.0));
+    let (rules, next_token) = page(rules, input.next_token.as_deref(), input.limit)?;
+    Ok(ListRulesOutput { rules, next_token })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListRuleNamesByTargetInput {
+    pub target_arn: String,
+    pub event_bus_name: Option<String>,
+    pub next_token: Option<String>,
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListRuleNamesByTargetOutput {
+    pub rule_names: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
+
+pub fn list_rule_names_by_target(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListRuleNamesByTargetInput,
+) -> Result<ListRuleNamesByTargetOutput, EventsError> {
+    let bus_arn = buses::existing(e, cx, input.event_bus_name.as_deref())?
+        .arn
+        .clone();
+    let mut names: Vec<(String, String)> = e
+        .events
+        .rules_of(&bus_arn)
+        .filter(|r| r.targets.iter().any(|t| t.arn == input.target_arn))
+        .map(|r| (r.name.clone(), r.name.clone()))
+        .collect();
+    names.sort();
+    let (rule_names, next_token) = page(names, input.next_token.as_deref(), input.limit)?;
+    Ok(ListRuleNamesByTargetOutput {
+        rule_names,
+        next_token,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutTargetsInput {
+    pub rule: String,
+    pub event_bus_name: Option<String>,
+    pub targets: Vec<Value>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FailedEntry {
+    pub target_id: String,
+    pub error_code: String,
+    pub error_message: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TargetsOutput {
+    pub failed_entry_count: usize,
+    pub failed_entries: Vec<FailedEntry>,
+}
+
+/// Checks one target's settings against the model's constraints (`targets.<n>.member...`).
+fn check_target(n: usize, t: &Target) -> Result<(), EventsError> {
+    let at = |member: &str| format!("targets.{n}.member.{member}");
+    check_name(&t.id, &at("id"), 64, "[\\.\\-_A-Za-z0-9]+", name_char)?;
+    if t.arn.is_empty() || t.arn.chars().count() > 1600 {
+        return Err(constraint(
+            &t.arn,
+            &at("arn"),
+            "Member must have length less than or equal to 1600",
+        ));
+    }
+    if let Some(p) = &t.retry_policy {
+        if let Some(n) = p.maximum_retry_attempts
+            && !(0..=185).contains(&n)
+        {
+            let rule = if n < 0 {
+                "Member must have value greater than or equal to 0"
+            } else {
+                "Member must have value less than or equal to 185"
+            };
+            return Err(constraint(
+                &n.to_string(),
+                &at("retryPolicy.maximumRetryAttempts"),
+                rule,
+            ));
+        }
+        if let Some(s) = p.maximum_event_age_in_seconds
+            && !(60..=86_400).contains(&s)
+        {
+            let rule = if s < 60 {
+                "Member must have value greater than or equal to 60"
+            } else {
+                "Member must have value less than or equal to 86400"
+            };
+            return Err(constraint(
+                &s.to_string(),
+                &at("retryPolicy.maximumEventAgeInSeconds"),
+                rule,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A target's input settings, checked as a whole request is (AWS answers ValidationException).
+fn check_target_input(t: &Target) -> Result<(), EventsError> {
+    let inputs = [
+        t.input.is_some(),
+        t.input_path.is_some(),
+        t.input_transformer.is_some(),
+    ];
+    if inputs.iter().filter(|s| **s).count() > 1 {
+        return Err(EventsError::Validation(input::exclusive_error(&t.id).0));
+    }
+    let how = if let Some(text) = &t.input {
+        TargetInput::Constant(text)
+    } else if let Some(path) = &t.input_path {
+        TargetInput::Path(path)
+    } else if let Some(tr) = &t.input_transformer {
+        TargetInput::Transformer {
+            paths: &tr.input_paths_map,
+            template: &tr.input_template,
+        }
+    } else {
+        TargetInput::Event
+    };
+    input::validate_target(&t.id, &how).map_err(|e| EventsError::Validation(e.0))
+}
+
+/// Checks that need the rule or the target's kind; a target failing them is a failed entry and
+/// the others are still put.
+fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
+    let has_input = t.input.is_some() || t.input_path.is_some() || t.input_transformer.is_some();
+    if let Some(dlq) = t.dead_letter_config.as_ref().and_then(|c| c.arn.as_ref())
+        && !dlq.starts_with("arn:aws:sqs:")
+    {
+        return Err(format!(
+            "Parameter DeadLetterConfig.Arn is not valid for target {}: it must be an SQS queue ARN.",
+            t.id
+        ));
+    }
+    let group = t
+        .sqs_parameters
+        .as_ref()
+        .and_then(|p| p.message_group_id.as_ref());
+    if t.arn.starts_with("arn:aws:sqs:") && t.arn.ends_with(".fifo") && group.is_none() {
+        return Err(format!(
+            "Parameter(s) SqsParameters must be specified for target: {}.",
+            t.id
+        ));
+    }
+    let other_account = t.arn.split(':').nth(4).is_some_and(|a| a != rule.account);
+    if t.arn.contains(":event-bus/") && other_account && has_input {
+        return Err(format!(
+            "Input, InputPath and InputTransformer are not supported for cross-account event bus target {}.",
+            t.id
+        ));
+    }
+    Ok(())
+}
+
+pub fn put_targets(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutTargetsInput,
+) -> Result<TargetsOutput, EventsError> {
+    check_name(&input.rule, "rule", 64, "[\\.\\-_A-Za-z0-9]+", name_char)?;
+    if input.targets.is_empty() || input.targets.len() > 100 {
+        return Err(constraint(
+            &format!("{} targets", input.targets.len()),
+            "targets",
+            "Member must have length less than or equal to 100",
+        ));
+    }
+    let mut targets = Vec::with_capacity(input.targets.len());
+    for (i, raw) in input.targets.into_iter().enumerate() {
+        let target: Target = serde_json::from_value(raw)
+            .map_err(|err| EventsError::Validation(format!("Invalid target {}: {err}.", i + 1)))?;
+        check_target(i + 1, &target)?;
+        check_target_input(&target)?;
+        targets.push(target);
+    }
+    let rule = rule_mut(e, cx, &input.rule, input.event_bus_name.as_deref())?;
+    if rule.managed_by.is_some() {
+        return Err(managed(&input.rule));
+    }
+    let mut failed = Vec::new();
+    let mut accepted = Vec::new();
+    for target in targets {
+        match check_target_use(rule, &target) {
+            Ok(()) => accepted.push(target),
+            Err(message) => failed.push(FailedEntry {
+                target_id: target.id,
+                error_code: "ValidationException".into(),
+                error_message: message,
+            }),
+        }
+    }
+    let mut ids: Vec<&str> = rule.targets.iter().map(|t| t.id.as_str()).collect();
+    ids.extend(accepted.iter().map(|t| t.id.as_str()));
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() > MAX_TARGETS {
+        return Err(EventsError::LimitExceeded(
+            "The requested resource exceeds the maximum number allowed.".into(),
+        ));
+    }
+    for target in accepted {
+        match rule.targets.iter_mut().find(|t| t.id == target.id) {
+            Some(existing) => *existing = target,
+            None => rule.targets.push(target),
+        }
+    }
+    Ok(TargetsOutput {
+        failed_entry_count: failed.len(),
+        failed_entries: failed,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RemoveTargetsInput {
+    pub rule: String,
+    pub event_bus_name: Option<String>,
+    pub ids: Vec<String>,
+    #[serde(default)]
+    pub force: bool,
+}
+
+pub fn remove_targets(
+    e: &mut Engine,
+    cx: &Context,
+    input: RemoveTargetsInput,
+) -> Result<TargetsOutput, EventsError> {
+    if input.ids.is_empty() || input.ids.len() > 100 {
+        return Err(constraint(
+            &format!("{:?}", input.ids),
+            "ids",
+            "Member must have length less than or equal to 100",
+        ));
+    }
+    let rule = rule_mut(e, cx, &input.rule, input.event_bus_name.as_deref())?;
+    if rule.managed_by.is_some() && !input.force {
+        return Err(managed(&input.rule));
+    }
+    // Ids the rule does not have are removed already: not a failure (as in AWS).
+    rule.targets.retain(|t| !input.ids.contains(&t.id));
+    Ok(TargetsOutput {
+        failed_entry_count: 0,
+        failed_entries: Vec::new(),
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListTargetsByRuleInput {
+    pub rule: String,
+    pub event_bus_name: Option<String>,
+    pub next_token: Option<String>,
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListTargetsByRuleOutput {
+    pub targets: Vec<Target>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_token: Option<String>,
+}
+
+pub fn list_targets_by_rule(
+    e: &mut Engine,
+    cx: &Context,
+    input: ListTargetsByRuleInput,
+) -> Result<ListTargetsByRuleOutput, EventsError> {
+    let rule = rule_mut(e, cx, &input.rule, input.event_bus_name.as_deref())?;
+    let targets: Vec<(String, Target)> = rule
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("{i:08}"), t.clone()))
+        .collect();
+    let (targets, next_token) = page(targets, input.next_token.as_deref(), input.limit)?;
+    Ok(ListTargetsByRuleOutput {
+        targets,
+        next_token,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TestEventPatternInput {
+    pub event_pattern: String,
+    pub event: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TestEventPatternOutput {
+    pub result: bool,
+}
+
+/// The fields TestEventPattern requires of its event (AWS refuses an event without them).
+const EVENT_FIELDS: [&str; 6] = ["id", "account", "source", "time", "region", "detail-type"];
+
+pub fn test_event_pattern(
+    input: TestEventPatternInput,
+) -> Result<TestEventPatternOutput, EventsError> {
+    let pattern = parse_pattern(&input.event_pattern)?;
+    let event: Value = serde_json::from_str(&input.event)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| EventsError::Validation("Parameter Event is not valid.".into()))?;
+    if let Some(missing) = EVENT_FIELDS.iter().find(|f| event.get(**f).is_none()) {
+        return Err(EventsError::Validation(format!(
+            "Parameter Event is not valid. Reason: Provided Event is missing required field {missing}."
+        )));
+    }
+    Ok(TestEventPatternOutput {
+        result: pattern.matches(&event),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_arns_name_the_bus_unless_it_is_the_default() {
+        let default = "arn:aws:events:us-east-1:000000000000:event-bus/default";
+        let custom = "arn:aws:events:us-east-1:000000000000:event-bus/orders";
+        assert_eq!(
+            rule_arn("default", default, "r"),
+            "arn:aws:events:us-east-1:000000000000:rule/r"
+        );
+        assert_eq!(
+            rule_arn("orders", custom, "r"),
+            "arn:aws:events:us-east-1:000000000000:rule/orders/r"
+        );
+    }
+}

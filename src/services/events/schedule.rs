@@ -1,0 +1,713 @@
+//! EventBridge `ScheduleExpression`s: `rate(value unit)` and the six-field `cron(...)`.
+//!
+//! Parsing follows the EventBridge user guide ("Cron expressions reference" and "Rate
+//! expressions reference"): minutes, hours, day-of-month, month (1-12 or JAN-DEC), day-of-week
+//! (1-7 or SUN-SAT, 1 = Sunday) and year (1970-2199); wildcards `, - * /` everywhere but
+//! day-of-week (no `/`), `?` `L` `W` in day-of-month and `?` `L` `#` in day-of-week; exactly one
+//! of the two day fields is `?`. Anything else is [`InvalidSchedule`], which the API answers
+//! as `ValidationException` "Parameter ScheduleExpression is not valid.".
+//!
+//! Schedules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
+//! schedule fires every `every_ms` counted from the rule's creation.
+
+use crate::engine::time::{Millis, civil_from_days, days_from_civil, days_in_month};
+
+const MINUTE_MS: Millis = 60_000;
+const HOUR_MS: Millis = 3_600_000;
+const DAY_MS: Millis = 86_400_000;
+
+/// The expression is not a schedule AWS accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidSchedule;
+
+impl InvalidSchedule {
+    /// AWS's wording (`ValidationException`).
+    pub const MESSAGE: &'static str = "Parameter ScheduleExpression is not valid.";
+}
+
+impl std::fmt::Display for InvalidSchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(Self::MESSAGE)
+    }
+}
+
+impl std::error::Error for InvalidSchedule {}
+
+/// A parsed `ScheduleExpression`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Schedule {
+    Rate { every_ms: Millis },
+    Cron(Cron),
+}
+
+/// A parsed `cron(...)` expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cron {
+    minutes: Set,
+    hours: Set,
+    months: Set,
+    years: Set,
+    days: DayRule,
+}
+
+/// Which days of a month match, from whichever day field is not `?`.
+#[derive(Debug, Clone, PartialEq)]
+enum DayRule {
+    /// Day-of-month values (`*`, lists, ranges, steps).
+    MonthDays(Set),
+    /// `L`: the last day of the month.
+    LastDay,
+    /// `LW`: the last weekday (Monday-Friday) of the month.
+    LastWeekday,
+    /// `nW`: the weekday nearest to day n, within the month.
+    NearestWeekday(i64),
+    /// Day-of-week values, 1 = Sunday.
+    WeekDays(Set),
+    /// `nL`: the last day-of-week n of the month.
+    LastOfWeekday(i64),
+    /// `n#k`: the k-th day-of-week n of the month.
+    NthWeekday(i64, i64),
+}
+
+/// A set of values in `lo..=lo + 255`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Set {
+    lo: i64,
+    bits: [u64; 4],
+}
+
+impl Set {
+    fn new(lo: i64) -> Set {
+        Set { lo, bits: [0; 4] }
+    }
+
+    fn insert(&mut self, v: i64) {
+        let i = (v - self.lo) as usize;
+        self.bits[i / 64] |= 1 << (i % 64);
+    }
+
+    fn contains(&self, v: i64) -> bool {
+        self.next_at_or_after(v) == Some(v)
+    }
+
+    /// The least member `>= v`.
+    fn next_at_or_after(&self, v: i64) -> Option<i64> {
+        let i = v.max(self.lo) - self.lo;
+        if i >= 256 {
+            return None;
+        }
+        let mut word = (i / 64) as usize;
+        let mut w = self.bits[word] & (u64::MAX << (i % 64));
+        loop {
+            if w != 0 {
+                return Some(self.lo + word as i64 * 64 + i64::from(w.trailing_zeros()));
+            }
+            word += 1;
+            w = *self.bits.get(word)?;
+        }
+    }
+}
+
+/// The range and names of one cron field.
+struct Field {
+    lo: i64,
+    hi: i64,
+    names: &'static [&'static str],
+    steps: bool,
+    /// Whether `a-b` with `a > b` wraps past the end (`22-2` in hours).
+    wraps: bool,
+}
+
+const fn numeric(lo: i64, hi: i64, wraps: bool) -> Field {
+    Field {
+        lo,
+        hi,
+        names: &[],
+        steps: true,
+        wraps,
+    }
+}
+
+const MINUTES: Field = numeric(0, 59, true);
+const HOURS: Field = numeric(0, 23, true);
+const DAYS_OF_MONTH: Field = numeric(1, 31, true);
+const MONTHS: Field = Field {
+    lo: 1,
+    hi: 12,
+    names: &[
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
+    ],
+    steps: true,
+    wraps: true,
+};
+const DAYS_OF_WEEK: Field = Field {
+    lo: 1,
+    hi: 7,
+    names: &["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"],
+    steps: false,
+    wraps: true,
+};
+const YEARS: Field = numeric(1970, 2199, false);
+
+impl Field {
+    /// A number or (case-insensitive) name within the field's range.
+    fn value(&self, text: &str) -> Result<i64, InvalidSchedule> {
+        if let Some(i) = self.names.iter().position(|n| n.eq_ignore_ascii_case(text)) {
+            return Ok(self.lo + i as i64);
+        }
+        let v = number(text)?;
+        if (self.lo..=self.hi).contains(&v) {
+            Ok(v)
+        } else {
+            Err(InvalidSchedule)
+        }
+    }
+
+    /// A comma-separated list of `*`, `v`, `a-b`, each optionally with `/step`.
+    fn parse(&self, text: &str) -> Result<Set, InvalidSchedule> {
+        let mut set = Set::new(self.lo);
+        for item in text.split(',') {
+            let (range, step) = match item.split_once('/') {
+                Some((range, step)) if self.steps => (range, Some(number(step)?)),
+                Some(_) => return Err(InvalidSchedule),
+                None => (item, None),
+            };
+            let stepped = step.is_some();
+            let step = step.unwrap_or(1);
+            if step < 1 || step > self.hi - self.lo + 1 {
+                return Err(InvalidSchedule);
+            }
+            let (from, to) = match range.split_once('-') {
+                _ if range == "*" => (self.lo, self.hi),
+                Some((a, b)) => (self.value(a)?, self.value(b)?),
+                // `a/n` runs from a to the end of the field.
+                None if stepped => (self.value(range)?, self.hi),
+                None => {
+                    let v = self.value(range)?;
+                    (v, v)
+                }
+            };
+            if from > to && !self.wraps {
+                return Err(InvalidSchedule);
+            }
+            let span = self.hi - self.lo + 1;
+            let len = (to - from).rem_euclid(span);
+            for offset in (0..=len).step_by(step as usize) {
+                set.insert(self.lo + (from - self.lo + offset) % span);
+            }
+        }
+        Ok(set)
+    }
+}
+
+/// Plain decimal digits, nothing else.
+fn number(text: &str) -> Result<i64, InvalidSchedule> {
+    if text.is_empty() || text.len() > 12 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(InvalidSchedule);
+    }
+    text.parse().map_err(|_| InvalidSchedule)
+}
+
+impl Schedule {
+    /// Parses `rate(...)` or `cron(...)`; `Err` when AWS would answer "Parameter
+    /// ScheduleExpression is not valid.".
+    pub fn parse(expression: &str) -> Result<Schedule, InvalidSchedule> {
+        if let Some(inner) = inside(expression, "rate(") {
+            return parse_rate(inner);
+        }
+        if let Some(inner) = inside(expression, "cron(") {
+            return Cron::parse(inner).map(Schedule::Cron);
+        }
+        Err(InvalidSchedule)
+    }
+
+    /// The first firing strictly after `after` (UTC milliseconds). A rate schedule counts from
+    /// `created_at`: it fires at `created_at + k * every` for k >= 1. A cron schedule fires at
+    /// second 0 of each matching minute. `None` when the cron never fires again (e.g. its
+    /// year range is over).
+    pub fn next_after(&self, after: Millis, created_at: Millis) -> Option<Millis> {
+        match self {
+            Schedule::Rate { every_ms } => {
+                let elapsed = after.checked_sub(created_at)?;
+                let k = if elapsed < 0 {
+                    1
+                } else {
+                    elapsed / every_ms + 1
+                };
+                created_at.checked_add(k.checked_mul(*every_ms)?)
+            }
+            Schedule::Cron(cron) => cron.next_after(after),
+        }
+    }
+}
+
+fn inside<'a>(expression: &'a str, prefix: &str) -> Option<&'a str> {
+    expression.strip_prefix(prefix)?.strip_suffix(')')
+}
+
+fn parse_rate(inner: &str) -> Result<Schedule, InvalidSchedule> {
+    let mut words = inner.split_whitespace();
+    let (Some(value), Some(unit), None) = (words.next(), words.next(), words.next()) else {
+        return Err(InvalidSchedule);
+    };
+    let value = number(value)?;
+    let (singular, unit_ms) = match unit {
+        "minute" => (true, MINUTE_MS),
+        "minutes" => (false, MINUTE_MS),
+        "hour" => (true, HOUR_MS),
+        "hours" => (false, HOUR_MS),
+        "day" => (true, DAY_MS),
+        "days" => (false, DAY_MS),
+        _ => return Err(InvalidSchedule),
+    };
+    if value < 1 || singular != (value == 1) {
+        return Err(InvalidSchedule);
+    }
+    let every_ms = value.checked_mul(unit_ms).ok_or(InvalidSchedule)?;
+    Ok(Schedule::Rate { every_ms })
+}
+
+impl Cron {
+    fn parse(inner: &str) -> Result<Cron, InvalidSchedule> {
+        let fields: Vec<&str> = inner.split_whitespace().collect();
+        let &[minutes, hours, dom, month, dow, year] = fields.as_slice() else {
+            return Err(InvalidSchedule);
+        };
+        let days = match (dom, dow) {
+            ("?", "?") => return Err(InvalidSchedule),
+            (dom, "?") => parse_day_of_month(dom)?,
+            ("?", dow) => parse_day_of_week(dow)?,
+            _ => return Err(InvalidSchedule),
+        };
+        Ok(Cron {
+            minutes: MINUTES.parse(minutes)?,
+            hours: HOURS.parse(hours)?,
+            months: MONTHS.parse(month)?,
+            years: YEARS.parse(year)?,
+            days,
+        })
+    }
+
+    /// The first matching minute strictly after `after`, found by skipping whole years,
+    /// months, days and hours that cannot match.
+    fn next_after(&self, after: Millis) -> Option<Millis> {
+        let start = after
+            .div_euclid(MINUTE_MS)
+            .checked_add(1)?
+            .checked_mul(MINUTE_MS)?;
+        let (mut y, mut m, mut d) = civil_from_days(start.div_euclid(DAY_MS));
+        let in_day = start.rem_euclid(DAY_MS);
+        let (mut h, mut min) = (in_day / HOUR_MS, in_day / MINUTE_MS % 60);
+        if y < YEARS.lo {
+            (y, m, d, h, min) = (YEARS.lo, 1, 1, 0, 0);
+        }
+        loop {
+            let year = self.years.next_at_or_after(y)?;
+            if year != y {
+                (y, m, d, h, min) = (year, 1, 1, 0, 0);
+            }
+            let Some(month) = self.months.next_at_or_after(m) else {
+                (y, m, d, h, min) = (y + 1, 1, 1, 0, 0);
+                continue;
+            };
+            if month != m {
+                (m, d, h, min) = (month, 1, 0, 0);
+            }
+            let days = self.day_mask(y, m) & (u64::MAX << d);
+            if days == 0 {
+                (m, d, h, min) = (m + 1, 1, 0, 0);
+                if m > 12 {
+                    (y, m) = (y + 1, 1);
+                }
+                continue;
+            }
+            let day = i64::from(days.trailing_zeros());
+            if day != d {
+                (d, h, min) = (day, 0, 0);
+            }
+            let Some(hour) = self.hours.next_at_or_after(h) else {
+                (d, h, min) = (d + 1, 0, 0);
+                continue;
+            };
+            if hour != h {
+                (h, min) = (hour, 0);
+            }
+            let Some(minute) = self.minutes.next_at_or_after(min) else {
+                (h, min) = (h + 1, 0);
+                continue;
+            };
+            return Some(days_from_civil(y, m, d) * DAY_MS + h * HOUR_MS + minute * MINUTE_MS);
+        }
+    }
+
+    /// The matching days of month `m` of year `y`, as bits `1 << day`.
+    fn day_mask(&self, y: i64, m: i64) -> u64 {
+        let last = days_in_month(y, m);
+        // 1 = Sunday; day 0 of the epoch (1970-01-01) was a Thursday.
+        let first_weekday = (days_from_civil(y, m, 1) + 4).rem_euclid(7) + 1;
+        let weekday = |d: i64| (first_weekday - 1 + d - 1) % 7 + 1;
+        let only = |d: i64| {
+            if (1..=last).contains(&d) {
+                1u64 << d
+            } else {
+                0
+            }
+        };
+        let matching = |keep: &dyn Fn(i64) -> bool| {
+            (1..=last)
+                .filter(|&d| keep(d))
+                .fold(0u64, |mask, d| mask | 1 << d)
+        };
+        match self.days {
+            DayRule::MonthDays(set) => matching(&|d| set.contains(d)),
+            DayRule::WeekDays(set) => matching(&|d| set.contains(weekday(d))),
+            DayRule::LastDay => only(last),
+            DayRule::LastWeekday => only(match weekday(last) {
+                7 => last - 1,
+                1 => last - 2,
+                _ => last,
+            }),
+            // A day the month lacks (31W in April) has no nearest weekday that month.
+            DayRule::NearestWeekday(n) if n > last => 0,
+            DayRule::NearestWeekday(n) => only(match weekday(n) {
+                7 if n == 1 => 3,
+                7 => n - 1,
+                1 if n == last => n - 2,
+                1 => n + 1,
+                _ => n,
+            }),
+            DayRule::LastOfWeekday(w) => only(last - (weekday(last) - w).rem_euclid(7)),
+            DayRule::NthWeekday(w, k) => only(1 + (w - first_weekday).rem_euclid(7) + 7 * (k - 1)),
+        }
+    }
+}
+
+/// `*`, a list of days, `L`, `LW` or `nW`.
+fn parse_day_of_month(text: &str) -> Result<DayRule, InvalidSchedule> {
+    let upper = text.to_ascii_uppercase();
+    Ok(match upper.as_str() {
+        "L" => DayRule::LastDay,
+        "LW" => DayRule::LastWeekday,
+        _ => match upper.strip_suffix('W') {
+            Some(day) => DayRule::NearestWeekday(DAYS_OF_MONTH.value(day)?),
+            None => DayRule::MonthDays(DAYS_OF_MONTH.parse(text)?),
+        },
+    })
+}
+
+/// `*`, a list of days of the week, `L` (Saturday), `nL` or `n#k`.
+fn parse_day_of_week(text: &str) -> Result<DayRule, InvalidSchedule> {
+    let upper = text.to_ascii_uppercase();
+    if upper == "L" {
+        let mut saturday = Set::new(DAYS_OF_WEEK.lo);
+        saturday.insert(7);
+        return Ok(DayRule::WeekDays(saturday));
+    }
+    if let Some(day) = upper.strip_suffix('L') {
+        return Ok(DayRule::LastOfWeekday(DAYS_OF_WEEK.value(day)?));
+    }
+    if let Some((day, nth)) = upper.split_once('#') {
+        let nth = number(nth)?;
+        if !(1..=5).contains(&nth) {
+            return Err(InvalidSchedule);
+        }
+        return Ok(DayRule::NthWeekday(DAYS_OF_WEEK.value(day)?, nth));
+    }
+    Ok(DayRule::WeekDays(DAYS_OF_WEEK.parse(text)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::time::{format_rfc3339, parse_rfc3339};
+
+    fn at(text: &str) -> Millis {
+        parse_rfc3339(text).unwrap()
+    }
+
+    /// The next `n` firings after `from` (a rate counts from `from` too), as minute-precision text.
+    fn firings(expression: &str, from: &str, n: usize) -> Vec<String> {
+        let schedule = Schedule::parse(expression).unwrap();
+        let created = at(from);
+        let mut t = created;
+        let mut out = Vec::new();
+        while out.len() < n {
+            let Some(next) = schedule.next_after(t, created) else {
+                break;
+            };
+            assert!(next > t, "{expression}: {next} <= {t}");
+            out.push(format_rfc3339(next)[..16].to_string());
+            t = next;
+        }
+        out
+    }
+
+    #[test]
+    fn accepts_documented_forms() {
+        for good in [
+            "rate(1 minute)",
+            "rate(5 minutes)",
+            "rate(1 hour)",
+            "rate(12 hours)",
+            "rate(1 day)",
+            "rate(7 days)",
+            "cron(0 10 * * ? *)",
+            "cron(15 12 * * ? *)",
+            "cron(0 18 ? * MON-FRI *)",
+            "cron(0 8 1 * ? *)",
+            "cron(0/15 * * * ? *)",
+            "cron(0/10 * ? * MON-FRI *)",
+            "cron(0/5 8-17 ? * MON-FRI *)",
+            "cron(0 9 ? * 2#1 *)",
+            "cron(15 10 ? * 6L 2019-2022)",
+            "cron(5,35 14 * * ? *)",
+            "cron(0 0 L * ? *)",
+            "cron(0 0 LW * ? *)",
+            "cron(0 0 15W * ? *)",
+            "cron(0 0 1 jan,Feb ? *)",
+            "cron(0 0 ? * sun-sat *)",
+            "cron(0 0 ? * L *)",
+            "cron(0 0 1/5 * ? *)",
+            "cron(0 0 1 */3 ? 2020/2)",
+            "cron(0 0 ? * * *)",
+            "cron(59 23 31 DEC ? 2199)",
+        ] {
+            assert!(Schedule::parse(good).is_ok(), "{good}");
+        }
+        assert_eq!(
+            Schedule::parse("rate(5 minutes)"),
+            Ok(Schedule::Rate { every_ms: 300_000 })
+        );
+        assert_eq!(
+            Schedule::parse("rate(2 days)"),
+            Ok(Schedule::Rate {
+                every_ms: 2 * DAY_MS
+            })
+        );
+        assert_eq!(
+            Schedule::parse("cron(0 0 1 JAN ? *)"),
+            Schedule::parse("cron(0 0 1 1 ? *)")
+        );
+    }
+
+    #[test]
+    fn rejects_invalid_expressions() {
+        for bad in [
+            "",
+            "garbage",
+            "rate(0 minutes)",
+            "rate(1 hours)",
+            "rate(5 hour)",
+            "rate(-1 minutes)",
+            "rate(+5 minutes)",
+            "rate(1.5 hours)",
+            "rate(1 week)",
+            "rate(2 weeks)",
+            "rate(30 seconds)",
+            "rate(5minutes)",
+            "rate(5 minutes",
+            "rate 5 minutes",
+            "rate()",
+            "rate(minutes)",
+            "rate(5 minutes 2)",
+            "rate(99999999999999999999 days)",
+            "cron()",
+            "cron(0 12 * * ?)",
+            "cron(0 0 12 * * ? *)",
+            "cron 0 12 * * ? *",
+            "cron(0 12 * * ? *",
+            "cron(0 12 * * MON *)",
+            "cron(0 12 1 * 2 *)",
+            "cron(0 12 * * * *)",
+            "cron(0 12 ? * ? *)",
+            "cron(60 * * * ? *)",
+            "cron(0 24 * * ? *)",
+            "cron(0 0 0 * ? *)",
+            "cron(0 0 32 * ? *)",
+            "cron(0 0 1 0 ? *)",
+            "cron(0 0 1 13 ? *)",
+            "cron(0 0 ? * 0 *)",
+            "cron(0 0 ? * 8 *)",
+            "cron(0 0 1 * ? 1969)",
+            "cron(0 0 1 * ? 2200)",
+            "cron(0 0 1 * ? 2030-2020)",
+            "cron(0 0 1 FOO ? *)",
+            "cron(0 0 ? * FUN *)",
+            "cron(0 0 ? * JAN *)",
+            "cron(0 0 1 MON ? *)",
+            "cron(0 0 ? * 3#1,6#3 *)",
+            "cron(0 0 ? * 3#1#2 *)",
+            "cron(0 0 ? * 3#0 *)",
+            "cron(0 0 ? * 3#6 *)",
+            "cron(0 0 ? * 8#1 *)",
+            "cron(0 0 ? * 8L *)",
+            "cron(0 0 ? * 2/2 *)",
+            "cron(0 0 L,15 * ? *)",
+            "cron(0 0 1-5W * ? *)",
+            "cron(0 0 0W * ? *)",
+            "cron(0 0 32W * ? *)",
+            "cron(0 0 W * ? *)",
+            "cron(0 0 L-3 * ? *)",
+            "cron(0 L * * ? *)",
+            "cron(0/0 * * * ? *)",
+            "cron(*/61 * * * ? *)",
+            "cron(1,,2 * * * ? *)",
+            "cron(1- * * * ? *)",
+            "cron(-1 * * * ? *)",
+            "cron(a b c d e f)",
+            "cron(? 0 1 * ? *)",
+        ] {
+            assert_eq!(Schedule::parse(bad), Err(InvalidSchedule), "{bad}");
+        }
+        assert_eq!(
+            InvalidSchedule.to_string(),
+            "Parameter ScheduleExpression is not valid."
+        );
+    }
+
+    #[test]
+    fn next_firings() {
+        // "expression | from | the next firings (minute precision)"; a rate is created at `from`.
+        let cases = [
+            // rate: created_at + k * every, k >= 1.
+            "rate(5 minutes) | 2026-03-01T10:02:30Z | 2026-03-01T10:07 2026-03-01T10:12 2026-03-01T10:17",
+            "rate(1 day) | 2026-02-27T23:59:00Z | 2026-02-28T23:59 2026-03-01T23:59 2026-03-02T23:59",
+            "rate(1 day) | 2028-02-28T06:00:00Z | 2028-02-29T06:00 2028-03-01T06:00",
+            // cron: second 0 of each matching minute, strictly after.
+            "cron(0 12 * * ? *) | 2026-03-01T12:00:00Z | 2026-03-02T12:00 2026-03-03T12:00 2026-03-04T12:00",
+            "cron(0 12 * * ? *) | 2026-03-01T11:59:59.999Z | 2026-03-01T12:00 2026-03-02T12:00",
+            "cron(5,35 14 * * ? *) | 2026-01-01T14:10:00Z | 2026-01-01T14:35 2026-01-02T14:05 2026-01-02T14:35",
+            "cron(0/15 * * * ? *) | 2026-01-01T00:07:00Z | 2026-01-01T00:15 2026-01-01T00:30 2026-01-01T00:45 2026-01-01T01:00",
+            "cron(5/15 * * * ? *) | 2026-01-01T00:50:00Z | 2026-01-01T01:05 2026-01-01T01:20 2026-01-01T01:35 2026-01-01T01:50",
+            "cron(10-40/10 3 * * ? *) | 2026-01-01T03:35:00Z | 2026-01-01T03:40 2026-01-02T03:10 2026-01-02T03:20",
+            "cron(*/20 8-9 ? * MON-FRI *) | 2026-03-06T09:30:00Z | 2026-03-06T09:40 2026-03-09T08:00 2026-03-09T08:20",
+            "cron(0 22-1 * * ? *) | 2026-01-01T21:00:00Z | 2026-01-01T22:00 2026-01-01T23:00 2026-01-02T00:00 2026-01-02T01:00 2026-01-02T22:00",
+            "cron(0 0 1 jan,JUL ? *) | 2026-01-01T00:00:00Z | 2026-07-01T00:00 2027-01-01T00:00 2027-07-01T00:00",
+            "cron(30 6 1/10 * ? *) | 2026-01-25T00:00:00Z | 2026-01-31T06:30 2026-02-01T06:30 2026-02-11T06:30 2026-02-21T06:30 2026-03-01T06:30",
+            "cron(0 0 1 */5 ? *) | 2026-01-01T00:00:00Z | 2026-06-01T00:00 2026-11-01T00:00 2027-01-01T00:00",
+            // Leap days, including 2100 (not a leap year).
+            "cron(0 0 29 2 ? *) | 2026-01-01T00:00:00Z | 2028-02-29T00:00 2032-02-29T00:00 2036-02-29T00:00",
+            "cron(0 0 29 FEB ? *) | 2096-03-01T00:00:00Z | 2104-02-29T00:00 2108-02-29T00:00",
+            "cron(0 0 31 * ? *) | 2026-01-31T00:00:00Z | 2026-03-31T00:00 2026-05-31T00:00 2026-07-31T00:00 2026-08-31T00:00",
+            // L and LW.
+            "cron(0 0 L * ? *) | 2024-01-15T00:00:00Z | 2024-01-31T00:00 2024-02-29T00:00 2024-03-31T00:00 2024-04-30T00:00",
+            "cron(0 9 LW * ? *) | 2026-01-01T00:00:00Z | 2026-01-30T09:00 2026-02-27T09:00 2026-03-31T09:00 2026-04-30T09:00 2026-05-29T09:00",
+            // W: nearest weekday, never leaving the month.
+            "cron(0 9 1W * ? *) | 2026-07-15T00:00:00Z | 2026-08-03T09:00 2026-09-01T09:00 2026-10-01T09:00 2026-11-02T09:00",
+            "cron(0 9 15W * ? *) | 2026-01-20T00:00:00Z | 2026-02-16T09:00 2026-03-16T09:00 2026-04-15T09:00",
+            "cron(0 9 15w AUG ? 2026-2027) | 2026-01-01T00:00:00Z | 2026-08-14T09:00 2027-08-16T09:00",
+            "cron(0 9 31W * ? *) | 2026-01-01T00:00:00Z | 2026-01-30T09:00 2026-03-31T09:00 2026-05-29T09:00 2026-07-31T09:00",
+            // Day-of-week: names, L, nL, #.
+            "cron(0 0 ? * L *) | 2026-01-01T00:00:00Z | 2026-01-03T00:00 2026-01-10T00:00 2026-01-17T00:00",
+            "cron(0 0 ? * 7 *) | 2026-01-01T00:00:00Z | 2026-01-03T00:00 2026-01-10T00:00",
+            "cron(15 10 ? * 6L 2019-2022) | 2022-10-01T00:00:00Z | 2022-10-28T10:15 2022-11-25T10:15 2022-12-30T10:15",
+            "cron(0 0 ? * SUNL *) | 2026-01-01T00:00:00Z | 2026-01-25T00:00 2026-02-22T00:00 2026-03-29T00:00",
+            "cron(0 10 ? * 6#3 *) | 2026-01-01T00:00:00Z | 2026-01-16T10:00 2026-02-20T10:00 2026-03-20T10:00 2026-04-17T10:00",
+            "cron(0 9 ? * MON#1 *) | 2026-01-01T00:00:00Z | 2026-01-05T09:00 2026-02-02T09:00 2026-03-02T09:00",
+            "cron(0 0 ? * 1#5 *) | 2026-01-01T00:00:00Z | 2026-03-29T00:00 2026-05-31T00:00 2026-08-30T00:00 2026-11-29T00:00",
+            "cron(0 8 ? * sat,SUN *) | 2026-01-01T00:00:00Z | 2026-01-03T08:00 2026-01-04T08:00 2026-01-10T08:00",
+            // Year bounds.
+            "cron(0 0 1 1 ? 2199) | 2026-05-05T00:00:00Z | 2199-01-01T00:00",
+            "cron(59 23 31 12 ? 2199) | 2199-12-31T23:58:00Z | 2199-12-31T23:59",
+            "cron(0 0 1 1 ? 2020/5) | 2021-01-01T00:00:00Z | 2025-01-01T00:00 2030-01-01T00:00 2035-01-01T00:00",
+            "cron(0 0 * * ? 1970) | 1960-01-01T00:00:00Z | 1970-01-01T00:00 1970-01-02T00:00",
+            "cron(0 0 * * ? 1970) | 2026-01-01T00:00:00Z | ",
+            "cron(0 0 29 2 ? 2199) | 1970-01-01T00:00:00Z | ",
+            "cron(0 0 31 2 ? *) | 1970-01-01T00:00:00Z | ",
+            "cron(0 0 ? * 1#5 2026) | 2026-12-01T00:00:00Z | ",
+        ];
+        for case in cases {
+            let [expression, from, expected] = *case.split(" | ").collect::<Vec<_>>() else {
+                panic!("{case}")
+            };
+            let expected: Vec<&str> = expected.split_whitespace().collect();
+            let got = firings(expression, from, expected.len().max(1));
+            assert_eq!(got, expected, "{expression} after {from}");
+        }
+    }
+
+    #[test]
+    fn skipping_agrees_with_a_minute_by_minute_walk() {
+        let (from, to) = (at("2027-12-20T00:00:00Z"), at("2028-03-10T00:00:00Z"));
+        for expression in [
+            "cron(*/7 */5 * * ? *)",
+            "cron(58-3 23,0 28-2 * ? *)",
+            "cron(0,30 12 29-2 * ? 2027-2028)",
+            "cron(15 0/9 ? * 1L *)",
+            "cron(45 23 ? * 3#4 *)",
+            "cron(1 1 LW * ? *)",
+            "cron(0 6 1W * ? *)",
+        ] {
+            let Ok(Schedule::Cron(cron)) = Schedule::parse(expression) else {
+                panic!()
+            };
+            let matches = |t: Millis| {
+                let (y, m, d) = civil_from_days(t.div_euclid(DAY_MS));
+                let in_day = t.rem_euclid(DAY_MS);
+                cron.minutes.contains(in_day / MINUTE_MS % 60)
+                    && cron.hours.contains(in_day / HOUR_MS)
+                    && cron.months.contains(m)
+                    && cron.years.contains(y)
+                    && cron.day_mask(y, m) & 1 << d != 0
+            };
+            let walked: Vec<Millis> = (from / MINUTE_MS + 1..to / MINUTE_MS)
+                .map(|minute| minute * MINUTE_MS)
+                .filter(|&t| matches(t))
+                .collect();
+            let mut skipped = Vec::new();
+            let mut t = from;
+            while let Some(next) = cron.next_after(t).filter(|&n| n < to) {
+                skipped.push(next);
+                t = next + 7_919; // also start mid-minute
+            }
+            assert!(!walked.is_empty(), "{expression}");
+            assert_eq!(skipped, walked, "{expression}");
+        }
+    }
+
+    #[test]
+    fn rate_one_hour_fires_24_times_a_day() {
+        let created = at("2026-03-28T10:17:23.456Z");
+        let schedule = Schedule::parse("rate(1 hour)").unwrap();
+        let mut t = created;
+        let mut fired = Vec::new();
+        while let Some(next) = schedule
+            .next_after(t, created)
+            .filter(|&n| n <= created + DAY_MS)
+        {
+            fired.push(next);
+            t = next;
+        }
+        assert_eq!(fired.len(), 24);
+        for (k, &when) in fired.iter().enumerate() {
+            assert_eq!(when, created + (k as i64 + 1) * HOUR_MS);
+        }
+        // From any instant, the answer is the next whole hour counted from creation.
+        assert_eq!(
+            schedule.next_after(created - 5, created),
+            Some(created + HOUR_MS)
+        );
+        assert_eq!(
+            schedule.next_after(created + HOUR_MS, created),
+            Some(created + 2 * HOUR_MS)
+        );
+        assert_eq!(
+            schedule.next_after(created + HOUR_MS - 1, created),
+            Some(created + HOUR_MS)
+        );
+        // Jumping the clock a whole day ahead lands on the 25th hour, not on a backlog.
+        assert_eq!(
+            schedule.next_after(created + DAY_MS, created),
+            Some(created + 25 * HOUR_MS)
+        );
+    }
+
+    #[test]
+    fn extreme_instants_do_not_overflow() {
+        let cron = Schedule::parse("cron(* * * * ? *)").unwrap();
+        assert_eq!(cron.next_after(Millis::MAX, 0), None);
+        assert_eq!(cron.next_after(Millis::MIN, 0), Some(0));
+        let rate = Schedule::parse("rate(1 minute)").unwrap();
+        assert_eq!(rate.next_after(Millis::MAX - 10, 0), None);
+    }
+}

@@ -1,0 +1,253 @@
+//! EventBridge state: event buses, rules and their targets, archives, replays, connections and
+//! API destinations, per account and region (each keyed by its ARN). Plain data; the operations
+//! live in the sibling modules.
+
+use super::pattern::EventPattern;
+use super::schedule::Schedule;
+use crate::engine::time::Millis;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Default)]
+pub struct Store {
+    /// Bus ARN → bus. Every account and region has a `default` bus, made when first needed.
+    pub buses: BTreeMap<String, Bus>,
+    /// Rule ARN → rule.
+    pub rules: BTreeMap<String, Rule>,
+    pub archives: BTreeMap<String, Archive>,
+    pub replays: BTreeMap<String, Replay>,
+    /// `<region>:<account>:<name>` → connection (whose ARN ends in a generated id).
+    pub connections: BTreeMap<String, Connection>,
+    /// `<region>:<account>:<name>` → API destination.
+    pub api_destinations: BTreeMap<String, ApiDestination>,
+    /// Resource ARN → tags, in key order.
+    pub tags: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bus {
+    pub name: String,
+    pub arn: String,
+    pub account: String,
+    pub region: String,
+    pub description: Option<String>,
+    /// The resource policy (PutPermission statements or a whole Policy document).
+    pub policy: Option<Value>,
+    pub dead_letter_config: Option<Value>,
+    pub kms_key_identifier: Option<String>,
+    pub log_config: Option<Value>,
+    pub created_at: Millis,
+    pub modified_at: Millis,
+}
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub name: String,
+    pub arn: String,
+    pub bus_name: String,
+    pub bus_arn: String,
+    pub account: String,
+    pub region: String,
+    /// The pattern as given (echoed back) and compiled.
+    pub event_pattern: Option<(String, EventPattern)>,
+    pub schedule: Option<(String, Schedule)>,
+    pub state: String,
+    pub description: Option<String>,
+    pub role_arn: Option<String>,
+    /// `events.amazonaws.com` for the rules EventBridge makes itself (archives).
+    pub managed_by: Option<String>,
+    pub created_at: Millis,
+    /// Counts changes, so that a scheduled firing set up by an older version of the rule lapses.
+    pub generation: u64,
+    /// The host clients reach the emulator at (for URLs in messages the targets get).
+    pub host: String,
+    pub targets: Vec<Target>,
+}
+
+impl Rule {
+    pub fn enabled(&self) -> bool {
+        self.state != "DISABLED"
+    }
+}
+
+/// A rule target as PutTargets gave it; settings switchyard does not act on are kept and echoed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Target {
+    pub id: String,
+    pub arn: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_transformer: Option<InputTransformer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_policy: Option<RetryPolicy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_letter_config: Option<DeadLetterConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sqs_parameters: Option<SqsParameters>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_parameters: Option<HttpParameters>,
+    /// EcsParameters, KinesisParameters, ...: kept as given.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct InputTransformer {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_paths_map: BTreeMap<String, String>,
+    pub input_template: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct RetryPolicy {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maximum_retry_attempts: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maximum_event_age_in_seconds: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeadLetterConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SqsParameters {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_group_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct HttpParameters {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_parameter_values: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub header_parameters: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query_string_parameters: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Archive {
+    pub name: String,
+    pub arn: String,
+    pub account: String,
+    pub region: String,
+    pub source_arn: String,
+    pub description: Option<String>,
+    pub event_pattern: Option<(String, EventPattern)>,
+    /// 0: kept for ever.
+    pub retention_days: i64,
+    pub state: String,
+    pub created_at: Millis,
+    pub events: Vec<ArchivedEvent>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ArchivedEvent {
+    /// When the event reached the bus.
+    pub ingested_at: Millis,
+    /// Its `time` field.
+    pub time: Millis,
+    pub event: Value,
+    pub size: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub name: String,
+    pub arn: String,
+    pub account: String,
+    pub region: String,
+    pub archive_arn: String,
+    pub description: Option<String>,
+    pub event_start: Millis,
+    pub event_end: Millis,
+    pub destination_arn: String,
+    pub filter_arns: Vec<String>,
+    pub state: String,
+    pub state_reason: Option<String>,
+    pub started_at: Millis,
+    pub ended_at: Option<Millis>,
+    pub last_replayed: Option<Millis>,
+    /// The events still to send, oldest event time first.
+    pub pending: std::collections::VecDeque<ArchivedEvent>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Connection {
+    pub name: String,
+    pub arn: String,
+    pub account: String,
+    pub region: String,
+    pub description: Option<String>,
+    pub authorization_type: String,
+    /// AuthParameters as given, secrets included (DescribeConnection leaves them out).
+    pub auth_parameters: Value,
+    pub invocation_connectivity_parameters: Option<Value>,
+    pub kms_key_identifier: Option<String>,
+    pub state: String,
+    pub secret_arn: String,
+    pub created_at: Millis,
+    pub modified_at: Millis,
+    pub last_authorized_at: Millis,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiDestination {
+    pub name: String,
+    pub arn: String,
+    pub account: String,
+    pub region: String,
+    pub description: Option<String>,
+    pub connection_arn: String,
+    pub endpoint: String,
+    pub http_method: String,
+    pub rate_limit_per_second: Option<u32>,
+    pub state: String,
+    pub created_at: Millis,
+    pub modified_at: Millis,
+}
+
+impl Store {
+    /// The ARN of bus `name` in `region` and `account`.
+    pub fn bus_arn(region: &str, account: &str, name: &str) -> String {
+        format!("arn:aws:events:{region}:{account}:event-bus/{name}")
+    }
+
+    /// Makes sure `account` has its `default` bus in `region`.
+    pub fn ensure_default(&mut self, region: &str, account: &str, now: Millis) {
+        let arn = Store::bus_arn(region, account, "default");
+        self.buses.entry(arn.clone()).or_insert_with(|| Bus {
+            name: "default".into(),
+            arn,
+            account: account.into(),
+            region: region.into(),
+            description: None,
+            policy: None,
+            dead_letter_config: None,
+            kms_key_identifier: None,
+            log_config: None,
+            created_at: now,
+            modified_at: now,
+        });
+    }
+
+    /// The rules of a bus, in name order.
+    pub fn rules_of<'a>(&'a self, bus_arn: &'a str) -> impl Iterator<Item = &'a Rule> + 'a {
+        self.rules.values().filter(move |r| r.bus_arn == bus_arn)
+    }
+}
