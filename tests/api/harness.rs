@@ -86,6 +86,24 @@ impl Harness {
         self.sns_as("test", "us-east-1")
     }
 
+    /// An EventBridge client (AWS JSON 1.1) with the given access key, secret `test`, in `region`.
+    pub fn events_as(&self, access_key: &str, region: &str) -> aws_sdk_eventbridge::Client {
+        let config = aws_sdk_eventbridge::Config::builder()
+            .behavior_version(aws_sdk_eventbridge::config::BehaviorVersion::latest())
+            .endpoint_url(self.url())
+            .region(aws_sdk_eventbridge::config::Region::new(region.to_string()))
+            .credentials_provider(aws_sdk_eventbridge::config::Credentials::new(
+                access_key, "test", None, None, "test",
+            ))
+            .http_client(aws_smithy_http_client::Builder::new().build_http())
+            .build();
+        aws_sdk_eventbridge::Client::from_conf(config)
+    }
+
+    pub fn events(&self) -> aws_sdk_eventbridge::Client {
+        self.events_as("test", "us-east-1")
+    }
+
     pub fn sts_as(&self, access_key: &str) -> aws_sdk_sts::Client {
         let config = aws_sdk_sts::Config::builder()
             .behavior_version(aws_sdk_sts::config::BehaviorVersion::latest())
