@@ -108,7 +108,7 @@ impl ServiceId {
     pub fn missing_parameter(self, path: &[String], kind: crate::model::ShapeKind) -> AwsError {
         use crate::model::ShapeKind::{List, Map, Structure};
         let member = path.last().map_or("", String::as_str);
-        if self != ServiceId::Sns {
+        if !matches!(self, ServiceId::Sns | ServiceId::Events) {
             return AwsError::client(
                 "MissingParameter",
                 format!("The request must contain the parameter {member}."),
@@ -116,7 +116,7 @@ impl ServiceId {
         }
         // SNS: a missing top-level value is an InvalidParameter; anything nested, or a missing
         // list or map, fails the model's validation first.
-        if path.len() == 1 && !matches!(kind, List | Map | Structure) {
+        if self == ServiceId::Sns && path.len() == 1 && !matches!(kind, List | Map | Structure) {
             return AwsError::client(
                 "InvalidParameterException",
                 format!("Invalid parameter: {member} Reason: no value for required parameter"),
@@ -132,8 +132,14 @@ impl ServiceId {
                 p
             })
             .collect();
+        // SNS (Query) calls it ValidationError; EventBridge (JSON) ValidationException.
+        let code = if self == ServiceId::Sns {
+            "ValidationError"
+        } else {
+            "ValidationException"
+        };
         AwsError::client(
-            "ValidationError",
+            code,
             format!(
                 "1 validation error detected: Value null at '{}' failed to satisfy constraint: Member must not be null",
                 camel.join(".")
