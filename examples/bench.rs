@@ -151,6 +151,36 @@ async fn fan_out_topic(addr: SocketAddr, n: usize) -> String {
     arn
 }
 
+/// An EventBridge (AWS JSON 1.1) request.
+fn events(op: &str, input: Value) -> Req {
+    let headers = vec![
+        ("content-type", "application/x-amz-json-1.1".into()),
+        ("x-amz-target", format!("AWSEvents.{op}")),
+    ];
+    req(Method::POST, "/", headers, input.to_string())
+}
+
+/// `rules` rules on the default bus of an emptied emulator, each with an SQS target; the first
+/// `matching` match the benchmark's events. Answers the PutEvents request of `entries` events.
+async fn event_rules(addr: SocketAddr, rules: usize, matching: usize, entries: usize) -> Req {
+    let mut admin = Conn::open(addr).await;
+    admin.ok(&control(Method::POST, "reset")).await;
+    admin
+        .ok(&sqs_json("CreateQueue", json!({"QueueName": "events"})))
+        .await;
+    for i in 0..rules {
+        let source = if i < matching { "bench" } else { "other" };
+        let pattern = json!({"source": [source], "detail": {"n": [{"numeric": [">=", 0]}]}});
+        let rule = json!({"Name": format!("r{i}"), "EventPattern": pattern.to_string()});
+        admin.ok(&events("PutRule", rule)).await;
+        let target = json!({"Rule": format!("r{i}"), "Targets": [
+            {"Id": "q", "Arn": "arn:aws:sqs:us-east-1:000000000000:events"}]});
+        admin.ok(&events("PutTargets", target)).await;
+    }
+    let entry = json!({"Source": "bench", "DetailType": "tick", "Detail": r#"{"n":1}"#});
+    events("PutEvents", json!({"Entries": vec![entry; entries]}))
+}
+
 /// Wall time of one manual-clock advance through the whole AWS-managed SQS retry schedule
 /// (100,016 attempts of one message to a faulted queue); answers (attempts, seconds).
 async fn retry_schedule(addr: SocketAddr) -> (u64, f64) {
@@ -572,7 +602,7 @@ fn main() {
         }
         table
     });
-    let (sns_rows, retries) = client_rt.block_on(async {
+    let (sns_rows, event_rows, retries) = client_rt.block_on(async {
         let mut rows = Vec::new();
         for subscriptions in [1, 10] {
             let arn = fan_out_topic(sy, subscriptions).await;
@@ -591,7 +621,20 @@ fn main() {
                 .reqs_per_s;
             rows.push((subscriptions, stats, (before, after)));
         }
-        (rows, retry_schedule(sy).await)
+        let mut event_rows = Vec::new();
+        for (rules, matching, entries) in [(1, 1, 1), (10, 2, 10)] {
+            let put = event_rules(sy, rules, matching, entries).await;
+            let work = move |_: &str| Work::One(put.clone());
+            let before = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
+                .await
+                .reqs_per_s;
+            let stats = measure(sy, &o, None, &work).await;
+            let after = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
+                .await
+                .reqs_per_s;
+            event_rows.push(((rules, matching, entries), stats, (before, after)));
+        }
+        (rows, event_rows, retry_schedule(sy).await)
     });
     stop(child);
     drop(emulator);
@@ -643,6 +686,24 @@ fn main() {
             if *n == 1 { "" } else { "s" },
             stats.reqs_per_s,
             stats.reqs_per_s * *n as f64,
+            stats.p50_us,
+            stats.p99_us,
+            stats.reqs_per_s / bare
+        );
+    }
+    println!(
+        "\n| EventBridge workload ({c} connections) | PutEvents/s | events/s | deliveries/s | p50 | p99 | vs bare |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for ((rules, matching, entries), stats, (b0, b1)) in &event_rows {
+        let bare = (b0 + b1) / 2.0;
+        let events = stats.reqs_per_s * *entries as f64;
+        println!(
+            "| PutEvents of {entries} event{}, {rules} rule{} ({matching} matching, an SQS target each) | {:.0} | {events:.0} | {:.0} | {} µs | {} µs | {:.2} |",
+            if *entries == 1 { "" } else { "s" },
+            if *rules == 1 { "" } else { "s" },
+            stats.reqs_per_s,
+            events * *matching as f64,
             stats.p50_us,
             stats.p99_us,
             stats.reqs_per_s / bare
