@@ -266,6 +266,9 @@ pub struct Delivery {
     /// A delivery that cannot be made (its target input failed to render, its target is
     /// misconfigured): every attempt ends so.
     doomed: Option<Outcome>,
+    /// Another name faults know the target by (the ARN of an API destination or a Lambda
+    /// function whose requests go to a URL).
+    alias: Option<String>,
     /// This attempt already waited for its throttle slot.
     slot_reserved: bool,
 }
@@ -297,6 +300,7 @@ impl Delivery {
             last_outcome: None,
             exhausted: None,
             doomed: None,
+            alias: None,
             slot_reserved: false,
         }
     }
@@ -331,6 +335,12 @@ impl Delivery {
     /// first attempt, which still goes through the log, the retry policy and the DLQ).
     pub fn doomed(mut self, outcome: Outcome) -> Delivery {
         self.doomed = Some(outcome);
+        self
+    }
+
+    /// Lets faults set on `name` (as well as on the target's own name) fail this delivery.
+    pub fn also_known_as(mut self, name: String) -> Delivery {
+        self.alias = Some(name);
         self
     }
 
@@ -433,9 +443,12 @@ impl Engine {
         }
         d.attempts += 1;
         let target = d.target.name().to_string();
-        let fault = match d.doomed {
-            Some(_) => None,
-            None => self.faults.hit(&target),
+        let fault = match (&d.doomed, &d.alias) {
+            (Some(_), _) => None,
+            (None, alias) => self
+                .faults
+                .hit(&target)
+                .or_else(|| alias.as_ref().and_then(|a| self.faults.hit(a))),
         };
         let outcome = match fault {
             _ if d.doomed.is_some() => d.doomed.clone(),

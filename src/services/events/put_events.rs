@@ -544,6 +544,9 @@ fn delivery_for(
         dead_letter,
     )
     .born_at(ingested_at);
+    if matches!(delivery.target, Target::Http { .. }) {
+        delivery = delivery.also_known_as(target.arn.clone());
+    }
     if let Some((key, per_second)) = throttle {
         delivery = delivery.throttled(key, per_second);
     }

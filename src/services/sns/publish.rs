@@ -777,6 +777,10 @@ fn delivery_for(
         policy,
         dead_letter,
     );
+    if sub.protocol == "lambda" && lambda_url.is_some() {
+        // A fault on the function's ARN fails it, whatever URL it is mapped to.
+        delivery = delivery.also_known_as(sub.endpoint.clone());
+    }
     if let Some(per_second) = http.throttle.filter(|_| sub.protocol.starts_with("http")) {
         delivery = delivery.throttled(sub.arn.clone(), per_second);
     }
