@@ -124,6 +124,26 @@ async fn buses_are_created_described_listed_and_deleted() {
             "Cannot delete event bus default.".into()
         )
     );
+    eb.put_rule()
+        .name("r")
+        .event_bus_name("orders")
+        .event_pattern(json!({"source": ["a"]}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        error(eb.delete_event_bus().name("orders").send().await),
+        (
+            "ValidationException".into(),
+            "EventBus can't be deleted since it has rules.".into()
+        )
+    );
+    eb.delete_rule()
+        .name("r")
+        .event_bus_name("orders")
+        .send()
+        .await
+        .unwrap();
     eb.delete_event_bus().name("orders").send().await.unwrap();
     assert_eq!(
         error(eb.describe_event_bus().name("orders").send().await),
@@ -513,7 +533,7 @@ async fn put_events_answers_entry_by_entry() {
         .send()
         .await
         .unwrap();
-    assert_eq!(out.failed_entry_count(), 6);
+    assert_eq!(out.failed_entry_count(), 5);
     let results: Vec<(Option<&str>, Option<&str>)> = out
         .entries()
         .iter()
@@ -542,15 +562,18 @@ async fn put_events_answers_entry_by_entry() {
                 Some("NotAuthorizedForSourceException"),
                 Some("Not authorized for the source.")
             ),
-            (
-                Some("ResourceNotFoundException"),
-                Some("Event bus nope does not exist.")
-            ),
+            // AWS accepts an event for a bus that does not exist, and drops it.
+            (None, None),
         ]
     );
+    assert!(out.entries()[6].event_id().is_some());
     let eleven = vec![good.clone(); 11];
     let (code, message) = error(eb.put_events().set_entries(Some(eleven)).send().await);
     assert_eq!(code, "ValidationException");
+    assert!(
+        message.starts_with("1 validation error detected: Value '[PutEventsRequestEntry(time=null, source=shop, resources=null, detailType=t, detail={}, eventBusName=null, traceHeader=null, kmsKeyIdentifier=null, internalMetadata=null), "),
+        "{message}"
+    );
     assert!(
         message.ends_with(
             "at 'entries' failed to satisfy constraint: Member must have length less than or equal to 10"

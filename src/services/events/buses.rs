@@ -259,14 +259,14 @@ pub fn delete_event_bus(
         ));
     }
     let arn = Store::bus_arn(&cx.region, &cx.account, &input.name);
-    // Deleting a bus that is not there succeeds, as in AWS; its rules go with it.
+    if e.events.rules_of(&arn).next().is_some() {
+        return Err(EventsError::Validation(
+            "EventBus can't be deleted since it has rules.".into(),
+        ));
+    }
+    // Deleting a bus that is not there succeeds, as in AWS.
     if e.events.buses.remove(&arn).is_some() {
         e.events.tags.remove(&arn);
-        let rules: Vec<String> = e.events.rules_of(&arn).map(|r| r.arn.clone()).collect();
-        for rule in rules {
-            e.events.rules.remove(&rule);
-            e.events.tags.remove(&rule);
-        }
     }
     Ok(Empty {})
 }

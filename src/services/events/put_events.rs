@@ -48,6 +48,26 @@ pub struct Entry {
     pub trace_header: Option<String>,
 }
 
+impl Entry {
+    /// The entry as AWS's validation message shows it (its Java `toString`).
+    fn java_form(&self) -> String {
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".into());
+        let time = self.time.as_ref().map_or("null".into(), Value::to_string);
+        let resources = self
+            .resources
+            .as_ref()
+            .map_or("null".into(), |r| format!("[{}]", r.join(", ")));
+        format!(
+            "PutEventsRequestEntry(time={time}, source={}, resources={resources}, detailType={}, detail={}, eventBusName={}, traceHeader={}, kmsKeyIdentifier=null, internalMetadata=null)",
+            text(&self.source),
+            text(&self.detail_type),
+            text(&self.detail),
+            text(&self.event_bus_name),
+            text(&self.trace_header),
+        )
+    }
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct PutEventsOutput {
@@ -177,7 +197,15 @@ pub fn put_events(
 ) -> Result<PutEventsOutput, EventsError> {
     let count = input.entries.len();
     if count == 0 || count > MAX_ENTRIES {
-        let shown = serde_json::to_string(&input.entries).unwrap_or_default();
+        let shown = format!(
+            "[{}]",
+            input
+                .entries
+                .iter()
+                .map(Entry::java_form)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let rule = if count == 0 {
             "Member must have length greater than or equal to 1"
         } else {
@@ -238,12 +266,10 @@ fn accept(e: &mut Engine, cx: &Context, entry: Entry, now: Millis) -> Result<Str
             )
         })?,
     };
-    let (bus_arn, bus_name) = resolve_bus(cx, entry.event_bus_name.as_deref());
+    let (bus_arn, _) = resolve_bus(cx, entry.event_bus_name.as_deref());
     let Some(bus) = e.events.buses.get(&bus_arn) else {
-        return Err(ResultEntry::failed(
-            "ResourceNotFoundException",
-            format!("Event bus {bus_name} does not exist."),
-        ));
+        // AWS accepts an event for a bus that does not exist and drops it (recorded).
+        return Ok(e.rng.uuid());
     };
     if bus.account != cx.account && !buses::allows(bus, &cx.account, "events:PutEvents") {
         return Err(ResultEntry::failed(

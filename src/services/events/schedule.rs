@@ -246,10 +246,13 @@ fn inside<'a>(expression: &'a str, prefix: &str) -> Option<&'a str> {
 }
 
 fn parse_rate(inner: &str) -> Result<Schedule, InvalidSchedule> {
-    let mut words = inner.split_whitespace();
-    let (Some(value), Some(unit), None) = (words.next(), words.next(), words.next()) else {
+    // Exactly `<value> <unit>`: AWS refuses `rate( 10 minutes )` (recorded).
+    let Some((value, unit)) = inner.split_once(' ') else {
         return Err(InvalidSchedule);
     };
+    if value.is_empty() || unit.is_empty() || unit.contains(char::is_whitespace) {
+        return Err(InvalidSchedule);
+    }
     let value = number(value)?;
     let (singular, unit_ms) = match unit {
         "minute" => (true, MINUTE_MS),
@@ -497,6 +500,8 @@ mod tests {
             "garbage",
             "rate(0 minutes)",
             "rate(1 hours)",
+            "rate( 10 minutes )",
+            "rate(10  minutes)",
             "rate(5 hour)",
             "rate(-1 minutes)",
             "rate(+5 minutes)",
