@@ -151,6 +151,23 @@ async fn fan_out_topic(addr: SocketAddr, n: usize) -> String {
     arn
 }
 
+/// `request` sent again and again to the emulator, between two runs of the bare handler: the
+/// workload's figures and the bare rates before and after it.
+async fn between_bares(
+    sy: SocketAddr,
+    bare: SocketAddr,
+    o: &Opts,
+    request: Req,
+    bare_work: MakeWork<'_>,
+) -> (Stats, (f64, f64)) {
+    let quick = Opts { warmup: 0.0, ..*o };
+    let before = measure(bare, &quick, None, bare_work).await.reqs_per_s;
+    let work = move |_: &str| Work::One(request.clone());
+    let stats = measure(sy, o, None, &work).await;
+    let after = measure(bare, &quick, None, bare_work).await.reqs_per_s;
+    (stats, (before, after))
+}
+
 /// An EventBridge (AWS JSON 1.1) request.
 fn events(op: &str, input: Value) -> Req {
     let headers = vec![
@@ -611,28 +628,14 @@ fn main() {
                 ("TopicArn", arn.as_str()),
                 ("Message", "hello"),
             ]);
-            let work = move |_: &str| Work::One(publish.clone());
-            let before = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
-                .await
-                .reqs_per_s;
-            let stats = measure(sy, &o, None, &work).await;
-            let after = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
-                .await
-                .reqs_per_s;
-            rows.push((subscriptions, stats, (before, after)));
+            let (stats, bares) = between_bares(sy, bare, &o, publish, &bare_work).await;
+            rows.push((subscriptions, stats, bares));
         }
         let mut event_rows = Vec::new();
         for (rules, matching, entries) in [(1, 1, 1), (10, 2, 10)] {
             let put = event_rules(sy, rules, matching, entries).await;
-            let work = move |_: &str| Work::One(put.clone());
-            let before = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
-                .await
-                .reqs_per_s;
-            let stats = measure(sy, &o, None, &work).await;
-            let after = measure(bare, &Opts { warmup: 0.0, ..o }, None, &bare_work)
-                .await
-                .reqs_per_s;
-            event_rows.push(((rules, matching, entries), stats, (before, after)));
+            let (stats, bares) = between_bares(sy, bare, &o, put, &bare_work).await;
+            event_rows.push(((rules, matching, entries), stats, bares));
         }
         (rows, event_rows, retry_schedule(sy).await)
     });
