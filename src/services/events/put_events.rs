@@ -323,24 +323,34 @@ pub fn ingest(e: &mut Engine, bus_arn: &str, event: Value, how: Ingest) {
         archives::capture(e, bus_arn, &event, text.len());
     }
     let only = how.replay.and_then(|(_, rules)| rules);
-    let matched: Vec<Rule> = e
-        .events
-        .rules_of(bus_arn)
-        .filter(|r| r.enabled() && r.managed_by.is_none() && !r.targets.is_empty())
-        .filter(|r| only.is_none_or(|only| only.contains(&r.arn)))
-        .filter(|r| {
-            r.event_pattern
+    // Built under shared borrows of the rules, then started: no rule is copied per event.
+    let mut triggered = Vec::new();
+    let mut deliveries = Vec::new();
+    let store = &e.events;
+    for rule in store.rules_of(bus_arn) {
+        let wanted = rule.enabled()
+            && rule.managed_by.is_none()
+            && !rule.targets.is_empty()
+            && only.is_none_or(|only| only.contains(&rule.arn))
+            && rule
+                .event_pattern
                 .as_ref()
-                .is_some_and(|(_, p)| p.matches(&event))
-        })
-        .cloned()
-        .collect();
-    for rule in matched {
-        e.metrics.aws("AWS/Events", "TriggeredRules", &rule.arn, 1);
-        for target in &rule.targets {
-            let d = delivery_for(e, &rule, target, &event, &text, now, &how.trail);
-            e.deliver(d);
+                .is_some_and(|(_, p)| p.matches(&event));
+        if !wanted {
+            continue;
         }
+        triggered.push(rule.arn.clone());
+        for target in &rule.targets {
+            deliveries.push(delivery_for(
+                e, rule, target, &event, &text, now, &how.trail,
+            ));
+        }
+    }
+    for rule in triggered {
+        e.metrics.aws("AWS/Events", "TriggeredRules", &rule, 1);
+    }
+    for d in deliveries {
+        e.deliver(d);
     }
 }
 
