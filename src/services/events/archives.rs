@@ -126,6 +126,16 @@ fn managed_pattern(archive_pattern: Option<&str>) -> String {
     Value::Object(fields).to_string()
 }
 
+/// The managed rule's pattern, as text and compiled.
+fn managed_rule_pattern(
+    archive_pattern: Option<&str>,
+) -> Result<(String, EventPattern), EventsError> {
+    let text = managed_pattern(archive_pattern);
+    let compiled = EventPattern::parse(&text)
+        .map_err(|err| EventsError::InvalidEventPattern(err.message()))?;
+    Ok((text, compiled))
+}
+
 /// Whether an event that reached an archive at `ingested_at` is still kept at `now`.
 fn kept(ingested_at: Millis, retention_days: i64, now: Millis) -> bool {
     retention_days <= 0 || now < ingested_at + retention_days * DAY_MS
@@ -134,7 +144,11 @@ fn kept(ingested_at: Millis, retention_days: i64, now: Millis) -> bool {
 /// Drops the events past the archive's retention.
 fn prune(archive: &mut Archive, now: Millis) {
     let days = archive.retention_days;
-    archive.events.retain(|ev| kept(ev.ingested_at, days, now));
+    // Events are in arrival order: the expired ones lead.
+    let expired = archive
+        .events
+        .partition_point(|ev| !kept(ev.ingested_at, days, now));
+    archive.events.drain(..expired);
 }
 
 /// A bus of the caller's, named by its ARN: (ARN, name).
@@ -242,9 +256,7 @@ pub fn create_archive(
     }
     let rule_name = format!("Events-Archive-{name}");
     let rule_arn = super::rules::rule_arn(&bus_name, &bus_arn, &rule_name);
-    let rule_pattern = managed_pattern(pattern.as_ref().map(|(text, _)| text.as_str()));
-    let compiled = EventPattern::parse(&rule_pattern)
-        .map_err(|err| EventsError::InvalidEventPattern(err.message()))?;
+    let rule_pattern = managed_rule_pattern(pattern.as_ref().map(|(text, _)| text.as_str()))?;
     let now = e.now();
     e.events.rules.insert(
         rule_arn.clone(),
@@ -255,7 +267,7 @@ pub fn create_archive(
             bus_arn: bus_arn.clone(),
             account: cx.account.clone(),
             region: cx.region.clone(),
-            event_pattern: Some((rule_pattern, compiled)),
+            event_pattern: Some(rule_pattern),
             schedule: None,
             state: "ENABLED".into(),
             description: None,
@@ -359,6 +371,10 @@ pub fn update_archive(
         input.retention_days,
         &input.kms_key_identifier,
     )?;
+    let rule_pattern = pattern
+        .as_ref()
+        .map(|(text, _)| managed_rule_pattern(Some(text)))
+        .transpose()?;
     let archive = archive_mut(e, cx, &input.archive_name)?;
     if input.description.is_some() {
         archive.description = input.description;
@@ -369,21 +385,18 @@ pub fn update_archive(
     if input.kms_key_identifier.is_some() {
         archive.kms_key_identifier = input.kms_key_identifier;
     }
+    if pattern.is_some() {
+        archive.event_pattern = pattern;
+    }
     let out = ArchiveStateOutput {
         archive_arn: archive.arn.clone(),
         state: archive.state.clone(),
         creation_time: epoch_seconds(archive.created_at),
     };
-    if let Some((text, compiled)) = pattern {
-        let rule_pattern = managed_pattern(Some(&text));
-        archive.event_pattern = Some((text, compiled));
-        let rule_arn = archive.rule_arn.clone();
-        let compiled = EventPattern::parse(&rule_pattern)
-            .map_err(|err| EventsError::InvalidEventPattern(err.message()))?;
-        if let Some(rule) = e.events.rules.get_mut(&rule_arn) {
-            rule.event_pattern = Some((rule_pattern, compiled));
-            rule.generation += 1;
-        }
+    let rule_arn = archive.rule_arn.clone();
+    if let (Some(rule), Some(rule_pattern)) = (e.events.rules.get_mut(&rule_arn), rule_pattern) {
+        rule.event_pattern = Some(rule_pattern);
+        rule.generation += 1;
     }
     Ok(out)
 }
@@ -498,6 +511,44 @@ pub fn step_replay(e: &mut Engine, replay_arn: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An archive holding events of these (event time, arrival time) pairs, in that order.
+    pub(super) fn archive_with(events: &[(Millis, Millis)]) -> Archive {
+        Archive {
+            name: "a".into(),
+            arn: "arn".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            source_arn: "bus".into(),
+            rule_arn: "rule".into(),
+            description: None,
+            event_pattern: None,
+            retention_days: 0,
+            kms_key_identifier: None,
+            state: "ENABLED".into(),
+            created_at: 0,
+            events: events
+                .iter()
+                .map(|&(time, ingested_at)| ArchivedEvent {
+                    ingested_at,
+                    time,
+                    event: json!({"time": time}),
+                    size: 10,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn pruning_drops_the_events_past_retention_and_keeps_the_rest() {
+        let mut a = archive_with(&[(5, 0), (1, 1_000), (9, 2_000)]);
+        prune(&mut a, 100 * DAY_MS);
+        assert_eq!(a.events.len(), 3);
+        a.retention_days = 1;
+        prune(&mut a, DAY_MS + 1_000);
+        let left: Vec<Millis> = a.events.iter().map(|e| e.ingested_at).collect();
+        assert_eq!((left, a.size_bytes()), (vec![2_000], 10));
+    }
 
     #[test]
     fn retention_counts_whole_days_from_arrival_and_zero_keeps_for_ever() {

@@ -481,24 +481,9 @@ mod tests {
 
     #[test]
     fn a_window_holds_its_start_not_its_end_in_event_time_order() {
-        let archive = Archive {
-            name: "a".into(),
-            arn: "arn".into(),
-            account: "000000000000".into(),
-            region: "us-east-1".into(),
-            source_arn: "bus".into(),
-            rule_arn: "rule".into(),
-            description: None,
-            event_pattern: None,
-            retention_days: 0,
-            kms_key_identifier: None,
-            state: "ENABLED".into(),
-            created_at: 0,
-            events: [5_000, 1_000, 9_000, 3_000, 0, 1_000]
-                .into_iter()
-                .map(archived)
-                .collect(),
-        };
+        let times = [5_000, 1_000, 9_000, 3_000, 0, 1_000];
+        let pairs: Vec<(Millis, Millis)> = times.iter().map(|&t| (t, 0)).collect();
+        let archive = super::super::tests::archive_with(&pairs);
         let picked: Vec<Millis> = window(&archive, 1_000, 9_000)
             .iter()
             .map(|e| e.time)
