@@ -144,7 +144,6 @@ pub fn envelope(
 }
 
 /// Adds `replay-name` after `region`, where AWS puts it.
-#[allow(dead_code)] // used by replays
 pub fn with_replay_name(event: &Value, replay_name: &str) -> Value {
     let Some(fields) = event.as_object() else {
         return event.clone();

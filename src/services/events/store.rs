@@ -147,13 +147,24 @@ pub struct Archive {
     pub account: String,
     pub region: String,
     pub source_arn: String,
+    /// The managed rule (`Events-Archive-<name>`) made on the source bus with the archive.
+    pub rule_arn: String,
     pub description: Option<String>,
     pub event_pattern: Option<(String, EventPattern)>,
     /// 0: kept for ever.
     pub retention_days: i64,
+    pub kms_key_identifier: Option<String>,
     pub state: String,
     pub created_at: Millis,
+    /// In the order they reached the bus.
     pub events: Vec<ArchivedEvent>,
+}
+
+impl Archive {
+    /// SizeBytes: the archived events' sizes added up.
+    pub fn size_bytes(&self) -> usize {
+        self.events.iter().map(|e| e.size).sum()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -163,6 +174,7 @@ pub struct ArchivedEvent {
     /// Its `time` field.
     pub time: Millis,
     pub event: Value,
+    /// The bytes of the event's JSON.
     pub size: usize,
 }
 
