@@ -6,6 +6,7 @@ mod harness;
 mod auth;
 mod bad_input;
 mod control_api;
+mod events_api_destinations;
 mod query_protocol;
 mod sns_archive;
 mod sns_http;
