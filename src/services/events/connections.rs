@@ -1,8 +1,10 @@
 //! Connections (how EventBridge authorizes with an HTTP endpoint: BASIC, API_KEY or
 //! OAUTH_CLIENT_CREDENTIALS, plus extra headers, query string and body parameters) and the API
-//! destinations that use them (`destinations`), up to the exact request an event to an API
-//! destination makes ([`invocation`]). Owns its part of the events store; the OAuth token
-//! request is the only I/O, made through [`App::exchange`] outside the engine lock.
+//! destinations that use them, up to the exact request an event to an API destination makes
+//! ([`invocation`]). Here: the connection operations; `auth` their AuthParameters, `oauth` the
+//! token request, `destinations` the API destinations and invocations, `checks` the model's
+//! constraints. Owns its part of the events store and nothing else; the OAuth token request is
+//! the only I/O, made through [`App::exchange`] outside the engine lock.
 //!
 //! switchyard decisions (docs/decisions.md, "EventBridge connections and API destinations"):
 //! - AWS requires `https://` for InvocationEndpoint and AuthorizationEndpoint; switchyard also
@@ -13,8 +15,10 @@
 //! - Tokens are not refreshed (not on 401/407, not before `expires_in`): an UpdateConnection
 //!   with AuthParameters authorizes again.
 
+mod auth;
 mod checks;
 mod destinations;
+mod oauth;
 
 pub use destinations::invocation;
 
@@ -29,14 +33,15 @@ pub struct Invocation {
     pub rate_limit_per_second: Option<u32>,
 }
 
-use super::store::{AuthParameters, Connection, ConnectionHttpParameters, Parameter};
+use super::store::{AuthParameters, Connection};
 use super::{EventsError, epoch_seconds};
 use crate::app::App;
 use crate::engine::Engine;
 use crate::error::AwsError;
 use crate::services::{Context, parse, typed};
-use base64::Engine as _;
-use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, OAUTH_METHODS, Violations};
+use auth::{check_auth_parameters, check_fit, merge, shown};
+use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, Violations};
+use oauth::{TokenRequest, authorization, authorize};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -135,137 +140,6 @@ fn state_output(c: &Connection, state: &str, authorized_time: bool) -> Connectio
     }
 }
 
-/// An OAuth client-credentials token request to make for a connection.
-#[derive(Debug)]
-pub struct TokenRequest {
-    key: String,
-    arn: String,
-    method: String,
-    url: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-/// The members of AuthParameters each authorization type takes.
-fn block_of(authorization_type: &str) -> &'static str {
-    match authorization_type {
-        "BASIC" => "BasicAuthParameters",
-        "API_KEY" => "ApiKeyAuthParameters",
-        _ => "OAuthParameters",
-    }
-}
-
-/// The model's constraints on AuthParameters, for CreateConnection and UpdateConnection.
-fn check_auth_parameters(v: &mut Violations, p: &AuthParameters) {
-    let at = "authParameters";
-    if let Some(k) = &p.api_key_auth_parameters {
-        let at = format!("{at}.apiKeyAuthParameters");
-        v.auth_header(
-            k.api_key_name.as_deref(),
-            &format!("{at}.apiKeyName"),
-            false,
-        );
-        v.auth_header(
-            k.api_key_value.as_deref(),
-            &format!("{at}.apiKeyValue"),
-            true,
-        );
-    }
-    if let Some(b) = &p.basic_auth_parameters {
-        let at = format!("{at}.basicAuthParameters");
-        v.auth_header(b.password.as_deref(), &format!("{at}.password"), true);
-        v.auth_header(b.username.as_deref(), &format!("{at}.username"), false);
-    }
-    v.http_parameters(
-        p.invocation_http_parameters.as_ref(),
-        &format!("{at}.invocationHttpParameters"),
-    );
-    if let Some(o) = &p.oauth_parameters {
-        let at = format!("{at}.oAuthParameters");
-        v.endpoint(
-            o.authorization_endpoint.as_deref(),
-            &format!("{at}.authorizationEndpoint"),
-        );
-        if let Some(c) = &o.client_parameters {
-            let at = format!("{at}.clientParameters");
-            v.auth_header(c.client_id.as_deref(), &format!("{at}.clientID"), false);
-            v.auth_header(
-                c.client_secret.as_deref(),
-                &format!("{at}.clientSecret"),
-                true,
-            );
-        }
-        v.one_of(
-            o.http_method.as_deref(),
-            &format!("{at}.httpMethod"),
-            OAUTH_METHODS,
-        );
-        v.http_parameters(
-            o.oauth_http_parameters.as_ref(),
-            &format!("{at}.oAuthHttpParameters"),
-        );
-    }
-}
-
-/// AuthParameters must hold the complete block of the authorization type and no other
-/// type's block ("You must include only authorization parameters for the AuthorizationType
-/// you specify", API_CreateConnection).
-fn check_fit(authorization_type: &str, p: &AuthParameters) -> Result<(), EventsError> {
-    let complete = match authorization_type {
-        "BASIC" => p
-            .basic_auth_parameters
-            .as_ref()
-            .is_some_and(|b| b.username.is_some() && b.password.is_some()),
-        "API_KEY" => p
-            .api_key_auth_parameters
-            .as_ref()
-            .is_some_and(|k| k.api_key_name.is_some() && k.api_key_value.is_some()),
-        _ => p.oauth_parameters.as_ref().is_some_and(|o| {
-            o.authorization_endpoint.is_some()
-                && o.http_method.is_some()
-                && o.client_parameters
-                    .as_ref()
-                    .is_some_and(|c| c.client_id.is_some() && c.client_secret.is_some())
-        }),
-    };
-    let own = block_of(authorization_type);
-    if !complete {
-        // AWS's wording, measured for BASIC without BasicAuthParameters.
-        return Err(EventsError::Validation(format!(
-            "Parameter {own} is not valid. Reason: Missing required field(s)."
-        )));
-    }
-    let given = [
-        ("BasicAuthParameters", p.basic_auth_parameters.is_some()),
-        ("ApiKeyAuthParameters", p.api_key_auth_parameters.is_some()),
-        ("OAuthParameters", p.oauth_parameters.is_some()),
-    ];
-    if let Some((other, _)) = given.iter().find(|(b, present)| *present && *b != own) {
-        return Err(EventsError::Validation(format!(
-            "Parameter {other} is not valid. Reason: Only {own} may be given for authorization type {authorization_type}."
-        )));
-    }
-    if let Some(url) = p
-        .oauth_parameters
-        .as_ref()
-        .and_then(|o| o.authorization_endpoint.as_deref())
-        && !checks::is_http_url(url)
-    {
-        return Err(EventsError::Validation(format!(
-            "Parameter AuthorizationEndpoint is not valid. Reason: Endpoint '{url}' is invalid, please provide a valid HTTPS endpoint URL."
-        )));
-    }
-    Ok(())
-}
-
-/// The state a connection takes when it is (re)authorized, and the token request to make.
-fn authorization(c: &Connection, key: &str) -> (&'static str, Option<TokenRequest>) {
-    match c.authorization_type.as_str() {
-        "OAUTH_CLIENT_CREDENTIALS" => ("AUTHORIZING", Some(token_request(c, key))),
-        _ => ("AUTHORIZED", None),
-    }
-}
-
 pub fn create_connection(
     e: &mut Engine,
     cx: &Context,
@@ -335,73 +209,6 @@ pub struct UpdateConnectionInput {
     pub kms_key_identifier: Option<String>,
 }
 
-/// `update` over `base`, member by member; lists of parameters are replaced whole.
-fn merge(base: &AuthParameters, update: AuthParameters, type_changed: bool) -> AuthParameters {
-    fn pick<T>(new: Option<T>, old: &Option<T>, join: impl Fn(T, &T) -> T) -> Option<T>
-    where
-        T: Clone,
-    {
-        match (new, old) {
-            (Some(n), Some(o)) => Some(join(n, o)),
-            (Some(n), None) => Some(n),
-            (None, o) => o.clone(),
-        }
-    }
-    let or = |n: Option<String>, o: &Option<String>| n.or_else(|| o.clone());
-    let mut merged = AuthParameters {
-        basic_auth_parameters: pick(
-            update.basic_auth_parameters,
-            &base.basic_auth_parameters,
-            |n, o| super::store::BasicAuthParameters {
-                username: or(n.username, &o.username),
-                password: or(n.password, &o.password),
-            },
-        ),
-        api_key_auth_parameters: pick(
-            update.api_key_auth_parameters,
-            &base.api_key_auth_parameters,
-            |n, o| super::store::ApiKeyAuthParameters {
-                api_key_name: or(n.api_key_name, &o.api_key_name),
-                api_key_value: or(n.api_key_value, &o.api_key_value),
-            },
-        ),
-        oauth_parameters: pick(update.oauth_parameters, &base.oauth_parameters, |n, o| {
-            super::store::OAuthParameters {
-                authorization_endpoint: or(n.authorization_endpoint, &o.authorization_endpoint),
-                client_parameters: pick(n.client_parameters, &o.client_parameters, |n, o| {
-                    super::store::OAuthClientParameters {
-                        client_id: or(n.client_id, &o.client_id),
-                        client_secret: or(n.client_secret, &o.client_secret),
-                    }
-                }),
-                http_method: or(n.http_method, &o.http_method),
-                oauth_http_parameters: n
-                    .oauth_http_parameters
-                    .or_else(|| o.oauth_http_parameters.clone()),
-            }
-        }),
-        invocation_http_parameters: update
-            .invocation_http_parameters
-            .or_else(|| base.invocation_http_parameters.clone()),
-        connectivity_parameters: update
-            .connectivity_parameters
-            .or_else(|| base.connectivity_parameters.clone()),
-    };
-    if type_changed {
-        // The blocks of the former type go with it.
-        merged.basic_auth_parameters = merged
-            .basic_auth_parameters
-            .filter(|_| base.basic_auth_parameters.is_none());
-        merged.api_key_auth_parameters = merged
-            .api_key_auth_parameters
-            .filter(|_| base.api_key_auth_parameters.is_none());
-        merged.oauth_parameters = merged
-            .oauth_parameters
-            .filter(|_| base.oauth_parameters.is_none());
-    }
-    merged
-}
-
 pub fn update_connection(
     e: &mut Engine,
     cx: &Context,
@@ -465,116 +272,6 @@ pub fn update_connection(
     Ok((state_output(c, &c.state, true), token))
 }
 
-/// The client-credentials token request of an OAuth connection (RFC 6749 §4.4.2): the client id
-/// and secret as HTTP Basic authorization, OAuthHttpParameters' headers, query string and body
-/// parameters, the body form-encoded with `grant_type=client_credentials` unless the body
-/// parameters name a grant type themselves (AWS does not document the request's exact form).
-fn token_request(c: &Connection, key: &str) -> TokenRequest {
-    let o = c
-        .auth_parameters
-        .oauth_parameters
-        .clone()
-        .unwrap_or_default();
-    let client = o.client_parameters.unwrap_or_default();
-    let credentials = format!(
-        "{}:{}",
-        client.client_id.unwrap_or_default(),
-        client.client_secret.unwrap_or_default()
-    );
-    let params = o.oauth_http_parameters.unwrap_or_default();
-    let mut headers = vec![
-        (
-            "Authorization".to_string(),
-            format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(credentials)
-            ),
-        ),
-        (
-            "Content-Type".to_string(),
-            "application/x-www-form-urlencoded".to_string(),
-        ),
-        ("Accept".to_string(), "application/json".to_string()),
-    ];
-    for (name, value) in pairs(&params.header_parameters) {
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-        headers.push((name, value));
-    }
-    let mut body = form_urlencoded::Serializer::new(String::new());
-    if !params
-        .body_parameters
-        .iter()
-        .any(|p| p.key.as_deref() == Some("grant_type"))
-    {
-        body.append_pair("grant_type", "client_credentials");
-    }
-    body.extend_pairs(pairs(&params.body_parameters));
-    let url = destinations::with_query(
-        o.authorization_endpoint.as_deref().unwrap_or_default(),
-        &pairs(&params.query_string_parameters),
-    );
-    TokenRequest {
-        key: key.to_string(),
-        arn: c.arn.clone(),
-        method: o.http_method.unwrap_or_else(|| "POST".into()),
-        url,
-        headers,
-        body: body.finish(),
-    }
-}
-
-/// The (key, value) pairs of parameters that have a key.
-fn pairs(params: &[Parameter]) -> Vec<(String, String)> {
-    params
-        .iter()
-        .filter_map(|p| Some((p.key.clone()?, p.value.clone().unwrap_or_default())))
-        .collect()
-}
-
-/// Makes an OAuth connection's token request (outside the engine lock) and records how it went.
-async fn authorize(app: &App, request: Option<TokenRequest>) {
-    let Some(r) = request else { return };
-    let answer = app.exchange(&r.method, &r.url, r.headers, r.body).await;
-    let token = access_token(answer);
-    let mut e = app.engine();
-    let now = e.now();
-    let current = e.events.connections.get_mut(&r.key);
-    // A connection deleted, deauthorized or authorized again meanwhile keeps its newer state.
-    let Some(c) = current.filter(|c| c.arn == r.arn && c.state == "AUTHORIZING") else {
-        return;
-    };
-    match token {
-        Ok(token) => {
-            c.state = "AUTHORIZED".into();
-            c.state_reason = None;
-            c.access_token = Some(token);
-            c.last_authorized_at = now;
-        }
-        Err(reason) => {
-            // Authorization failures leave a connection DEAUTHORIZED (eb-target-connection-states).
-            c.state = "DEAUTHORIZED".into();
-            c.state_reason = Some(reason);
-            c.access_token = None;
-        }
-    }
-}
-
-/// The `access_token` of a token endpoint's answer, or why there is none (the StateReason).
-fn access_token(answer: Result<(u16, String), String>) -> Result<String, String> {
-    let (status, body) =
-        answer.map_err(|e| format!("Failed to reach the authorization endpoint: {e}."))?;
-    if !(200..300).contains(&status) {
-        return Err(format!(
-            "The authorization endpoint answered HTTP status {status}."
-        ));
-    }
-    serde_json::from_str::<Value>(&body)
-        .ok()
-        .and_then(|v| v.get("access_token")?.as_str().map(str::to_string))
-        .filter(|t| !t.is_empty())
-        .ok_or_else(|| "The authorization endpoint's answer has no access_token.".to_string())
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ConnectionNameInput {
@@ -601,56 +298,6 @@ pub struct DescribeConnectionOutput {
     pub secret_arn: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_reason: Option<String>,
-}
-
-/// Parameters as DescribeConnection shows them: secret values left out.
-fn shown_parameters(p: &ConnectionHttpParameters) -> ConnectionHttpParameters {
-    let hide = |list: &[Parameter]| -> Vec<Parameter> {
-        list.iter()
-            .map(|p| Parameter {
-                value: p.value.clone().filter(|_| p.is_value_secret != Some(true)),
-                ..p.clone()
-            })
-            .collect()
-    };
-    ConnectionHttpParameters {
-        header_parameters: hide(&p.header_parameters),
-        query_string_parameters: hide(&p.query_string_parameters),
-        body_parameters: hide(&p.body_parameters),
-    }
-}
-
-/// AuthParameters as DescribeConnection shows them (ConnectionAuthResponseParameters): no
-/// Password, ApiKeyValue, ClientSecret or secret parameter value.
-fn shown(p: &AuthParameters) -> AuthParameters {
-    use super::store::*;
-    AuthParameters {
-        basic_auth_parameters: p
-            .basic_auth_parameters
-            .as_ref()
-            .map(|b| BasicAuthParameters {
-                username: b.username.clone(),
-                password: None,
-            }),
-        oauth_parameters: p.oauth_parameters.as_ref().map(|o| OAuthParameters {
-            authorization_endpoint: o.authorization_endpoint.clone(),
-            client_parameters: o.client_parameters.as_ref().map(|c| OAuthClientParameters {
-                client_id: c.client_id.clone(),
-                client_secret: None,
-            }),
-            http_method: o.http_method.clone(),
-            oauth_http_parameters: o.oauth_http_parameters.as_ref().map(shown_parameters),
-        }),
-        api_key_auth_parameters: p
-            .api_key_auth_parameters
-            .as_ref()
-            .map(|k| ApiKeyAuthParameters {
-                api_key_name: k.api_key_name.clone(),
-                api_key_value: None,
-            }),
-        invocation_http_parameters: p.invocation_http_parameters.as_ref().map(shown_parameters),
-        connectivity_parameters: p.connectivity_parameters.clone(),
-    }
 }
 
 pub fn describe_connection(
@@ -820,120 +467,4 @@ pub fn list_connections(
         connections,
         next_token,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::services::events::store::{BasicAuthParameters, OAuthParameters};
-    use serde_json::json;
-
-    fn params(value: Value) -> AuthParameters {
-        serde_json::from_value(value).unwrap()
-    }
-
-    #[test]
-    fn auth_parameters_must_fit_the_authorization_type() {
-        let basic = params(json!({"BasicAuthParameters": {"Username": "u", "Password": "p"}}));
-        assert!(check_fit("BASIC", &basic).is_ok());
-        let message = |r: Result<(), EventsError>| match r {
-            Err(EventsError::Validation(m)) => m,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(
-            message(check_fit("API_KEY", &basic)),
-            "Parameter ApiKeyAuthParameters is not valid. Reason: Missing required field(s)."
-        );
-        let both = params(json!({
-            "BasicAuthParameters": {"Username": "u", "Password": "p"},
-            "ApiKeyAuthParameters": {"ApiKeyName": "k", "ApiKeyValue": "v"}
-        }));
-        assert!(
-            message(check_fit("BASIC", &both))
-                .starts_with("Parameter ApiKeyAuthParameters is not valid.")
-        );
-        let oauth = |endpoint: &str| {
-            params(json!({"OAuthParameters": {
-                "AuthorizationEndpoint": endpoint, "HttpMethod": "POST",
-                "ClientParameters": {"ClientID": "id", "ClientSecret": "s"}}}))
-        };
-        assert!(
-            check_fit(
-                "OAUTH_CLIENT_CREDENTIALS",
-                &oauth("http://127.0.0.1:1/token")
-            )
-            .is_ok()
-        );
-        assert_eq!(
-            message(check_fit(
-                "OAUTH_CLIENT_CREDENTIALS",
-                &oauth("auth.example.com")
-            )),
-            "Parameter AuthorizationEndpoint is not valid. Reason: Endpoint 'auth.example.com' is invalid, please provide a valid HTTPS endpoint URL."
-        );
-    }
-
-    #[test]
-    fn updates_merge_member_by_member_and_a_new_type_drops_the_old_block() {
-        let base = AuthParameters {
-            basic_auth_parameters: Some(BasicAuthParameters {
-                username: Some("u".into()),
-                password: Some("p".into()),
-            }),
-            ..AuthParameters::default()
-        };
-        let update = params(json!({"BasicAuthParameters": {"Username": "v"}}));
-        let merged = merge(&base, update, false);
-        let b = merged.basic_auth_parameters.unwrap();
-        assert_eq!(
-            (b.username.as_deref(), b.password.as_deref()),
-            (Some("v"), Some("p"))
-        );
-        let update = params(json!({"OAuthParameters": {"HttpMethod": "GET"}}));
-        let merged = merge(&base, update, true);
-        assert!(merged.basic_auth_parameters.is_none());
-        assert_eq!(
-            merged
-                .oauth_parameters
-                .map(|o: OAuthParameters| o.http_method),
-            Some(Some("GET".into()))
-        );
-    }
-
-    #[test]
-    fn token_answers_give_the_access_token_or_the_reason() {
-        let ok = r#"{"access_token":"t-1","token_type":"Bearer","expires_in":3600}"#;
-        assert_eq!(access_token(Ok((200, ok.into()))), Ok("t-1".into()));
-        assert_eq!(
-            access_token(Ok((401, "{}".into()))),
-            Err("The authorization endpoint answered HTTP status 401.".into())
-        );
-        assert!(access_token(Ok((200, "{}".into()))).is_err());
-        assert!(
-            access_token(Err("refused".into()))
-                .unwrap_err()
-                .contains("refused")
-        );
-    }
-
-    #[test]
-    fn describe_hides_secrets() {
-        let p = params(json!({
-            "ApiKeyAuthParameters": {"ApiKeyName": "x-key", "ApiKeyValue": "secret"},
-            "InvocationHttpParameters": {"HeaderParameters": [
-                {"Key": "a", "Value": "1", "IsValueSecret": false},
-                {"Key": "b", "Value": "2", "IsValueSecret": true}
-            ]}
-        }));
-        assert_eq!(
-            serde_json::to_value(shown(&p)).unwrap(),
-            json!({
-                "ApiKeyAuthParameters": {"ApiKeyName": "x-key"},
-                "InvocationHttpParameters": {"HeaderParameters": [
-                    {"Key": "a", "Value": "1", "IsValueSecret": false},
-                    {"Key": "b", "IsValueSecret": true}
-                ]}
-            })
-        );
-    }
 }

@@ -1,8 +1,9 @@
 //! API destinations: an HTTP endpoint, method and rate limit, authorized through a connection;
 //! and [`invocation`], the request an event to one makes as a rule target.
 
+use super::auth::pairs;
 use super::checks::{self, DESTINATION_METHODS, Violations};
-use super::{Invocation, by_arn, key, pairs, usable};
+use super::{Invocation, by_arn, key, usable};
 use crate::engine::Engine;
 use crate::services::Context;
 use crate::services::events::store::{ApiDestination, Connection, HttpParameters};
