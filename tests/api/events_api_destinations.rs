@@ -1153,13 +1153,15 @@ async fn the_invocation_rate_limit_paces_deliveries_on_the_virtual_clock() {
         .collect();
     // Each held-back invocation is attempted when its throttled record said it would be.
     assert_eq!(next, at[1..]);
-    let seconds: Vec<&str> = at.iter().map(|t| &t[17..23]).collect();
-    let start: f64 = seconds[0].parse().unwrap();
-    let offsets: Vec<f64> = seconds
+    // Milliseconds within the minute of `...T07:00:SS.mmmZ`.
+    let millis = |t: &str| -> i64 {
+        t[17..19].parse::<i64>().unwrap() * 1000 + t[20..23].parse::<i64>().unwrap()
+    };
+    let offsets: Vec<i64> = at
         .iter()
-        .map(|s| (s.parse::<f64>().unwrap() - start).rem_euclid(60.0))
+        .map(|t| (millis(t) - millis(at[0])).rem_euclid(60_000))
         .collect();
-    assert_eq!(offsets, [0.0, 1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(offsets, [0, 1000, 2000, 3000, 4000]);
 }
 
 #[tokio::test]
