@@ -211,14 +211,7 @@ impl App {
                 };
             }
         };
-        match Clock::within(
-            HTTP_TIMEOUT,
-            self.http
-                .get_or_init(|| delivery_client(self.config.https_ca.as_deref()))
-                .request(request),
-        )
-        .await
-        {
+        match Clock::within(HTTP_TIMEOUT, self.client().request(request)).await {
             None => Outcome::Retryable {
                 status: None,
                 error_code: Some("Timeout".into()),
@@ -245,6 +238,46 @@ impl App {
                 Outcome::from_status(status, None)
             }
         }
+    }
+}
+
+impl App {
+    fn client(&self) -> &Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
+        self.http
+            .get_or_init(|| delivery_client(self.config.https_ca.as_deref()))
+    }
+
+    /// One HTTP exchange outside any delivery (an OAuth token request), through the delivery
+    /// client with its timeout: the answer's status and body (the first MiB, lossily UTF-8), or
+    /// why there was none.
+    pub async fn exchange(
+        &self,
+        method: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        body: String,
+    ) -> Result<(u16, String), String> {
+        let mut request = hyper::Request::builder().method(method).uri(url);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| format!("invalid request: {e}"))?;
+        let response = Clock::within(HTTP_TIMEOUT, self.client().request(request))
+            .await
+            .ok_or("timed out")?
+            .map_err(|e| format!("no answer: {e}"))?;
+        let status = response.status().as_u16();
+        let body = Clock::within(
+            HTTP_TIMEOUT,
+            Limited::new(response.into_body(), 1 << 20).collect(),
+        )
+        .await
+        .ok_or("timed out reading the answer")?
+        .map_err(|e| format!("reading the answer: {e}"))?
+        .to_bytes();
+        Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
 }
 

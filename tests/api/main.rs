@@ -7,6 +7,7 @@ mod auth;
 mod bad_input;
 mod control_api;
 mod events_api;
+mod events_api_destinations;
 mod events_archive;
 mod events_delivery;
 mod query_protocol;

@@ -208,14 +208,106 @@ pub struct Connection {
     pub description: Option<String>,
     pub authorization_type: String,
     /// AuthParameters as given, secrets included (DescribeConnection leaves them out).
-    pub auth_parameters: Value,
+    pub auth_parameters: AuthParameters,
     pub invocation_connectivity_parameters: Option<Value>,
     pub kms_key_identifier: Option<String>,
     pub state: String,
+    pub state_reason: Option<String>,
+    /// The access token of an OAuth connection's last successful token request.
+    pub access_token: Option<String>,
     pub secret_arn: String,
     pub created_at: Millis,
     pub modified_at: Millis,
     pub last_authorized_at: Millis,
+}
+
+/// A connection's AuthParameters; every member optional, so that UpdateConnection's partial
+/// form fits too (CreateConnection checks that the block of its AuthorizationType is complete).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AuthParameters {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic_auth_parameters: Option<BasicAuthParameters>,
+    #[serde(
+        rename = "OAuthParameters",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oauth_parameters: Option<OAuthParameters>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_auth_parameters: Option<ApiKeyAuthParameters>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation_http_parameters: Option<ConnectionHttpParameters>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connectivity_parameters: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BasicAuthParameters {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ApiKeyAuthParameters {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_value: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct OAuthParameters {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_endpoint: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_parameters: Option<OAuthClientParameters>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
+    #[serde(
+        rename = "OAuthHttpParameters",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub oauth_http_parameters: Option<ConnectionHttpParameters>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct OAuthClientParameters {
+    #[serde(rename = "ClientID", default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+}
+
+/// Headers, query string and body parameters a connection adds (to invocations, or to its
+/// OAuth token request).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ConnectionHttpParameters {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub header_parameters: Vec<Parameter>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query_string_parameters: Vec<Parameter>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub body_parameters: Vec<Parameter>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Parameter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_value_secret: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -228,8 +320,7 @@ pub struct ApiDestination {
     pub connection_arn: String,
     pub endpoint: String,
     pub http_method: String,
-    pub rate_limit_per_second: Option<u32>,
-    pub state: String,
+    pub rate_limit_per_second: u32,
     pub created_at: Millis,
     pub modified_at: Millis,
 }
