@@ -8,7 +8,7 @@ use super::rng::Rng;
 use super::time::Millis;
 use super::{Effect, Engine, Timer};
 use crate::services::sqs::types::MessageAttributeValue;
-use crate::services::{events, sns, sqs};
+use crate::services::{events, eventsv2, sns, sqs};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -55,6 +55,13 @@ pub enum Target {
         event: String,
         trail: Vec<String>,
     },
+    /// Several messages for one SQS queue of this emulator, handed over in one attempt (a
+    /// SendMessageBatch). Entries the queue refuses stay; those it took are done, so a retry
+    /// sends only the refused ones ([`PARTIAL_BATCH_FAILURE`]).
+    SqsBatch {
+        queue_arn: String,
+        entries: Vec<BatchEntry>,
+    },
     /// A receiver that cannot exist locally (e-mail, SMS, push, Lambda, Firehose): the outbox.
     Outbox {
         address: String,
@@ -67,7 +74,7 @@ impl Target {
     /// The name the delivery log, faults and the outbox know the target by.
     pub fn name(&self) -> &str {
         match self {
-            Target::Sqs { queue_arn, .. } => queue_arn,
+            Target::Sqs { queue_arn, .. } | Target::SqsBatch { queue_arn, .. } => queue_arn,
             Target::Http { url, .. } => url,
             Target::Sns { topic_arn, .. } => topic_arn,
             Target::Bus { bus_arn, .. } => bus_arn,
@@ -75,6 +82,20 @@ impl Target {
         }
     }
 }
+
+/// One message of a [`Target::SqsBatch`], with the id its source knows it by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchEntry {
+    pub id: String,
+    pub message: SqsMessage,
+}
+
+/// The error code of an attempt at a batch that the target took only in part.
+pub const PARTIAL_BATCH_FAILURE: &str = "PARTIAL_BATCH_FAILURE";
+/// The error code of a message or batch over the target's size limit.
+pub const REQUEST_TOO_LARGE: &str = "REQUEST_TOO_LARGE";
+/// The largest SendMessageBatch payload, all entries together (as large as one message may be).
+pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// Who hands a message on to an in-process service target: the account it acts as, and the host
 /// clients reach the emulator at (for URLs inside the message).
@@ -123,6 +144,18 @@ pub trait RetryPolicy: Send + Debug {
     ) -> Result<Retry, Option<&'static str>> {
         self.next_after(attempts, outcome, rng, jitter).ok_or(None)
     }
+
+    /// Whether failures that are not worth retrying elsewhere (4xx, a missing target, a failed
+    /// transformation) are retried under this policy too (the custom bus retries every failure).
+    fn retries_permanent(&self) -> bool {
+        false
+    }
+
+    /// The wait after the `failures`-th failure inside the emulator itself (see
+    /// [`Delivery::internal_faults`]): such failures are retried without limit.
+    fn internal_delay_ms(&self, _failures: u32, _rng: &mut Rng, _jitter: bool) -> Millis {
+        1000
+    }
 }
 
 /// One attempt and no retries.
@@ -164,6 +197,11 @@ pub struct GiveUp<'a> {
     pub exhausted: Option<&'static str>,
     pub outcome: &'a Outcome,
     pub target: &'a str,
+    /// The ids of the batch entries still undelivered ([`Target::SqsBatch`]); empty otherwise.
+    pub items: Vec<&'a str>,
+    /// The request id of the last attempt, for deliveries that keep one
+    /// ([`Delivery::with_request_ids`]); `None` when no request was made (a doomed delivery).
+    pub request_id: Option<&'a str>,
 }
 
 /// How an attempt ended.
@@ -268,6 +306,26 @@ pub struct Delivery {
     doomed: Option<Outcome>,
     /// This attempt already waited for its throttle slot.
     slot_reserved: bool,
+    /// A fault on this name fails the delivery inside the emulator: see [`Delivery::internal_faults`].
+    internal_fault_key: Option<String>,
+    internal_failures: u32,
+    /// Each attempt gets a request id (for dead-letter records that name it).
+    request_ids: bool,
+    last_request_id: Option<String>,
+    /// How long an HTTP target has to answer, instead of the default.
+    pub timeout_ms: Option<Millis>,
+    /// AWS counters of a delivery given up: see [`GiveUpMetrics`].
+    give_up_metrics: Option<GiveUpMetrics>,
+}
+
+/// The AWS-named counters a delivery given up adds to: `dropped` by one per undelivered item
+/// when there is no dead-letter queue, `dlq_failed` by one when writing to it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GiveUpMetrics {
+    pub namespace: &'static str,
+    pub resource: String,
+    pub dropped: &'static str,
+    pub dlq_failed: &'static str,
 }
 
 impl Delivery {
@@ -298,6 +356,46 @@ impl Delivery {
             exhausted: None,
             doomed: None,
             slot_reserved: false,
+            internal_fault_key: None,
+            internal_failures: 0,
+            request_ids: false,
+            last_request_id: None,
+            timeout_ms: None,
+            give_up_metrics: None,
+        }
+    }
+
+    /// While a fault is set on `key` (CONTROL_API.md faults; the custom bus uses the subscriber's
+    /// ARN), every attempt fails inside the emulator before it reaches the target: retried
+    /// without limit, not counted as an attempt, never dead-lettered.
+    pub fn internal_faults(mut self, key: String) -> Delivery {
+        self.internal_fault_key = Some(key);
+        self
+    }
+
+    /// Gives every attempt that reaches its target a request id, for [`GiveUp::request_id`].
+    pub fn with_request_ids(mut self) -> Delivery {
+        self.request_ids = true;
+        self
+    }
+
+    /// Gives an HTTP target `ms` to answer (wall-clock time: see docs/custom-bus.md).
+    pub fn timeout(mut self, ms: Millis) -> Delivery {
+        self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// Counts the delivery in `metrics` when it is given up.
+    pub fn counted(mut self, metrics: GiveUpMetrics) -> Delivery {
+        self.give_up_metrics = Some(metrics);
+        self
+    }
+
+    /// The batch entries not delivered yet ([`Target::SqsBatch`]).
+    fn items(&self) -> Vec<&str> {
+        match &self.target {
+            Target::SqsBatch { entries, .. } => entries.iter().map(|e| e.id.as_str()).collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -431,7 +529,37 @@ impl Engine {
                 self.throttles.insert(key, now + interval);
             }
         }
+        if let Some(key) = d.internal_fault_key.clone()
+            && let Some(fault) = self.faults.hit(&key)
+        {
+            // A failure inside the emulator: not an attempt at the target; retried without limit.
+            d.internal_failures += 1;
+            let delay = d
+                .policy
+                .internal_delay_ms(d.internal_failures, &mut self.rng, self.jitter);
+            let record = DeliveryRecord {
+                attempt: d.attempts + 1,
+                phase: "internal",
+                outcome: Some("retryable"),
+                status: Some(fault.status),
+                error_code: Some(
+                    fault
+                        .error_code
+                        .unwrap_or_else(|| "INTERNAL_FAILURE".into()),
+                ),
+                next_attempt_at: Some(now + delay),
+                ..d.record(now, "attempt")
+            };
+            self.metrics.delivery(d.service, "attempt", "retryable");
+            self.log.push(record);
+            self.schedule(now + delay, Timer::Attempt(id));
+            return;
+        }
         d.attempts += 1;
+        d.last_request_id = match d.request_ids && d.doomed.is_none() {
+            true => Some(self.rng.uuid()),
+            false => None,
+        };
         let target = d.target.name().to_string();
         let fault = match d.doomed {
             Some(_) => None,
@@ -444,6 +572,16 @@ impl Engine {
                 Target::Sqs { queue_arn, message } => {
                     let (arn, message) = (queue_arn.clone(), message.clone());
                     Some(Outcome::in_process(sqs::enqueue(self, &arn, message)))
+                }
+                Target::SqsBatch { queue_arn, entries } => {
+                    let (arn, entries) = (queue_arn.clone(), entries.clone());
+                    let (outcome, refused) = self.send_batch(&arn, entries);
+                    if let Some(Target::SqsBatch { entries, .. }) =
+                        self.deliveries.get_mut(&id).map(|d| &mut d.target)
+                    {
+                        *entries = refused;
+                    }
+                    Some(outcome)
                 }
                 Target::Outbox {
                     address,
@@ -484,9 +622,12 @@ impl Engine {
                 } => {
                     let (arn, publisher) = (bus_arn.clone(), publisher.clone());
                     let (event, trail) = (event.clone(), trail.clone());
-                    Some(Outcome::in_process(events::forward(
-                        self, &arn, &publisher, &event, trail,
-                    )))
+                    let forwarded = if arn.contains(":event-busv2/") {
+                        eventsv2::forward(self, &arn, &publisher, &event, trail)
+                    } else {
+                        events::forward(self, &arn, &publisher, &event, trail)
+                    };
+                    Some(Outcome::in_process(forwarded))
                 }
                 Target::Http {
                     method,
@@ -500,6 +641,7 @@ impl Engine {
                         url: url.clone(),
                         headers: headers.clone(),
                         body: body.clone(),
+                        timeout_ms: d.timeout_ms,
                     };
                     self.effects.push(effect);
                     None
@@ -525,7 +667,8 @@ impl Engine {
         let (name, status, error_code) = outcome.parts();
         let age = now - d.born_at.unwrap_or(now);
         let retry = match outcome {
-            Outcome::Retryable { .. } => {
+            Outcome::Permanent { .. } if !d.policy.retries_permanent() => None,
+            Outcome::Retryable { .. } | Outcome::Permanent { .. } => {
                 match d
                     .policy
                     .retry(d.attempts, &outcome, age, &mut self.rng, self.jitter)
@@ -537,7 +680,7 @@ impl Engine {
                     }
                 }
             }
-            _ => None,
+            Outcome::Delivered { .. } => None,
         };
         d.last_outcome = Some(outcome);
         let record = DeliveryRecord {
@@ -593,6 +736,8 @@ impl Engine {
                         exhausted: d.exhausted,
                         outcome,
                         target: d.target.name(),
+                        items: d.items(),
+                        request_id: d.last_request_id.as_deref(),
                     };
                     finish(&mut message, &how);
                 }
@@ -621,11 +766,63 @@ impl Engine {
             };
             self.metrics.aws("AWS/Events", metric, rule, 1);
         }
+        if let Some(m) = &d.give_up_metrics {
+            match event {
+                "discarded" => {
+                    let items = d.items().len().max(1) as u64;
+                    self.metrics.aws(m.namespace, m.dropped, &m.resource, items);
+                }
+                "dlq-failed" => self.metrics.aws(m.namespace, m.dlq_failed, &m.resource, 1),
+                _ => {}
+            }
+        }
         let record = DeliveryRecord {
             target,
             ..d.record(self.now(), event)
         };
         self.log.push(record);
+    }
+
+    /// Hands `entries` to queue `queue_arn` in one go, as SendMessageBatch would: the whole batch
+    /// is refused when it is over [`MAX_BATCH_BYTES`] or the queue is missing, an entry when it
+    /// is over the queue's MaximumMessageSize or the queue refuses it. Answers the outcome and
+    /// the entries refused.
+    fn send_batch(
+        &mut self,
+        queue_arn: &str,
+        entries: Vec<BatchEntry>,
+    ) -> (Outcome, Vec<BatchEntry>) {
+        let refused = |code: &str| Outcome::Permanent {
+            status: None,
+            error_code: Some(code.to_string()),
+        };
+        let total: usize = entries.iter().map(|e| sqs::message_size(&e.message)).sum();
+        if total > MAX_BATCH_BYTES {
+            return (refused(REQUEST_TOO_LARGE), entries);
+        }
+        let Some(limit) = sqs::maximum_message_size(self, queue_arn) else {
+            return (refused("AWS.SimpleQueueService.NonExistentQueue"), entries);
+        };
+        let count = entries.len();
+        let mut kept = Vec::new();
+        let mut first_code = None;
+        for entry in entries {
+            let result = if sqs::message_size(&entry.message) > limit {
+                Err(REQUEST_TOO_LARGE)
+            } else {
+                sqs::enqueue(self, queue_arn, entry.message.clone())
+            };
+            if let Err(code) = result {
+                first_code.get_or_insert(code);
+                kept.push(entry);
+            }
+        }
+        let outcome = match (kept.len(), first_code) {
+            (0, _) => Outcome::Delivered { status: None },
+            (n, Some(code)) if n == count => refused(code),
+            _ => refused(PARTIAL_BATCH_FAILURE),
+        };
+        (outcome, kept)
     }
 
     /// Deliveries still under way (waiting for a retry or an HTTP answer).
