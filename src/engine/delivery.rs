@@ -316,6 +316,8 @@ pub struct Delivery {
     pub timeout_ms: Option<Millis>,
     /// AWS counters of a delivery given up: see [`GiveUpMetrics`].
     give_up_metrics: Option<GiveUpMetrics>,
+    /// Part of this batch was delivered already.
+    partly_delivered: bool,
 }
 
 /// The AWS-named counters a delivery given up adds to: `dropped` by one per undelivered item
@@ -362,6 +364,7 @@ impl Delivery {
             last_request_id: None,
             timeout_ms: None,
             give_up_metrics: None,
+            partly_delivered: false,
         }
     }
 
@@ -575,10 +578,18 @@ impl Engine {
                 }
                 Target::SqsBatch { queue_arn, entries } => {
                     let (arn, entries) = (queue_arn.clone(), entries.clone());
-                    let (outcome, refused) = self.send_batch(&arn, entries);
-                    if let Some(Target::SqsBatch { entries, .. }) =
-                        self.deliveries.get_mut(&id).map(|d| &mut d.target)
-                    {
+                    let (mut outcome, refused) = self.send_batch(&arn, entries);
+                    let d = self.deliveries.get_mut(&id).expect("attempted above");
+                    // Once part of the batch went through, the rest failing is still a partial
+                    // failure of the batch.
+                    d.partly_delivered |= outcome.error_code() == Some(PARTIAL_BATCH_FAILURE);
+                    if d.partly_delivered && !refused.is_empty() {
+                        outcome = Outcome::Permanent {
+                            status: outcome.status(),
+                            error_code: Some(PARTIAL_BATCH_FAILURE.into()),
+                        };
+                    }
+                    if let Target::SqsBatch { entries, .. } = &mut d.target {
                         *entries = refused;
                     }
                     Some(outcome)
