@@ -3,6 +3,7 @@
 //! discarded. In-process targets (SQS queues, the outbox) are attempted inside the engine; an
 //! HTTP target leaves as an [`Effect`] and its outcome comes back through [`Engine::complete`].
 
+use super::batch::{BatchEntry, PARTIAL_BATCH_FAILURE};
 use super::observe::{DeliveryRecord, OutboxMessage};
 use super::rng::Rng;
 use super::time::Millis;
@@ -82,20 +83,6 @@ impl Target {
         }
     }
 }
-
-/// One message of a [`Target::SqsBatch`], with the id its source knows it by.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BatchEntry {
-    pub id: String,
-    pub message: SqsMessage,
-}
-
-/// The error code of an attempt at a batch that the target took only in part.
-pub const PARTIAL_BATCH_FAILURE: &str = "PARTIAL_BATCH_FAILURE";
-/// The error code of a message or batch over the target's size limit.
-pub const REQUEST_TOO_LARGE: &str = "REQUEST_TOO_LARGE";
-/// The largest SendMessageBatch payload, all entries together (as large as one message may be).
-pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// Who hands a message on to an in-process service target: the account it acts as, and the host
 /// clients reach the emulator at (for URLs inside the message).
@@ -792,48 +779,6 @@ impl Engine {
             ..d.record(self.now(), event)
         };
         self.log.push(record);
-    }
-
-    /// Hands `entries` to queue `queue_arn` in one go, as SendMessageBatch would: the whole batch
-    /// is refused when it is over [`MAX_BATCH_BYTES`] or the queue is missing, an entry when it
-    /// is over the queue's MaximumMessageSize or the queue refuses it. Answers the outcome and
-    /// the entries refused.
-    fn send_batch(
-        &mut self,
-        queue_arn: &str,
-        entries: Vec<BatchEntry>,
-    ) -> (Outcome, Vec<BatchEntry>) {
-        let refused = |code: &str| Outcome::Permanent {
-            status: None,
-            error_code: Some(code.to_string()),
-        };
-        let total: usize = entries.iter().map(|e| sqs::message_size(&e.message)).sum();
-        if total > MAX_BATCH_BYTES {
-            return (refused(REQUEST_TOO_LARGE), entries);
-        }
-        let Some(limit) = sqs::maximum_message_size(self, queue_arn) else {
-            return (refused("AWS.SimpleQueueService.NonExistentQueue"), entries);
-        };
-        let count = entries.len();
-        let mut kept = Vec::new();
-        let mut first_code = None;
-        for entry in entries {
-            let result = if sqs::message_size(&entry.message) > limit {
-                Err(REQUEST_TOO_LARGE)
-            } else {
-                sqs::enqueue(self, queue_arn, entry.message.clone())
-            };
-            if let Err(code) = result {
-                first_code.get_or_insert(code);
-                kept.push(entry);
-            }
-        }
-        let outcome = match (kept.len(), first_code) {
-            (0, _) => Outcome::Delivered { status: None },
-            (n, Some(code)) if n == count => refused(code),
-            _ => refused(PARTIAL_BATCH_FAILURE),
-        };
-        (outcome, kept)
     }
 
     /// Deliveries still under way (waiting for a retry or an HTTP answer).

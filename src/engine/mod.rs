@@ -2,6 +2,7 @@
 //! and the records the control API shows. Synchronous and free of I/O: it is only ever told to
 //! move to a later instant; work that needs I/O leaves it as an [`Effect`] value.
 
+pub mod batch;
 pub mod delivery;
 pub mod observe;
 pub mod rng;

@@ -6,9 +6,9 @@
 use super::retry::BY_ATTEMPTS;
 use super::store::{Invoke, PointInTime, Retained, Subscriber};
 use crate::engine::Engine;
+use crate::engine::batch::{BatchEntry, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE};
 use crate::engine::delivery::{
-    BatchEntry, DeadLetter, Delivery, GiveUp, GiveUpMetrics, Outcome, PARTIAL_BATCH_FAILURE,
-    Publisher, REQUEST_TOO_LARGE, SqsMessage, Target,
+    DeadLetter, Delivery, GiveUp, GiveUpMetrics, Outcome, Publisher, SqsMessage, Target,
 };
 use crate::engine::time::format_rfc3339;
 use crate::services::events::connections;
@@ -417,10 +417,7 @@ pub fn failure(outcome: &Outcome, target: &str, known: Option<&str>) -> (String,
             format!("The target API rejected the request: {code}."),
         ),
         (Some(code), _) => return (code.to_string(), generic()),
-        (None, Some(status @ 500..=599)) => {
-            let _ = status;
-            ("INVOCATION_DEPENDENCY_INTERNAL", generic())
-        }
+        (None, Some(500..=599)) => ("INVOCATION_DEPENDENCY_INTERNAL", generic()),
         (None, Some(status)) => (
             "CUSTOMER_VALIDATION",
             format!("The target answered HTTP status code {status}."),

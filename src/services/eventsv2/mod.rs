@@ -42,17 +42,6 @@ impl From<V2Error> for AwsError {
     }
 }
 
-impl From<super::events::EventsError> for V2Error {
-    fn from(e: super::events::EventsError) -> V2Error {
-        match AwsError::from(e) {
-            err if err.code == "ResourceNotFoundException" => {
-                V2Error::ResourceNotFound(err.message)
-            }
-            err => V2Error::Validation(err.message),
-        }
-    }
-}
-
 /// A Coral-style validation failure: "1 validation error detected: Value 'x' at 'member' failed
 /// to satisfy constraint: <rule>".
 pub(crate) fn constraint(value: impl std::fmt::Display, member: &str, rule: &str) -> V2Error {
