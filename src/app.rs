@@ -182,21 +182,26 @@ impl App {
                 url,
                 headers,
                 body,
+                timeout_ms,
             } => {
-                let outcome = self.send(&method, &url, headers, body).await;
+                let timeout = timeout_ms.map_or(HTTP_TIMEOUT, |ms| {
+                    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+                });
+                let outcome = self.send(&method, &url, headers, body, timeout).await;
                 self.engine().complete(delivery, outcome);
             }
         }
     }
 
     /// Sends a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
-    /// answer (refused, unreachable, TLS handshake failed, 15 s timeout) retryable.
+    /// answer (refused, unreachable, TLS handshake failed, `timeout`: 15 s by default) retryable.
     async fn send(
         &self,
         method: &str,
         url: &str,
         headers: Vec<(String, String)>,
         body: String,
+        timeout: Duration,
     ) -> Outcome {
         let mut request = hyper::Request::builder().method(method).uri(url);
         for (name, value) in headers {
@@ -211,7 +216,7 @@ impl App {
                 };
             }
         };
-        match Clock::within(HTTP_TIMEOUT, self.client().request(request)).await {
+        match Clock::within(timeout, self.client().request(request)).await {
             None => Outcome::Retryable {
                 status: None,
                 error_code: Some("Timeout".into()),

@@ -121,6 +121,9 @@ pub static SQS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../
 pub static SNS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sns.json")));
 pub static EVENTS: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/events.json")));
+/// The custom event bus API: switchyard's own model (compat/models/eventsv2), stripped like the others.
+pub static EVENTSV2: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/eventsv2.json")));
 pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
 
 #[cfg(test)]
@@ -129,7 +132,7 @@ mod tests {
 
     #[test]
     fn models_load_and_refer_only_to_shapes_they_define() {
-        for model in [&*SQS, &*STS, &*SNS] {
+        for model in [&*SQS, &*STS, &*SNS, &*EVENTS, &*EVENTSV2] {
             let refs = model.shapes.values().flat_map(|s| {
                 let nested = [&s.member, &s.key, &s.value];
                 s.members

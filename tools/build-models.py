@@ -7,7 +7,11 @@ no longer carries the Query serialization traits that older SDKs and the v1 CLI 
 those traits (locationName, flattened, resultWrapper, Query error codes) are overlaid from the last
 botocore release whose SQS model was a Query model.
 
-Usage: tools/build-models.py   (downloads the pinned botocore wheels with pip into a temp dir)
+The custom-bus API (eventsv2) has no botocore model: it is built from the one switchyard ships for
+boto3 and the AWS CLI (compat/models/eventsv2/<version>/service-2.json), stripped the same way.
+
+Usage: tools/build-models.py              (downloads the pinned botocore wheels with pip into a temp dir)
+       tools/build-models.py eventsv2     (only the models shipped in compat/models; no download)
 """
 import gzip, json, os, subprocess, sys, tempfile, zipfile
 
@@ -35,6 +39,8 @@ SQS_LATER_ERRORS = {
     "RequestThrottled": ("RequestThrottled", 403),
 }
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models")
+COMPAT_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat", "models")
+SHIPPED = ["eventsv2"]
 
 KEEP_META = ["apiVersion", "protocol", "protocols", "jsonVersion", "targetPrefix", "xmlNamespace",
              "signingName", "endpointPrefix", "awsQueryCompatible", "serviceId"]
@@ -90,7 +96,30 @@ def overlay_query(model, query):
                     ms[k] = om[k]
 
 
+def write(service, model):
+    out = {
+        "metadata": {k: model["metadata"][k] for k in KEEP_META if k in model["metadata"]},
+        "operations": strip(model["operations"]),
+        "shapes": strip(model["shapes"]),
+    }
+    with open(os.path.join(OUT, f"{service}.json"), "w") as f:
+        json.dump(out, f, separators=(",", ":"), sort_keys=True)
+        f.write("\n")
+    print(service, len(out["operations"]), "operations")
+
+
+def shipped(service):
+    d = os.path.join(COMPAT_MODELS, service)
+    version = sorted(os.listdir(d))[-1]
+    with open(os.path.join(d, version, "service-2.json")) as f:
+        return json.load(f)
+
+
 def main():
+    for service in SHIPPED:
+        write(service, shipped(service))
+    if sys.argv[1:] == SHIPPED:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         current = wheel(CURRENT, tmp)
         old = wheel(LAST_SQS_QUERY, tmp)
@@ -101,15 +130,7 @@ def main():
                 for shape, (code, status) in SQS_LATER_ERRORS.items():
                     model["shapes"][shape].setdefault(
                         "error", {"code": code, "httpStatusCode": status, "senderFault": True})
-            out = {
-                "metadata": {k: model["metadata"][k] for k in KEEP_META if k in model["metadata"]},
-                "operations": strip(model["operations"]),
-                "shapes": strip(model["shapes"]),
-            }
-            with open(os.path.join(OUT, f"{service}.json"), "w") as f:
-                json.dump(out, f, separators=(",", ":"), sort_keys=True)
-                f.write("\n")
-            print(service, len(out["operations"]), "operations")
+            write(service, model)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,13 @@
 //! discarded. In-process targets (SQS queues, the outbox) are attempted inside the engine; an
 //! HTTP target leaves as an [`Effect`] and its outcome comes back through [`Engine::complete`].
 
+use super::batch::{BatchEntry, PARTIAL_BATCH_FAILURE};
 use super::observe::{DeliveryRecord, OutboxMessage};
 use super::rng::Rng;
 use super::time::Millis;
 use super::{Effect, Engine, Timer};
 use crate::services::sqs::types::MessageAttributeValue;
-use crate::services::{events, sns, sqs};
+use crate::services::{events, eventsv2, sns, sqs};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -55,6 +56,13 @@ pub enum Target {
         event: String,
         trail: Vec<String>,
     },
+    /// Several messages for one SQS queue of this emulator, handed over in one attempt (a
+    /// SendMessageBatch). Entries the queue refuses stay; those it took are done, so a retry
+    /// sends only the refused ones ([`PARTIAL_BATCH_FAILURE`]).
+    SqsBatch {
+        queue_arn: String,
+        entries: Vec<BatchEntry>,
+    },
     /// A receiver that cannot exist locally (e-mail, SMS, push, Lambda, Firehose): the outbox.
     Outbox {
         address: String,
@@ -67,7 +75,7 @@ impl Target {
     /// The name the delivery log, faults and the outbox know the target by.
     pub fn name(&self) -> &str {
         match self {
-            Target::Sqs { queue_arn, .. } => queue_arn,
+            Target::Sqs { queue_arn, .. } | Target::SqsBatch { queue_arn, .. } => queue_arn,
             Target::Http { url, .. } => url,
             Target::Sns { topic_arn, .. } => topic_arn,
             Target::Bus { bus_arn, .. } => bus_arn,
@@ -123,6 +131,18 @@ pub trait RetryPolicy: Send + Debug {
     ) -> Result<Retry, Option<&'static str>> {
         self.next_after(attempts, outcome, rng, jitter).ok_or(None)
     }
+
+    /// Whether failures that are not worth retrying elsewhere (4xx, a missing target, a failed
+    /// transformation) are retried under this policy too (the custom bus retries every failure).
+    fn retries_permanent(&self) -> bool {
+        false
+    }
+
+    /// The wait after the `failures`-th failure inside the emulator itself (see
+    /// [`Delivery::internal_faults`]): such failures are retried without limit.
+    fn internal_delay_ms(&self, _failures: u32, _rng: &mut Rng, _jitter: bool) -> Millis {
+        1000
+    }
 }
 
 /// One attempt and no retries.
@@ -164,6 +184,11 @@ pub struct GiveUp<'a> {
     pub exhausted: Option<&'static str>,
     pub outcome: &'a Outcome,
     pub target: &'a str,
+    /// The ids of the batch entries still undelivered ([`Target::SqsBatch`]); empty otherwise.
+    pub items: Vec<&'a str>,
+    /// The request id of the last attempt, for deliveries that keep one
+    /// ([`Delivery::with_request_ids`]); `None` when no request was made (a doomed delivery).
+    pub request_id: Option<&'a str>,
 }
 
 /// How an attempt ended.
@@ -271,6 +296,28 @@ pub struct Delivery {
     alias: Option<String>,
     /// This attempt already waited for its throttle slot.
     slot_reserved: bool,
+    /// A fault on this name fails the delivery inside the emulator: see [`Delivery::internal_faults`].
+    internal_fault_key: Option<String>,
+    internal_failures: u32,
+    /// Each attempt gets a request id (for dead-letter records that name it).
+    request_ids: bool,
+    last_request_id: Option<String>,
+    /// How long an HTTP target has to answer, instead of the default.
+    pub timeout_ms: Option<Millis>,
+    /// AWS counters of a delivery given up: see [`GiveUpMetrics`].
+    give_up_metrics: Option<GiveUpMetrics>,
+    /// Part of this batch was delivered already.
+    partly_delivered: bool,
+}
+
+/// The AWS-named counters a delivery given up adds to: `dropped` by one per undelivered item
+/// when there is no dead-letter queue, `dlq_failed` by one when writing to it failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GiveUpMetrics {
+    pub namespace: &'static str,
+    pub resource: String,
+    pub dropped: &'static str,
+    pub dlq_failed: &'static str,
 }
 
 impl Delivery {
@@ -302,6 +349,47 @@ impl Delivery {
             doomed: None,
             alias: None,
             slot_reserved: false,
+            internal_fault_key: None,
+            internal_failures: 0,
+            request_ids: false,
+            last_request_id: None,
+            timeout_ms: None,
+            give_up_metrics: None,
+            partly_delivered: false,
+        }
+    }
+
+    /// While a fault is set on `key` (CONTROL_API.md faults; the custom bus uses the subscriber's
+    /// ARN), every attempt fails inside the emulator before it reaches the target: retried
+    /// without limit, not counted as an attempt, never dead-lettered.
+    pub fn internal_faults(mut self, key: String) -> Delivery {
+        self.internal_fault_key = Some(key);
+        self
+    }
+
+    /// Gives every attempt that reaches its target a request id, for [`GiveUp::request_id`].
+    pub fn with_request_ids(mut self) -> Delivery {
+        self.request_ids = true;
+        self
+    }
+
+    /// Gives an HTTP target `ms` to answer (wall-clock time: see docs/custom-bus.md).
+    pub fn timeout(mut self, ms: Millis) -> Delivery {
+        self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// Counts the delivery in `metrics` when it is given up.
+    pub fn counted(mut self, metrics: GiveUpMetrics) -> Delivery {
+        self.give_up_metrics = Some(metrics);
+        self
+    }
+
+    /// The batch entries not delivered yet ([`Target::SqsBatch`]).
+    fn items(&self) -> Vec<&str> {
+        match &self.target {
+            Target::SqsBatch { entries, .. } => entries.iter().map(|e| e.id.as_str()).collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -441,7 +529,37 @@ impl Engine {
                 self.throttles.insert(key, now + interval);
             }
         }
+        if let Some(key) = d.internal_fault_key.clone()
+            && let Some(fault) = self.faults.hit(&key)
+        {
+            // A failure inside the emulator: not an attempt at the target; retried without limit.
+            d.internal_failures += 1;
+            let delay = d
+                .policy
+                .internal_delay_ms(d.internal_failures, &mut self.rng, self.jitter);
+            let record = DeliveryRecord {
+                attempt: d.attempts + 1,
+                phase: "internal",
+                outcome: Some("retryable"),
+                status: Some(fault.status),
+                error_code: Some(
+                    fault
+                        .error_code
+                        .unwrap_or_else(|| "INTERNAL_FAILURE".into()),
+                ),
+                next_attempt_at: Some(now + delay),
+                ..d.record(now, "attempt")
+            };
+            self.metrics.delivery(d.service, "attempt", "retryable");
+            self.log.push(record);
+            self.schedule(now + delay, Timer::Attempt(id));
+            return;
+        }
         d.attempts += 1;
+        d.last_request_id = match d.request_ids && d.doomed.is_none() {
+            true => Some(self.rng.uuid()),
+            false => None,
+        };
         let target = d.target.name().to_string();
         let fault = match (&d.doomed, &d.alias) {
             (Some(_), _) => None,
@@ -457,6 +575,24 @@ impl Engine {
                 Target::Sqs { queue_arn, message } => {
                     let (arn, message) = (queue_arn.clone(), message.clone());
                     Some(Outcome::in_process(sqs::enqueue(self, &arn, message)))
+                }
+                Target::SqsBatch { queue_arn, entries } => {
+                    let (arn, entries) = (queue_arn.clone(), entries.clone());
+                    let (mut outcome, refused) = self.send_batch(&arn, entries);
+                    let d = self.deliveries.get_mut(&id).expect("attempted above");
+                    // Once part of the batch went through, the rest failing is still a partial
+                    // failure of the batch.
+                    d.partly_delivered |= outcome.error_code() == Some(PARTIAL_BATCH_FAILURE);
+                    if d.partly_delivered && !refused.is_empty() {
+                        outcome = Outcome::Permanent {
+                            status: outcome.status(),
+                            error_code: Some(PARTIAL_BATCH_FAILURE.into()),
+                        };
+                    }
+                    if let Target::SqsBatch { entries, .. } = &mut d.target {
+                        *entries = refused;
+                    }
+                    Some(outcome)
                 }
                 Target::Outbox {
                     address,
@@ -497,9 +633,12 @@ impl Engine {
                 } => {
                     let (arn, publisher) = (bus_arn.clone(), publisher.clone());
                     let (event, trail) = (event.clone(), trail.clone());
-                    Some(Outcome::in_process(events::forward(
-                        self, &arn, &publisher, &event, trail,
-                    )))
+                    let forwarded = if arn.contains(":event-busv2/") {
+                        eventsv2::forward(self, &arn, &publisher, &event, trail)
+                    } else {
+                        events::forward(self, &arn, &publisher, &event, trail)
+                    };
+                    Some(Outcome::in_process(forwarded))
                 }
                 Target::Http {
                     method,
@@ -513,6 +652,7 @@ impl Engine {
                         url: url.clone(),
                         headers: headers.clone(),
                         body: body.clone(),
+                        timeout_ms: d.timeout_ms,
                     };
                     self.effects.push(effect);
                     None
@@ -538,7 +678,8 @@ impl Engine {
         let (name, status, error_code) = outcome.parts();
         let age = now - d.born_at.unwrap_or(now);
         let retry = match outcome {
-            Outcome::Retryable { .. } => {
+            Outcome::Permanent { .. } if !d.policy.retries_permanent() => None,
+            Outcome::Retryable { .. } | Outcome::Permanent { .. } => {
                 match d
                     .policy
                     .retry(d.attempts, &outcome, age, &mut self.rng, self.jitter)
@@ -550,7 +691,7 @@ impl Engine {
                     }
                 }
             }
-            _ => None,
+            Outcome::Delivered { .. } => None,
         };
         d.last_outcome = Some(outcome);
         let record = DeliveryRecord {
@@ -606,6 +747,8 @@ impl Engine {
                         exhausted: d.exhausted,
                         outcome,
                         target: d.target.name(),
+                        items: d.items(),
+                        request_id: d.last_request_id.as_deref(),
                     };
                     finish(&mut message, &how);
                 }
@@ -633,6 +776,16 @@ impl Engine {
                 "InvocationsFailedToBeSentToDLQ"
             };
             self.metrics.aws("AWS/Events", metric, rule, 1);
+        }
+        if let Some(m) = &d.give_up_metrics {
+            match event {
+                "discarded" => {
+                    let items = d.items().len().max(1) as u64;
+                    self.metrics.aws(m.namespace, m.dropped, &m.resource, items);
+                }
+                "dlq-failed" => self.metrics.aws(m.namespace, m.dlq_failed, &m.resource, 1),
+                _ => {}
+            }
         }
         let record = DeliveryRecord {
             target,

@@ -2,13 +2,14 @@
 //! and the records the control API shows. Synchronous and free of I/O: it is only ever told to
 //! move to a later instant; work that needs I/O leaves it as an [`Effect`] value.
 
+pub mod batch;
 pub mod delivery;
 pub mod observe;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-use crate::services::{events, sns, sqs};
+use crate::services::{events, eventsv2, sns, sqs};
 use delivery::{Delivery, DeliveryId};
 use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
 use rng::Rng;
@@ -45,6 +46,8 @@ pub enum Effect {
         url: String,
         headers: Vec<(String, String)>,
         body: String,
+        /// How long the endpoint has to answer, when not the default.
+        timeout_ms: Option<Millis>,
     },
 }
 
@@ -70,6 +73,7 @@ pub struct Engine {
     pub sqs: sqs::store::Store,
     pub sns: sns::store::Store,
     pub events: events::store::Store,
+    pub eventsv2: eventsv2::store::Store,
     deliveries: HashMap<DeliveryId, Delivery>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
@@ -97,6 +101,7 @@ impl Engine {
             sqs: sqs::store::Store::default(),
             sns: sns::store::Store::default(),
             events: events::store::Store::default(),
+            eventsv2: eventsv2::store::Store::default(),
             deliveries: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
@@ -179,6 +184,7 @@ impl Engine {
         self.sqs.reset();
         self.sns.reset();
         self.events = events::store::Store::default();
+        self.eventsv2 = eventsv2::store::Store::default();
         self.deliveries.clear();
         self.effects.clear();
         self.throttles.clear();

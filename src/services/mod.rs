@@ -2,6 +2,7 @@
 //! JSON framing; it gets the request context and its input in the model's JSON form.
 
 pub mod events;
+pub mod eventsv2;
 pub mod sns;
 pub mod sqs;
 pub mod sts;
@@ -30,14 +31,17 @@ pub enum ServiceId {
     Sts,
     Sns,
     Events,
+    /// The custom event bus with subscribers (`AWSEventsV2`, API version 2025-05-15).
+    EventsV2,
 }
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 4] = [
+    pub const SERVING: [ServiceId; 5] = [
         ServiceId::Sqs,
         ServiceId::Sns,
         ServiceId::Events,
+        ServiceId::EventsV2,
         ServiceId::Sts,
     ];
 
@@ -47,6 +51,7 @@ impl ServiceId {
             ServiceId::Sts => "sts",
             ServiceId::Sns => "sns",
             ServiceId::Events => "events",
+            ServiceId::EventsV2 => "eventsv2",
         }
     }
 
@@ -57,6 +62,7 @@ impl ServiceId {
             ServiceId::Sts => Some(&model::STS),
             ServiceId::Sns => Some(&model::SNS),
             ServiceId::Events => Some(&model::EVENTS),
+            ServiceId::EventsV2 => Some(&model::EVENTSV2),
         }
     }
 
@@ -75,7 +81,8 @@ impl ServiceId {
     pub fn from_target_prefix(prefix: &str) -> Option<ServiceId> {
         match prefix {
             "AmazonSQS" => Some(ServiceId::Sqs),
-            "AWSEvents" | "AWSEventsV2" => Some(ServiceId::Events),
+            "AWSEvents" => Some(ServiceId::Events),
+            "AWSEventsV2" => Some(ServiceId::EventsV2),
             _ => None,
         }
     }
@@ -108,7 +115,10 @@ impl ServiceId {
     pub fn missing_parameter(self, path: &[String], kind: crate::model::ShapeKind) -> AwsError {
         use crate::model::ShapeKind::{List, Map, Structure};
         let member = path.last().map_or("", String::as_str);
-        if !matches!(self, ServiceId::Sns | ServiceId::Events) {
+        if !matches!(
+            self,
+            ServiceId::Sns | ServiceId::Events | ServiceId::EventsV2
+        ) {
             return AwsError::client(
                 "MissingParameter",
                 format!("The request must contain the parameter {member}."),
@@ -161,6 +171,7 @@ pub async fn call(
         ServiceId::Sts => sts::call(cx, operation, input),
         ServiceId::Sns => sns::call(app, cx, operation, input).await,
         ServiceId::Events => events::call(app, cx, operation, input).await,
+        ServiceId::EventsV2 => eventsv2::call(app, cx, operation, input),
     }
 }
 

@@ -167,6 +167,30 @@ impl Harness {
         self.request("POST", "/", &headers, body.to_string()).await
     }
 
+    /// An AWS JSON request signed (in form only: signatures are not checked by default) with
+    /// `access_key`, so that a 12-digit key acts as that account.
+    #[allow(dead_code)]
+    pub async fn json_as(
+        &self,
+        access_key: &str,
+        version: &str,
+        target: &str,
+        body: &str,
+    ) -> Reply {
+        let ct = format!("application/x-amz-json-{version}");
+        let auth = format!(
+            "AWS4-HMAC-SHA256 Credential={access_key}/20261130/us-east-1/events/aws4_request, \
+             SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=00"
+        );
+        let headers = [
+            ("content-type", ct.as_str()),
+            ("x-amz-target", target),
+            ("x-amz-date", "20261130T000000Z"),
+            ("authorization", auth.as_str()),
+        ];
+        self.request("POST", "/", &headers, body.to_string()).await
+    }
+
     /// `GET /_switchyard/<path>` as JSON.
     #[allow(dead_code)]
     pub async fn control_get(&self, path: &str) -> Value {

@@ -6,6 +6,8 @@ mod harness;
 mod auth;
 mod bad_input;
 mod control_api;
+mod custom_bus;
+mod custom_bus_delivery;
 mod events_api;
 mod events_api_destinations;
 mod events_archive;

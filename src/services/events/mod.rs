@@ -5,10 +5,10 @@
 
 mod archives;
 mod buses;
-mod connections;
+pub mod connections;
 pub mod input;
 pub mod pattern;
-mod put_events;
+pub mod put_events;
 pub mod retry;
 mod rules;
 pub mod schedule;

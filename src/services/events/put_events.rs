@@ -583,7 +583,8 @@ fn delivery_for(
         delivery = delivery.also_known_as(target.arn.clone());
     }
     if let Some((key, per_second)) = throttle {
-        delivery = delivery.throttled(key, per_second);
+        // An API destination: AWS gives the endpoint 5 seconds to answer (eb-api-destinations).
+        delivery = delivery.throttled(key, per_second).timeout(5_000);
     }
     if let Some(code) = doomed {
         delivery = delivery.doomed(Outcome::Permanent {

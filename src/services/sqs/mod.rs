@@ -115,6 +115,28 @@ pub async fn call(
     }
 }
 
+/// A message's size as SQS counts it against MaximumMessageSize: the body and every attribute's
+/// name, type and value.
+pub fn message_size(m: &crate::engine::delivery::SqsMessage) -> usize {
+    let attributes: usize = m
+        .attributes
+        .iter()
+        .map(|(name, v)| {
+            let value = v.string_value.as_ref().map_or(0, String::len)
+                + v.binary_value.as_ref().map_or(0, |b| b.len());
+            name.len() + v.data_type.len() + value
+        })
+        .sum();
+    m.body.len() + attributes
+}
+
+/// The MaximumMessageSize of queue `queue_arn`, or `None` when there is no such queue.
+pub fn maximum_message_size(e: &Engine, queue_arn: &str) -> Option<usize> {
+    let key = QueueKey::from_arn(queue_arn)?;
+    let queue = e.sqs.queues.get(&key)?;
+    usize::try_from(queue.attributes.maximum_message_size).ok()
+}
+
 /// Puts a message on a queue for another part of the emulator (SNS and EventBridge deliveries,
 /// dead-letter writes). Errors are the Query codes a sender would see.
 pub fn enqueue(

@@ -1,0 +1,373 @@
+//! Custom buses (CreateEventBus, GetEventBus, ListEventBuses, DeleteEventBus) and the tags of
+//! buses and subscribers. A bus ARN is `arn:aws:events:<region>:<account>:event-busv2/<name>/<id>`
+//! with a generated id (or the one a `switchyard:id` tag pins, see docs/custom-bus.md).
+
+use super::store::{Bus, DEFAULT_RETENTION_DAYS};
+use super::{V2Error, constraint, in_range, length};
+use crate::engine::Engine;
+use crate::services::Context;
+use crate::services::events::epoch_seconds;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Buses an account may have in a region.
+const MAX_BUSES: usize = 100;
+/// Tags a resource may carry.
+const MAX_TAGS: usize = 50;
+/// The tag that pins a new resource's generated id (switchyard's own; kept as a normal tag).
+pub const ID_TAG: &str = "switchyard:id";
+const ID_ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+/// Length of generated bus and subscriber ids (25 characters, as AWS's are said to be).
+const ID_LENGTH: usize = 25;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Tag {
+    pub key: String,
+    pub value: String,
+}
+
+pub fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')
+}
+
+/// Checks a name against the model's length range and `[\.\-_A-Za-z0-9]+`.
+pub fn check_name(value: &str, member: &str, max: usize) -> Result<(), V2Error> {
+    length(value, member, 1, max)?;
+    if !value.chars().all(name_char) {
+        return Err(constraint(
+            value,
+            member,
+            "Member must satisfy regular expression pattern: [\\.\\-_A-Za-z0-9]+",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks tags and answers the id a `switchyard:id` tag pins, if any.
+pub fn check_tags(tags: &[Tag], member: &str) -> Result<Option<String>, V2Error> {
+    if tags.len() > MAX_TAGS {
+        return Err(constraint(
+            format!("{} tags", tags.len()),
+            member,
+            &format!("Member must have length less than or equal to {MAX_TAGS}"),
+        ));
+    }
+    let mut pinned = None;
+    for tag in tags {
+        length(&tag.key, &format!("{member}.member.key"), 1, 128)?;
+        length(&tag.value, &format!("{member}.member.value"), 0, 256)?;
+        if tag.key.starts_with("aws:") {
+            return Err(V2Error::Validation(
+                "Tag keys must not start with 'aws:'.".into(),
+            ));
+        }
+        if tag.key == ID_TAG {
+            let ok = (1..=64).contains(&tag.value.len())
+                && tag.value.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !ok {
+                return Err(V2Error::Validation(format!(
+                    "Tag {ID_TAG} must be 1 to 64 letters and digits."
+                )));
+            }
+            pinned = Some(tag.value.clone());
+        }
+    }
+    Ok(pinned)
+}
+
+/// A new resource id: the pinned one, or 25 random letters and digits.
+pub fn new_id(e: &mut Engine, pinned: Option<String>) -> String {
+    pinned.unwrap_or_else(|| e.rng.token(ID_ALPHABET, ID_LENGTH))
+}
+
+pub fn store_tags(e: &mut Engine, arn: &str, tags: Vec<Tag>) {
+    if tags.is_empty() {
+        return;
+    }
+    let stored = e.eventsv2.tags.entry(arn.to_string()).or_default();
+    stored.extend(tags.into_iter().map(|t| (t.key, t.value)));
+}
+
+pub fn bus_not_found(arn: &str) -> V2Error {
+    V2Error::ResourceNotFound(format!("Event bus {arn} does not exist."))
+}
+
+/// The bus an ARN names, in the caller's account.
+pub fn own_bus<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Bus, V2Error> {
+    match e.eventsv2.buses.get_mut(arn) {
+        Some(bus) if bus.account == cx.account && bus.region == cx.region => Ok(bus),
+        _ => Err(bus_not_found(arn)),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreateEventBusInput {
+    pub name: String,
+    pub retention_period_in_days: Option<i64>,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<Tag>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct CreateEventBusOutput {
+    pub event_bus_arn: String,
+}
+
+pub fn create_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: CreateEventBusInput,
+) -> Result<CreateEventBusOutput, V2Error> {
+    check_name(&input.name, "name", 256)?;
+    let retention = input.retention_period_in_days;
+    if let Some(days) = retention {
+        in_range(days, "retentionPeriodInDays", 1, 365)?;
+    }
+    if let Some(d) = &input.description {
+        length(d, "description", 0, 512)?;
+    }
+    let pinned = check_tags(&input.tags, "tags")?;
+    let mine = |b: &&Bus| b.account == cx.account && b.region == cx.region;
+    if e.eventsv2
+        .buses
+        .values()
+        .filter(mine)
+        .any(|b| b.name == input.name)
+    {
+        return Err(V2Error::ResourceAlreadyExists(format!(
+            "Event bus {} already exists.",
+            input.name
+        )));
+    }
+    if e.eventsv2.buses.values().filter(mine).count() >= MAX_BUSES {
+        return Err(V2Error::LimitExceeded(
+            "The requested resource exceeds the maximum number allowed.".into(),
+        ));
+    }
+    let id = new_id(e, pinned);
+    let arn = format!(
+        "arn:aws:events:{}:{}:event-busv2/{}/{id}",
+        cx.region, cx.account, input.name
+    );
+    let now = e.now();
+    let bus = Bus {
+        arn: arn.clone(),
+        name: input.name,
+        account: cx.account.clone(),
+        region: cx.region.clone(),
+        description: input.description,
+        retention_days: retention.unwrap_or(DEFAULT_RETENTION_DAYS),
+        created_at: now,
+        modified_at: now,
+        events: Vec::new(),
+        sequence: 0,
+    };
+    e.eventsv2.buses.insert(arn.clone(), bus);
+    store_tags(e, &arn, input.tags);
+    Ok(CreateEventBusOutput { event_bus_arn: arn })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BusArnInput {
+    pub event_bus_arn: String,
+}
+
+fn describe(bus: &Bus) -> Value {
+    let mut out = json!({
+        "EventBusArn": bus.arn,
+        "Name": bus.name,
+        "RetentionPeriodInDays": bus.retention_days,
+        "State": "ACTIVE",
+        "CreationTime": epoch_seconds(bus.created_at),
+        "LastModifiedTime": epoch_seconds(bus.modified_at),
+    });
+    if let Some(d) = &bus.description {
+        out["Description"] = json!(d);
+    }
+    out
+}
+
+pub fn get_event_bus(e: &mut Engine, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {
+    own_bus(e, cx, &input.event_bus_arn).map(|bus| describe(bus))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListInput {
+    pub name_prefix: Option<String>,
+    pub next_token: Option<String>,
+    pub max_results: Option<i64>,
+}
+
+/// One page of `items` (ARN-ordered, filtered) after `next_token`, as (page, next token).
+pub fn page<T>(
+    items: Vec<(String, T)>,
+    next_token: Option<&str>,
+    max_results: Option<i64>,
+) -> Result<(Vec<T>, Option<String>), V2Error> {
+    let limit = match max_results {
+        Some(n) => {
+            in_range(n, "maxResults", 1, 100)?;
+            n as usize
+        }
+        None => 100,
+    };
+    let start = match next_token {
+        Some(token) => items
+            .iter()
+            .position(|(arn, _)| arn.as_str() > token)
+            .unwrap_or(items.len()),
+        None => 0,
+    };
+    let rest: Vec<(String, T)> = items.into_iter().skip(start).collect();
+    let more = rest.len() > limit;
+    let mut page: Vec<(String, T)> = rest.into_iter().take(limit).collect();
+    let next = more
+        .then(|| page.last().map(|(arn, _)| arn.clone()))
+        .flatten();
+    Ok((page.drain(..).map(|(_, v)| v).collect(), next))
+}
+
+pub fn list_event_buses(e: &mut Engine, cx: &Context, input: ListInput) -> Result<Value, V2Error> {
+    if let Some(p) = &input.name_prefix {
+        check_name(p, "namePrefix", 256)?;
+    }
+    let items = e
+        .eventsv2
+        .buses
+        .values()
+        .filter(|b| b.account == cx.account && b.region == cx.region)
+        .filter(|b| {
+            input
+                .name_prefix
+                .as_ref()
+                .is_none_or(|p| b.name.starts_with(p))
+        })
+        .map(|b| {
+            let mut summary = describe(b);
+            if let Some(o) = summary.as_object_mut() {
+                o.remove("StateReason");
+            }
+            (b.arn.clone(), summary)
+        })
+        .collect();
+    let (buses, next) = page(items, input.next_token.as_deref(), input.max_results)?;
+    let mut out = json!({ "EventBuses": buses });
+    if let Some(token) = next {
+        out["NextToken"] = json!(token);
+    }
+    Ok(out)
+}
+
+pub fn delete_event_bus(
+    e: &mut Engine,
+    cx: &Context,
+    input: BusArnInput,
+) -> Result<Value, V2Error> {
+    let arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
+    let name = e.eventsv2.buses[&arn].name.clone();
+    if e.eventsv2.subscribers.values().any(|s| s.bus_arn == arn) {
+        return Err(V2Error::ResourceInUse(format!(
+            "Event bus {name} has subscribers. Delete them before the event bus."
+        )));
+    }
+    e.eventsv2.buses.remove(&arn);
+    e.eventsv2.tags.remove(&arn);
+    e.eventsv2.dedup.retain(|k, _| k.bus_arn != arn);
+    Ok(json!({}))
+}
+
+/// The caller's bus or subscriber an ARN names, for the tag operations.
+fn tagged_resource(e: &Engine, cx: &Context, arn: &str) -> Result<(), V2Error> {
+    let bus = e.eventsv2.buses.get(arn).map(|b| (&b.account, &b.region));
+    let subscriber = e
+        .eventsv2
+        .subscribers
+        .get(arn)
+        .map(|s| (&s.account, &s.region));
+    match bus.or(subscriber) {
+        Some((account, region)) if *account == cx.account && *region == cx.region => Ok(()),
+        _ => Err(V2Error::ResourceNotFound(format!(
+            "Resource {arn} does not exist."
+        ))),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct TagResourceInput {
+    pub resource_arn: String,
+    pub tags: Vec<Tag>,
+}
+
+pub fn tag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: TagResourceInput,
+) -> Result<Value, V2Error> {
+    tagged_resource(e, cx, &input.resource_arn)?;
+    check_tags(&input.tags, "tags")?;
+    let current = e.eventsv2.tags.get(&input.resource_arn);
+    let mut merged: BTreeMap<String, String> = current.cloned().unwrap_or_default();
+    merged.extend(input.tags.iter().map(|t| (t.key.clone(), t.value.clone())));
+    if merged.len() > MAX_TAGS {
+        return Err(V2Error::LimitExceeded(format!(
+            "A resource can have at most {MAX_TAGS} tags."
+        )));
+    }
+    e.eventsv2.tags.insert(input.resource_arn, merged);
+    Ok(json!({}))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UntagResourceInput {
+    pub resource_arn: String,
+    pub tag_keys: Vec<String>,
+}
+
+pub fn untag_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: UntagResourceInput,
+) -> Result<Value, V2Error> {
+    tagged_resource(e, cx, &input.resource_arn)?;
+    if let Some(tags) = e.eventsv2.tags.get_mut(&input.resource_arn) {
+        for key in &input.tag_keys {
+            tags.remove(key);
+        }
+    }
+    Ok(json!({}))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ResourceArnInput {
+    pub resource_arn: String,
+}
+
+pub fn list_tags_for_resource(
+    e: &mut Engine,
+    cx: &Context,
+    input: ResourceArnInput,
+) -> Result<Value, V2Error> {
+    tagged_resource(e, cx, &input.resource_arn)?;
+    let tags: Vec<Tag> = e
+        .eventsv2
+        .tags
+        .get(&input.resource_arn)
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| Tag {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    Ok(json!({ "Tags": tags }))
+}

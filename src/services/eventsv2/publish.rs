@@ -1,0 +1,472 @@
+//! PutEvents on a custom bus: entries checked, duplicates suppressed at publish (CONTENT_BASED or
+//! SystemMetadata.DeduplicationId, 300 s on the virtual clock, scoped to the publishing account
+//! and event group), accepted events retained for the bus's retention period and handed to the
+//! subscribers whose filters match. Also the hand-over from a subscriber to another custom bus.
+
+use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
+use super::{V2Error, constraint, deliver, length, one_of};
+use crate::engine::Engine;
+use crate::engine::delivery::Publisher;
+use crate::engine::observe::DeliveryRecord;
+use crate::engine::time::{Millis, parse_rfc3339};
+use crate::services::Context;
+use crate::services::events::millis_of;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The largest total size of a request's entries (as classic EventBridge: 1 MiB).
+const MAX_ENTRIES_BYTES: usize = 1024 * 1024;
+const MAX_ENTRIES: usize = 10;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutEventsInput {
+    pub event_bus_arn: String,
+    #[serde(default)]
+    pub entries: Vec<Entry>,
+    pub deduplication_configuration: Option<DeduplicationConfiguration>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct Entry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_metadata: Option<SystemMetadata>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct SystemMetadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_group_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deduplication_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeduplicationConfiguration {
+    pub deduplication_type: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct PutEventsOutput {
+    pub failed_entry_count: usize,
+    pub entries: Vec<ResultEntry>,
+}
+
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ResultEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub success_code: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+}
+
+fn failed(code: &str, message: impl Into<String>) -> ResultEntry {
+    ResultEntry {
+        error_code: Some(code.into()),
+        error_message: Some(message.into()),
+        ..ResultEntry::default()
+    }
+}
+
+/// An entry's size as EventBridge counts it: 14 bytes for a Time, plus the UTF-8 bytes of
+/// Source, DetailType, Detail and every resource.
+fn entry_size(entry: &Entry) -> usize {
+    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let resources = entry
+        .resources
+        .as_ref()
+        .map_or(0, |r| r.iter().map(String::len).sum());
+    usize::from(entry.time.is_some()) * 14
+        + text(&entry.source)
+        + text(&entry.detail_type)
+        + text(&entry.detail)
+        + resources
+}
+
+/// The CONTENT_BASED key: SHA-256 of the entry's content (Source, DetailType, the Detail text as
+/// sent, Resources and the Time if given), hex (decision: AWS does not say what it hashes).
+fn content_hash(entry: &Entry) -> String {
+    let content = json!([
+        entry.source,
+        entry.detail_type,
+        entry.detail,
+        entry.resources.clone().unwrap_or_default(),
+        entry.time,
+    ]);
+    let digest = Sha256::digest(content.to_string().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn check_metadata(metadata: &SystemMetadata, i: usize) -> Result<(), V2Error> {
+    let member = format!("entries.{i}.member.systemMetadata");
+    if let Some(g) = &metadata.event_group_id {
+        length(g, &format!("{member}.eventGroupId"), 1, 128)?;
+    }
+    if let Some(d) = &metadata.deduplication_id {
+        length(d, &format!("{member}.deduplicationId"), 1, 128)?;
+    }
+    Ok(())
+}
+
+pub fn put_events(
+    e: &mut Engine,
+    cx: &Context,
+    input: PutEventsInput,
+) -> Result<PutEventsOutput, V2Error> {
+    let count = input.entries.len();
+    if count == 0 || count > MAX_ENTRIES {
+        let rule = if count == 0 {
+            "Member must have length greater than or equal to 1"
+        } else {
+            "Member must have length less than or equal to 10"
+        };
+        let shown = serde_json::to_string(&input.entries).unwrap_or_default();
+        return Err(constraint(shown, "entries", rule));
+    }
+    for (i, entry) in input.entries.iter().enumerate() {
+        if let Some(m) = &entry.system_metadata {
+            check_metadata(m, i + 1)?;
+        }
+    }
+    let content_based = match &input.deduplication_configuration {
+        Some(c) => {
+            let member = "deduplicationConfiguration.deduplicationType";
+            one_of(&c.deduplication_type, member, &["CONTENT_BASED"])?;
+            true
+        }
+        None => false,
+    };
+    if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
+        return Err(V2Error::Validation(
+            "Total size of the entries in the request is over the limit.".into(),
+        ));
+    }
+    // Any account may publish to a bus it knows the ARN of: the API has no resource policies.
+    let Some(bus) = e.eventsv2.buses.get(&input.event_bus_arn) else {
+        return Err(super::buses::bus_not_found(&input.event_bus_arn));
+    };
+    let (bus_arn, region) = (bus.arn.clone(), bus.region.clone());
+    let now = e.now();
+    e.eventsv2
+        .dedup
+        .retain(|_, (at, _)| now - *at < DEDUP_WINDOW_MS);
+    let mut results = Vec::with_capacity(count);
+    let mut accepted = Vec::new();
+    for entry in input.entries {
+        let event = match check_entry(&entry, now) {
+            Ok(time) => time,
+            Err(f) => {
+                results.push(f);
+                continue;
+            }
+        };
+        let metadata = entry.system_metadata.clone().unwrap_or_default();
+        // Decision: an entry's own DeduplicationId wins over CONTENT_BASED (as in SQS).
+        let key = match (&metadata.deduplication_id, content_based) {
+            (Some(id), _) => Some(id.clone()),
+            (None, true) => Some(content_hash(&entry)),
+            (None, false) => None,
+        };
+        let scope = key.map(|key| DedupKey {
+            bus_arn: bus_arn.clone(),
+            account: cx.account.clone(),
+            group: metadata.event_group_id.clone(),
+            key,
+        });
+        if let Some((_, original)) = scope.as_ref().and_then(|k| e.eventsv2.dedup.get(k)) {
+            let original = original.clone();
+            log_duplicate(e, &bus_arn, &original, &event, &metadata, &cx.account);
+            results.push(ResultEntry {
+                event_id: Some(original),
+                success_code: Some("DEDUPLICATED"),
+                ..ResultEntry::default()
+            });
+            continue;
+        }
+        let id = e.rng.uuid();
+        if let Some(scope) = scope {
+            e.eventsv2.dedup.insert(scope, (now, id.clone()));
+        }
+        let (source, detail_type, detail, time) = event;
+        let retained = Retained {
+            id: id.clone(),
+            account: cx.account.clone(),
+            region: region.clone(),
+            source,
+            detail_type,
+            detail,
+            resources: entry.resources.unwrap_or_default(),
+            time,
+            group: metadata.event_group_id,
+            dedup_id: metadata.deduplication_id,
+            ingested_at: now,
+            trail: vec![bus_arn.clone()],
+        };
+        let bus = e.eventsv2.buses.get_mut(&bus_arn).expect("looked up above");
+        bus.sequence += 1;
+        results.push(ResultEntry {
+            event_id: Some(id),
+            sequence_number: Some(format!("{:020}", bus.sequence)),
+            success_code: Some("PUBLISHED"),
+            ..ResultEntry::default()
+        });
+        accepted.push(retained);
+    }
+    retain_and_deliver(e, &bus_arn, accepted);
+    Ok(PutEventsOutput {
+        failed_entry_count: results.iter().filter(|r| r.error_code.is_some()).count(),
+        entries: results,
+    })
+}
+
+/// An entry's Source, DetailType, Detail (as JSON) and time, or the result that refuses it.
+fn check_entry(entry: &Entry, now: Millis) -> Result<(String, String, Value, Millis), ResultEntry> {
+    let required = |value: &Option<String>, name: &str| match value.as_deref() {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => Err(failed(
+            "InvalidArgument",
+            format!("Parameter {name} is not valid. Reason: {name} is a required argument."),
+        )),
+    };
+    let source = required(&entry.source, "Source")?;
+    let detail_type = required(&entry.detail_type, "DetailType")?;
+    let detail = required(&entry.detail, "Detail")?;
+    let detail = serde_json::from_str::<Value>(&detail)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| failed("MalformedDetail", "Detail is malformed."))?;
+    if source.starts_with("aws.") {
+        return Err(failed(
+            "NotAuthorizedForSourceException",
+            "Not authorized for the source.",
+        ));
+    }
+    let time = match &entry.time {
+        None => now,
+        Some(t) => millis_of(t).ok_or_else(|| {
+            failed(
+                "InvalidArgument",
+                "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
+            )
+        })?,
+    };
+    Ok((source, detail_type, detail, time))
+}
+
+/// Events accepted by a bus: kept for its retention period and delivered to its live subscribers.
+fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
+    if events.is_empty() {
+        return;
+    }
+    let now = e.now();
+    let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) else {
+        return;
+    };
+    bus.expire(now);
+    bus.events.extend(events.iter().cloned());
+    let subscribers: Vec<_> = e
+        .eventsv2
+        .subscribers
+        .values()
+        .filter(|s| s.bus_arn == bus_arn && s.live())
+        .cloned()
+        .collect();
+    for subscriber in subscribers {
+        deliver::dispatch(e, &subscriber, &events, deliver::LIVE);
+    }
+}
+
+/// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it
+/// (the bus itself when none would), naming the event it repeats (CONTROL_API.md).
+fn log_duplicate(
+    e: &mut Engine,
+    bus_arn: &str,
+    original: &str,
+    event: &(String, String, Value, Millis),
+    metadata: &SystemMetadata,
+    account: &str,
+) {
+    let now = e.now();
+    let (source, detail_type, detail, time) = event;
+    let region = bus_arn.split(':').nth(3).unwrap_or_default().to_string();
+    let probe = Retained {
+        id: original.to_string(),
+        account: account.to_string(),
+        region,
+        source: source.clone(),
+        detail_type: detail_type.clone(),
+        detail: detail.clone(),
+        resources: Vec::new(),
+        time: *time,
+        group: metadata.event_group_id.clone(),
+        dedup_id: metadata.deduplication_id.clone(),
+        ingested_at: now,
+        trail: Vec::new(),
+    };
+    let mut pairs: Vec<(String, String)> = e
+        .eventsv2
+        .subscribers
+        .values()
+        .filter(|s| s.bus_arn == bus_arn && s.live())
+        .filter(|s| deliver::matches(s, &probe, deliver::LIVE))
+        .map(|s| (s.arn.clone(), s.invoke.target_arn.clone()))
+        .collect();
+    if pairs.is_empty() {
+        pairs.push((bus_arn.to_string(), bus_arn.to_string()));
+    }
+    for (source, target) in pairs {
+        e.metrics.delivery("eventsv2", "deduplicated", "");
+        e.log.push(DeliveryRecord {
+            at: now,
+            event: "deduplicated",
+            source,
+            target,
+            protocol: "eventsv2".into(),
+            message_id: original.to_string(),
+            attempt: 0,
+            phase: "initial",
+            delay_seconds: 0.0,
+            outcome: None,
+            status: None,
+            error_code: None,
+            next_attempt_at: None,
+        });
+    }
+}
+
+/// An event a subscriber hands to another custom bus (`Target::Bus`): published there by the
+/// subscriber's account as a new event (new id; source, detail-type, detail, resources, time,
+/// event group and dedup id kept; no dedup check). An event coming back to a bus it already
+/// passed is refused: LOOP_DETECTED.
+pub fn forward(
+    e: &mut Engine,
+    bus_arn: &str,
+    publisher: &Publisher,
+    event: &str,
+    mut trail: Vec<String>,
+) -> Result<(), &'static str> {
+    let bus = e.eventsv2.buses.get(bus_arn).ok_or("RESOURCE_NOT_FOUND")?;
+    if bus.account != publisher.account {
+        return Err("ACCESS_DENIED");
+    }
+    if trail.iter().any(|b| b == bus_arn) {
+        return Err("LOOP_DETECTED");
+    }
+    let region = bus.region.clone();
+    let event: Value = serde_json::from_str(event).map_err(|_| "INPUT_TRANSFORMATION_FAILURE")?;
+    let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_string);
+    let metadata = event.get("system-metadata");
+    let meta = |key: &str| {
+        metadata
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let now = e.now();
+    let resources = event
+        .get("resources")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    trail.push(bus_arn.to_string());
+    let retained = Retained {
+        id: e.rng.uuid(),
+        account: publisher.account.clone(),
+        region,
+        source: text("source").unwrap_or_default(),
+        detail_type: text("detail-type").unwrap_or_default(),
+        detail: event.get("detail").cloned().unwrap_or_else(|| json!({})),
+        resources,
+        time: text("time").and_then(|t| parse_rfc3339(&t)).unwrap_or(now),
+        group: meta("aws:EventGroupId"),
+        dedup_id: meta("aws:DeduplicationId"),
+        ingested_at: now,
+        trail,
+    };
+    if let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) {
+        bus.sequence += 1;
+    }
+    retain_and_deliver(e, bus_arn, vec![retained]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(detail: &str) -> Entry {
+        Entry {
+            source: Some("shop".into()),
+            detail_type: Some("OrderPlaced".into()),
+            detail: Some(detail.into()),
+            time: None,
+            resources: None,
+            system_metadata: None,
+        }
+    }
+
+    #[test]
+    fn content_hashes_cover_source_type_detail_resources_and_time() {
+        let base = content_hash(&entry(r#"{"a":1}"#));
+        assert_eq!(base, content_hash(&entry(r#"{"a":1}"#)));
+        assert_eq!(base.len(), 64);
+        assert_ne!(base, content_hash(&entry(r#"{"a":2}"#)));
+        assert_ne!(
+            base,
+            content_hash(&entry(r#"{ "a":1}"#)),
+            "the text as sent"
+        );
+        let timed = Entry {
+            time: Some(json!(1)),
+            ..entry(r#"{"a":1}"#)
+        };
+        assert_ne!(base, content_hash(&timed));
+        let sourced = Entry {
+            source: Some("other".into()),
+            ..entry(r#"{"a":1}"#)
+        };
+        assert_ne!(base, content_hash(&sourced));
+    }
+
+    #[test]
+    fn entries_need_source_type_and_an_object_detail() {
+        assert!(check_entry(&entry(r#"{"a":1}"#), 0).is_ok());
+        let bad = check_entry(&entry("[1]"), 0).unwrap_err();
+        assert_eq!(bad.error_code.as_deref(), Some("MalformedDetail"));
+        let aws = Entry {
+            source: Some("aws.s3".into()),
+            ..entry("{}")
+        };
+        let bad = check_entry(&aws, 0).unwrap_err();
+        assert_eq!(
+            bad.error_code.as_deref(),
+            Some("NotAuthorizedForSourceException")
+        );
+    }
+}
