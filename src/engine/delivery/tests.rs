@@ -1,0 +1,181 @@
+//! The delivery path's own tests: retries, permanent failures, faults, lanes, throttles.
+
+use super::*;
+use crate::engine::Settings;
+use crate::engine::observe::{DeliveryFilter, Fault};
+use crate::engine::rng::Rng;
+use std::collections::BTreeMap;
+
+fn engine() -> Engine {
+    Engine::new(Settings {
+        start: 0,
+        seed: 1,
+        jitter: false,
+        delivery_log_size: 1000,
+        lambda_endpoints: Default::default(),
+    })
+}
+
+/// Retries every 10 s, three times.
+#[derive(Debug)]
+struct Every10s;
+
+impl RetryPolicy for Every10s {
+    fn next(&self, attempts: u32, _: &mut Rng, _: bool) -> Option<Retry> {
+        (attempts <= 3).then_some(Retry {
+            delay_ms: 10_000,
+            phase: "retry",
+        })
+    }
+}
+
+fn outbox(address: &str, policy: Box<dyn RetryPolicy>) -> Delivery {
+    let target = Target::Outbox {
+        address: address.into(),
+        body: "b".into(),
+        attributes: BTreeMap::new(),
+    };
+    Delivery::new(
+        "sns",
+        "arn:aws:sns:us-east-1:0:t:s".into(),
+        "email".into(),
+        "m".into(),
+        target,
+        policy,
+        None,
+    )
+}
+
+fn events(e: &Engine) -> Vec<(Millis, &'static str, Option<&'static str>)> {
+    let all = DeliveryFilter {
+        limit: 1000,
+        ..Default::default()
+    };
+    e.log
+        .query(&all)
+        .iter()
+        .map(|r| (r.at, r.event, r.outcome))
+        .collect()
+}
+
+#[test]
+fn retryable_failures_follow_the_policy_then_give_up() {
+    let mut e = engine();
+    e.faults.add(Fault {
+        id: "f".into(),
+        target: "a@b.c".into(),
+        status: 503,
+        error_code: None,
+        count: None,
+    });
+    e.deliver(outbox("a@b.c", Box::new(Every10s)));
+    e.run_until(60_000);
+    let attempts: Vec<_> = events(&e)
+        .into_iter()
+        .filter(|(_, ev, _)| *ev == "attempt")
+        .map(|(at, _, _)| at)
+        .collect();
+    assert_eq!(attempts, [0, 10_000, 20_000, 30_000]);
+    assert_eq!(events(&e).last(), Some(&(30_000, "discarded", None)));
+    assert_eq!(e.deliveries_in_progress(), 0);
+    assert!(e.outbox.is_empty());
+}
+
+#[test]
+fn permanent_failures_are_not_retried() {
+    let mut e = engine();
+    e.faults.add(Fault {
+        id: "f".into(),
+        target: "a@b.c".into(),
+        status: 400,
+        error_code: None,
+        count: None,
+    });
+    e.deliver(outbox("a@b.c", Box::new(Every10s)));
+    assert_eq!(
+        events(&e),
+        [(0, "attempt", Some("permanent")), (0, "discarded", None)]
+    );
+}
+
+#[test]
+fn a_fault_with_a_count_clears_and_the_retry_succeeds() {
+    let mut e = engine();
+    e.faults.add(Fault {
+        id: "f".into(),
+        target: "a@b.c".into(),
+        status: 500,
+        error_code: None,
+        count: Some(2),
+    });
+    e.deliver(outbox("a@b.c", Box::new(Every10s)));
+    e.run_until(60_000);
+    let outcomes: Vec<_> = events(&e).into_iter().map(|(at, _, o)| (at, o)).collect();
+    assert_eq!(
+        outcomes,
+        [
+            (0, Some("retryable")),
+            (10_000, Some("retryable")),
+            (20_000, Some("delivered"))
+        ]
+    );
+    assert_eq!(e.outbox.len(), 1);
+}
+
+#[test]
+fn a_lane_keeps_order_through_retries() {
+    let mut e = engine();
+    e.faults.add(Fault {
+        id: "f".into(),
+        target: "a@b.c".into(),
+        status: 500,
+        error_code: None,
+        count: Some(2),
+    });
+    for (body, lane) in [("a1", "g1"), ("b1", "g2"), ("a2", "g1")] {
+        let target = Target::Outbox {
+            address: if lane == "g1" { "a@b.c" } else { "x@y.z" }.into(),
+            body: body.into(),
+            attributes: BTreeMap::new(),
+        };
+        let d = Delivery::new(
+            "sns",
+            "s".into(),
+            "email".into(),
+            body.into(),
+            target,
+            Box::new(Every10s),
+            None,
+        );
+        e.deliver(d.in_lane(lane.into()));
+    }
+    // b1 (another group) goes at once; a2 waits behind a1's two retries.
+    e.run_until(60_000);
+    let order: Vec<(Millis, &str)> = e.outbox.iter().map(|m| (m.at, m.body.as_str())).collect();
+    assert_eq!(order, [(0, "b1"), (20_000, "a1"), (20_000, "a2")]);
+    assert!(e.lanes.is_empty());
+}
+
+#[test]
+fn throttled_deliveries_wait_for_their_slot_without_counting_as_attempts() {
+    let mut e = engine();
+    for _ in 0..30 {
+        e.deliver(outbox("a@b.c", Box::new(NoRetries)).throttled("sub".into(), 10));
+    }
+    e.run_until(10_000);
+    let delivered: Vec<Millis> = e.outbox.iter().map(|m| m.at).collect();
+    assert_eq!(delivered.len(), 30);
+    assert_eq!(delivered[..3], [0, 100, 200]);
+    assert_eq!(*delivered.last().unwrap(), 2_900);
+    let log = e.log.query(&DeliveryFilter {
+        limit: 1000,
+        ..Default::default()
+    });
+    assert!(
+        log.iter()
+            .filter(|r| r.event == "attempt")
+            .all(|r| r.attempt == 1),
+        "throttling is not a retry"
+    );
+    assert_eq!(log.iter().filter(|r| r.event == "throttled").count(), 29);
+}
