@@ -187,14 +187,15 @@ impl App {
                 let timeout = timeout_ms.map_or(HTTP_TIMEOUT, |ms| {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
-                let outcome = self.send(&method, &url, headers, body, timeout).await;
-                self.engine().complete(delivery, outcome);
+                let (outcome, retry_after) = self.send(&method, &url, headers, body, timeout).await;
+                self.engine().complete_after(delivery, outcome, retry_after);
             }
         }
     }
 
     /// Sends a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
     /// answer (refused, unreachable, TLS handshake failed, `timeout`: 15 s by default) retryable.
+    /// Also answers the answer's `Retry-After` in milliseconds, when it gave one in seconds.
     async fn send(
         &self,
         method: &str,
@@ -202,7 +203,7 @@ impl App {
         headers: Vec<(String, String)>,
         body: String,
         timeout: Duration,
-    ) -> Outcome {
+    ) -> (Outcome, Option<i64>) {
         let mut request = hyper::Request::builder().method(method).uri(url);
         for (name, value) in headers {
             request = request.header(name, value);
@@ -210,13 +211,14 @@ impl App {
         let request = match request.body(Full::new(Bytes::from(body))) {
             Ok(r) => r,
             Err(_) => {
-                return Outcome::Permanent {
+                let invalid = Outcome::Permanent {
                     status: None,
                     error_code: Some("InvalidEndpoint".into()),
                 };
+                return (invalid, None);
             }
         };
-        match Clock::within(timeout, self.client().request(request)).await {
+        let outcome = match Clock::within(timeout, self.client().request(request)).await {
             None => Outcome::Retryable {
                 status: None,
                 error_code: Some("Timeout".into()),
@@ -234,15 +236,22 @@ impl App {
             },
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
+                let retry_after = response
+                    .headers()
+                    .get(hyper::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<i64>().ok())
+                    .map(|seconds| seconds.saturating_mul(1000));
                 // Read (a bounded part of) the answer so the connection can be reused.
                 let _ = Clock::within(
                     HTTP_TIMEOUT,
                     Limited::new(response.into_body(), 1 << 20).collect(),
                 )
                 .await;
-                Outcome::from_status(status, None)
+                return (Outcome::from_status(status, None), retry_after);
             }
-        }
+        };
+        (outcome, None)
     }
 }
 

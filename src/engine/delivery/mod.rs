@@ -54,6 +54,9 @@ pub struct Delivery {
     last_request_id: Option<String>,
     /// How long an HTTP target has to answer, instead of the default.
     pub timeout_ms: Option<Millis>,
+    /// The target's `Retry-After` is honoured; the last answer's, in milliseconds.
+    honours_retry_after: bool,
+    retry_after_ms: Option<Millis>,
     /// AWS counters of a delivery given up: see [`GiveUpMetrics`].
     give_up_metrics: Option<GiveUpMetrics>,
     /// Part of this batch was delivered already.
@@ -104,6 +107,8 @@ impl Delivery {
             request_ids: false,
             last_request_id: None,
             timeout_ms: None,
+            honours_retry_after: false,
+            retry_after_ms: None,
             give_up_metrics: None,
             partly_delivered: false,
         }
@@ -120,6 +125,12 @@ impl Delivery {
     /// Gives every attempt that reaches its target a request id, for [`GiveUp::request_id`].
     pub fn with_request_ids(mut self) -> Delivery {
         self.request_ids = true;
+        self
+    }
+
+    /// Makes the target's `Retry-After` answers count (see [`Engine::complete_after`]).
+    pub fn honouring_retry_after(mut self) -> Delivery {
+        self.honours_retry_after = true;
         self
     }
 
@@ -414,6 +425,25 @@ impl Engine {
         }
     }
 
+    /// [`Engine::complete`] for an HTTP answer that said `Retry-After` (milliseconds): a
+    /// delivery that honours it waits at least that long before its retry, within its policy's
+    /// limits, and a negative one ends its retries (EventBridge API destinations).
+    pub fn complete_after(
+        &mut self,
+        id: DeliveryId,
+        outcome: Outcome,
+        retry_after: Option<Millis>,
+    ) {
+        if let Some(d) = self
+            .deliveries
+            .get_mut(&id)
+            .filter(|d| d.honours_retry_after)
+        {
+            d.retry_after_ms = retry_after;
+        }
+        self.complete(id, outcome);
+    }
+
     /// Records how attempt `id` ended and decides what comes next: done, a retry, or the end
     /// of the road (dead-letter queue or discard).
     pub fn complete(&mut self, id: DeliveryId, outcome: Outcome) {
@@ -427,13 +457,22 @@ impl Engine {
         d.last_attempt_at = Some(now);
         let (name, status, error_code) = outcome.parts();
         let age = now - d.born_at.unwrap_or(now);
+        let floor = d.retry_after_ms.take();
         let retry = match outcome {
             Outcome::Permanent { .. } if !d.policy.retries_permanent() => None,
+            Outcome::Retryable { .. } if floor.is_some_and(|f| f < 0) => None,
             Outcome::Retryable { .. } | Outcome::Permanent { .. } => {
-                match d
-                    .policy
-                    .retry(d.attempts, &outcome, age, &mut self.rng, self.jitter)
-                {
+                let (attempts, rng, jitter) = (d.attempts, &mut self.rng, self.jitter);
+                let decided = d.policy.retry(attempts, &outcome, age, rng, jitter);
+                // A longer Retry-After must still fit the policy's limits when waited out.
+                let decided = match (decided, floor) {
+                    (Ok(r), Some(f)) if f > r.delay_ms => d
+                        .policy
+                        .retry(attempts, &outcome, age + f - r.delay_ms, rng, jitter)
+                        .map(|r| Retry { delay_ms: f, ..r }),
+                    (decided, _) => decided,
+                };
+                match decided {
                     Ok(retry) => Some(retry),
                     Err(limit) => {
                         d.exhausted = limit;

@@ -179,3 +179,57 @@ fn throttled_deliveries_wait_for_their_slot_without_counting_as_attempts() {
     );
     assert_eq!(log.iter().filter(|r| r.event == "throttled").count(), 29);
 }
+
+fn http(policy: Box<dyn RetryPolicy>) -> Delivery {
+    let target = Target::Http {
+        method: "POST".into(),
+        url: "http://127.0.0.1:9/hook".into(),
+        headers: Vec::new(),
+        body: "b".into(),
+    };
+    Delivery::new(
+        "events",
+        "rule#t".into(),
+        "api-destination".into(),
+        "m".into(),
+        target,
+        policy,
+        None,
+    )
+}
+
+#[test]
+fn retry_after_lengthens_the_wait_and_a_negative_one_ends_the_retries() {
+    let failed = || Outcome::Retryable {
+        status: Some(503),
+        error_code: None,
+    };
+    let mut e = engine();
+    let id = e.deliver(http(Box::new(Every10s)).honouring_retry_after());
+    assert_eq!(e.take_effects().len(), 1);
+    e.complete_after(id, failed(), Some(30_000));
+    assert_eq!(
+        e.next_due(),
+        Some(30_000),
+        "the longer of 10 s and Retry-After"
+    );
+    e.run_until(30_000);
+    e.complete_after(id, failed(), Some(2_000));
+    assert_eq!(
+        e.next_due(),
+        Some(40_000),
+        "a shorter Retry-After changes nothing"
+    );
+    e.run_until(40_000);
+    e.complete_after(id, failed(), Some(-1));
+    assert_eq!(
+        e.deliveries_in_progress(),
+        0,
+        "a negative Retry-After stops the retries"
+    );
+
+    // A delivery that does not honour it ignores it.
+    let id = e.deliver(http(Box::new(Every10s)));
+    e.complete_after(id, failed(), Some(-1));
+    assert_eq!(e.next_due(), Some(50_000));
+}

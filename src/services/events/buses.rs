@@ -565,6 +565,15 @@ pub struct ListTagsForResourceOutput {
     pub tags: Vec<Tag>,
 }
 
+/// A rule EventBridge manages (an archive's) takes no tag changes (ManagedRuleException names
+/// TagResource and UntagResource).
+fn unmanaged(e: &Engine, arn: &str) -> Result<(), EventsError> {
+    match e.events.rules.get(arn) {
+        Some(rule) if rule.managed_by.is_some() => Err(super::rules::managed(&rule.name)),
+        _ => Ok(()),
+    }
+}
+
 /// Tags go on event buses and rules.
 fn taggable(e: &mut Engine, cx: &Context, arn: &str) -> Result<(), EventsError> {
     let now = e.now();
@@ -591,6 +600,7 @@ pub fn tag_resource(
     input: TagResourceInput,
 ) -> Result<Empty, EventsError> {
     taggable(e, cx, &input.resource_arn)?;
+    unmanaged(e, &input.resource_arn)?;
     for tag in &input.tags {
         check_name(&tag.key, "tags.member.key", 128, "any", |_| true)?;
         if tag.value.chars().count() > 256 {
@@ -619,6 +629,7 @@ pub fn untag_resource(
     input: UntagResourceInput,
 ) -> Result<Empty, EventsError> {
     taggable(e, cx, &input.resource_arn)?;
+    unmanaged(e, &input.resource_arn)?;
     if let Some(tags) = e.events.tags.get_mut(&input.resource_arn) {
         for key in &input.tag_keys {
             tags.remove(key);

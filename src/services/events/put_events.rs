@@ -583,8 +583,12 @@ fn delivery_for(
         delivery = delivery.also_known_as(target.arn.clone());
     }
     if let Some((key, per_second)) = throttle {
-        // An API destination: AWS gives the endpoint 5 seconds to answer (eb-api-destinations).
-        delivery = delivery.throttled(key, per_second).timeout(5_000);
+        // An API destination: AWS gives the endpoint 5 seconds to answer and honours its
+        // Retry-After (eb-api-destinations).
+        delivery = delivery
+            .throttled(key, per_second)
+            .timeout(5_000)
+            .honouring_retry_after();
     }
     if let Some(code) = doomed {
         delivery = delivery.doomed(Outcome::Permanent {

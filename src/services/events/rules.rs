@@ -32,7 +32,7 @@ fn not_found(name: &str, bus: &str) -> EventsError {
     EventsError::ResourceNotFound(format!("Rule {name} does not exist on EventBus {bus}."))
 }
 
-fn managed(name: &str) -> EventsError {
+pub(super) fn managed(name: &str) -> EventsError {
     EventsError::ManagedRule(format!(
         "Rule {name} is managed by an AWS service and can be modified only by it, or with Force."
     ))
