@@ -158,11 +158,15 @@ impl RetryPolicy for NoRetries {
 /// Where a message goes when its deliveries are over without success.
 #[derive(Debug, Clone)]
 pub struct DeadLetter {
+    /// An SQS queue, or an event bus when `bus` is set.
     pub queue_arn: String,
     pub message: SqsMessage,
     /// Completes the message with how the delivery ended (EventBridge: the ERROR_CODE, ...
     /// attributes) before it is written.
     pub finish: Option<fn(&mut SqsMessage, &GiveUp)>,
+    /// `queue_arn` names an event bus: the message body (an event) is put on it as this
+    /// publisher (event streams).
+    pub bus: Option<Publisher>,
 }
 
 impl DeadLetter {
@@ -171,8 +175,37 @@ impl DeadLetter {
             queue_arn,
             message,
             finish: None,
+            bus: None,
         }
     }
+}
+
+/// How a followed delivery ended ([`Follow::ended`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ending {
+    Delivered,
+    DeadLettered,
+    DlqFailed,
+    Discarded,
+    /// Given up, but the message stays with its source ([`Follow::keep`]): logged `blocked`.
+    Kept,
+}
+
+/// A source that follows its deliveries (event streams: the next event waits for the end of
+/// the one before, and the source message is deleted only once it is delivered or disposed of).
+pub trait Follow: Send + Debug {
+    /// Whether a delivery given up stays with its source instead of going to its dead-letter
+    /// queue or being discarded.
+    fn keep(&self, _how: &GiveUp) -> bool {
+        false
+    }
+
+    /// An attempt ended with `outcome` (`delivered`, `retryable`, `permanent`); `retrying`
+    /// when another attempt follows.
+    fn attempted(&self, _metrics: &mut super::observe::Metrics, _outcome: &str, _retrying: bool) {}
+
+    /// The delivery is over; `last` is how its last attempt ended.
+    fn ended(&self, e: &mut Engine, ending: Ending, last: Option<&Outcome>);
 }
 
 /// How a delivery ended without success, for the dead-letter message.
@@ -308,6 +341,8 @@ pub struct Delivery {
     give_up_metrics: Option<GiveUpMetrics>,
     /// Part of this batch was delivered already.
     partly_delivered: bool,
+    /// The source following this delivery, if any.
+    follow: Option<Box<dyn Follow>>,
 }
 
 /// The AWS-named counters a delivery given up adds to: `dropped` by one per undelivered item
@@ -356,7 +391,14 @@ impl Delivery {
             timeout_ms: None,
             give_up_metrics: None,
             partly_delivered: false,
+            follow: None,
         }
+    }
+
+    /// Tells `follow` how each attempt and the delivery end.
+    pub fn followed_by(mut self, follow: Box<dyn Follow>) -> Delivery {
+        self.follow = Some(follow);
+        self
     }
 
     /// While a fault is set on `key` (CONTROL_API.md faults; the custom bus uses the subscriber's
@@ -486,6 +528,23 @@ impl Engine {
             None => self.attempt(id),
         }
         id
+    }
+
+    /// Drops a delivery under way without a decision (its source stopped): no further attempt is
+    /// made, an HTTP answer still on its way is ignored, and the next one of its lane may start.
+    pub fn cancel(&mut self, id: DeliveryId) {
+        let Some(d) = self.deliveries.remove(&id) else {
+            return;
+        };
+        let Some(lane) = &d.lane else { return };
+        let Some(queue) = self.lanes.get_mut(lane) else {
+            return;
+        };
+        if queue.front() == Some(&id) {
+            self.finished(&d);
+        } else {
+            queue.retain(|&other| other != id);
+        }
     }
 
     /// A delivery is over: the next one of its lane may start.
@@ -723,6 +782,9 @@ impl Engine {
                 self.metrics.aws("AWS/Events", "FailedInvocations", rule, 1);
             }
         }
+        if let Some(follow) = &d.follow {
+            follow.attempted(&mut self.metrics, name, retry.is_some());
+        }
         self.log.push(record);
         if let Some(retry) = retry {
             d.phase = retry.phase;
@@ -730,32 +792,63 @@ impl Engine {
             return;
         }
         let d = self.deliveries.remove(&id).expect("present above");
-        if name != "delivered" {
-            self.give_up(&d);
-        }
+        let ending = match name {
+            "delivered" => Ending::Delivered,
+            _ => self.give_up(&d),
+        };
         self.finished(&d);
+        if let Some(follow) = &d.follow {
+            follow.ended(self, ending, d.last_outcome.as_ref());
+        }
     }
 
-    /// A delivery that will not succeed: to its dead-letter queue, or discarded.
-    fn give_up(&mut self, d: &Delivery) {
+    /// Writes a dead letter: to its queue, or put on its event bus.
+    fn write_dead_letter(&mut self, dlq: &DeadLetter, message: SqsMessage) -> bool {
+        if self.faults.hit(&dlq.queue_arn).is_some() {
+            return false;
+        }
+        let arn = dlq.queue_arn.as_str();
+        match &dlq.bus {
+            Some(publisher) if arn.contains(":event-busv2/") => {
+                eventsv2::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
+            }
+            Some(publisher) => {
+                events::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
+            }
+            None => sqs::enqueue(self, arn, message).is_ok(),
+        }
+    }
+
+    /// A delivery that will not succeed: to its dead-letter queue, or discarded, or kept by its
+    /// source ([`Follow::keep`]).
+    fn give_up(&mut self, d: &Delivery) -> Ending {
+        let how = d.last_outcome.as_ref().map(|outcome| GiveUp {
+            attempts: d.attempts,
+            exhausted: d.exhausted,
+            outcome,
+            target: d.target.name(),
+            items: d.items(),
+            request_id: d.last_request_id.as_deref(),
+        });
+        let kept = match (&d.follow, &how) {
+            (Some(follow), Some(how)) => follow.keep(how),
+            _ => false,
+        };
+        if kept {
+            self.metrics.delivery(d.service, "blocked", "");
+            let record = d.record(self.now(), "blocked");
+            self.log.push(record);
+            return Ending::Kept;
+        }
         let (event, target) = match &d.dead_letter {
             Some(dlq) => {
                 let mut message = dlq.message.clone();
-                if let (Some(finish), Some(outcome)) = (dlq.finish, &d.last_outcome) {
-                    let how = GiveUp {
-                        attempts: d.attempts,
-                        exhausted: d.exhausted,
-                        outcome,
-                        target: d.target.name(),
-                        items: d.items(),
-                        request_id: d.last_request_id.as_deref(),
-                    };
-                    finish(&mut message, &how);
+                if let (Some(finish), Some(how)) = (dlq.finish, &how) {
+                    finish(&mut message, how);
                 }
-                let refused = self.faults.hit(&dlq.queue_arn).is_some();
-                match refused || sqs::enqueue(self, &dlq.queue_arn, message).is_err() {
-                    false => ("dead-lettered", dlq.queue_arn.clone()),
-                    true => ("dlq-failed", dlq.queue_arn.clone()),
+                match self.write_dead_letter(dlq, message) {
+                    true => ("dead-lettered", dlq.queue_arn.clone()),
+                    false => ("dlq-failed", dlq.queue_arn.clone()),
                 }
             }
             None => ("discarded", d.target.name().to_string()),
@@ -792,6 +885,11 @@ impl Engine {
             ..d.record(self.now(), event)
         };
         self.log.push(record);
+        match event {
+            "dead-lettered" => Ending::DeadLettered,
+            "dlq-failed" => Ending::DlqFailed,
+            _ => Ending::Discarded,
+        }
     }
 
     /// Deliveries still under way (waiting for a retry or an HTTP answer).
