@@ -30,6 +30,8 @@ pub enum Timer {
     Attempt(DeliveryId),
     /// EventBridge: a scheduled rule's next firing, a replay's next step.
     Events(events::Timer),
+    /// An event stream's next step: its start, or a look at its source.
+    EventStream(eventsv2::streams::Timer),
     /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
     #[cfg(test)]
     Probe(u32, Option<(Millis, u32)>),
@@ -159,10 +161,13 @@ impl Engine {
             Timer::Wake(notify) => notify.notify_waiters(),
             Timer::Attempt(id) => self.attempt(id),
             Timer::Events(timer) => events::fire(self, timer),
+            Timer::EventStream(timer) => eventsv2::streams::fire(self, timer),
             Timer::SqsMoveTask(id) => {
                 if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
                     self.schedule(next, Timer::SqsMoveTask(id));
                 }
+                // Moved messages arrive in queues that event streams may read.
+                eventsv2::streams::wake_all(self);
             }
             #[cfg(test)]
             Timer::Probe(id, then) => {

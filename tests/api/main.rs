@@ -8,6 +8,7 @@ mod bad_input;
 mod control_api;
 mod custom_bus;
 mod custom_bus_delivery;
+mod event_streams;
 mod events_api;
 mod events_api_destinations;
 mod events_archive;

@@ -61,6 +61,8 @@ pub struct Delivery {
     give_up_metrics: Option<GiveUpMetrics>,
     /// Part of this batch was delivered already.
     partly_delivered: bool,
+    /// The source following this delivery, if any.
+    follow: Option<Box<dyn Follow>>,
 }
 
 /// The AWS-named counters a delivery given up adds to: `dropped` by one per undelivered item
@@ -111,7 +113,14 @@ impl Delivery {
             retry_after_ms: None,
             give_up_metrics: None,
             partly_delivered: false,
+            follow: None,
         }
+    }
+
+    /// Tells `follow` how each attempt and the delivery end.
+    pub fn followed_by(mut self, follow: Box<dyn Follow>) -> Delivery {
+        self.follow = Some(follow);
+        self
     }
 
     /// While a fault is set on `key` (CONTROL_API.md faults; the custom bus uses the subscriber's
@@ -247,6 +256,23 @@ impl Engine {
             None => self.attempt(id),
         }
         id
+    }
+
+    /// Drops a delivery under way without a decision (its source stopped): no further attempt is
+    /// made, an HTTP answer still on its way is ignored, and the next one of its lane may start.
+    pub fn cancel(&mut self, id: DeliveryId) {
+        let Some(d) = self.deliveries.remove(&id) else {
+            return;
+        };
+        let Some(lane) = &d.lane else { return };
+        let Some(queue) = self.lanes.get_mut(lane) else {
+            return;
+        };
+        if queue.front() == Some(&id) {
+            self.finished(&d);
+        } else {
+            queue.retain(|&other| other != id);
+        }
     }
 
     /// A delivery is over: the next one of its lane may start.
@@ -512,6 +538,9 @@ impl Engine {
                 self.metrics.aws("AWS/Events", "FailedInvocations", rule, 1);
             }
         }
+        if let Some(follow) = &d.follow {
+            follow.attempted(&mut self.metrics, name, retry.is_some());
+        }
         self.log.push(record);
         if let Some(retry) = retry {
             d.phase = retry.phase;
@@ -519,32 +548,63 @@ impl Engine {
             return;
         }
         let d = self.deliveries.remove(&id).expect("present above");
-        if name != "delivered" {
-            self.give_up(&d);
-        }
+        let ending = match name {
+            "delivered" => Ending::Delivered,
+            _ => self.give_up(&d),
+        };
         self.finished(&d);
+        if let Some(follow) = &d.follow {
+            follow.ended(self, ending, d.last_outcome.as_ref());
+        }
     }
 
-    /// A delivery that will not succeed: to its dead-letter queue, or discarded.
-    fn give_up(&mut self, d: &Delivery) {
+    /// Writes a dead letter: to its queue, or put on its event bus.
+    fn write_dead_letter(&mut self, dlq: &DeadLetter, message: SqsMessage) -> bool {
+        if self.faults.hit(&dlq.queue_arn).is_some() {
+            return false;
+        }
+        let arn = dlq.queue_arn.as_str();
+        match &dlq.bus {
+            Some(publisher) if arn.contains(":event-busv2/") => {
+                eventsv2::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
+            }
+            Some(publisher) => {
+                events::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
+            }
+            None => sqs::enqueue(self, arn, message).is_ok(),
+        }
+    }
+
+    /// A delivery that will not succeed: to its dead-letter queue, or discarded, or kept by its
+    /// source ([`Follow::keep`]).
+    fn give_up(&mut self, d: &Delivery) -> Ending {
+        let how = d.last_outcome.as_ref().map(|outcome| GiveUp {
+            attempts: d.attempts,
+            exhausted: d.exhausted,
+            outcome,
+            target: d.target.name(),
+            items: d.items(),
+            request_id: d.last_request_id.as_deref(),
+        });
+        let kept = match (&d.follow, &how) {
+            (Some(follow), Some(how)) => follow.keep(how),
+            _ => false,
+        };
+        if kept {
+            self.metrics.delivery(d.service, "blocked", "");
+            let record = d.record(self.now(), "blocked");
+            self.log.push(record);
+            return Ending::Kept;
+        }
         let (event, target) = match &d.dead_letter {
             Some(dlq) => {
                 let mut message = dlq.message.clone();
-                if let (Some(finish), Some(outcome)) = (dlq.finish, &d.last_outcome) {
-                    let how = GiveUp {
-                        attempts: d.attempts,
-                        exhausted: d.exhausted,
-                        outcome,
-                        target: d.target.name(),
-                        items: d.items(),
-                        request_id: d.last_request_id.as_deref(),
-                    };
-                    finish(&mut message, &how);
+                if let (Some(finish), Some(how)) = (dlq.finish, &how) {
+                    finish(&mut message, how);
                 }
-                let refused = self.faults.hit(&dlq.queue_arn).is_some();
-                match refused || sqs::enqueue(self, &dlq.queue_arn, message).is_err() {
-                    false => ("dead-lettered", dlq.queue_arn.clone()),
-                    true => ("dlq-failed", dlq.queue_arn.clone()),
+                match self.write_dead_letter(dlq, message) {
+                    true => ("dead-lettered", dlq.queue_arn.clone()),
+                    false => ("dlq-failed", dlq.queue_arn.clone()),
                 }
             }
             None => ("discarded", d.target.name().to_string()),
@@ -581,6 +641,11 @@ impl Engine {
             ..d.record(self.now(), event)
         };
         self.log.push(record);
+        match event {
+            "dead-lettered" => Ending::DeadLettered,
+            "dlq-failed" => Ending::DlqFailed,
+            _ => Ending::Discarded,
+        }
     }
 
     /// Deliveries still under way (waiting for a retry or an HTTP answer).

@@ -153,11 +153,15 @@ impl RetryPolicy for NoRetries {
 /// Where a message goes when its deliveries are over without success.
 #[derive(Debug, Clone)]
 pub struct DeadLetter {
+    /// An SQS queue, or an event bus when `bus` is set.
     pub queue_arn: String,
     pub message: SqsMessage,
     /// Completes the message with how the delivery ended (EventBridge: the ERROR_CODE, ...
     /// attributes) before it is written.
     pub finish: Option<fn(&mut SqsMessage, &GiveUp)>,
+    /// `queue_arn` names an event bus: the message body (an event) is put on it as this
+    /// publisher (event streams).
+    pub bus: Option<Publisher>,
 }
 
 impl DeadLetter {
@@ -166,8 +170,43 @@ impl DeadLetter {
             queue_arn,
             message,
             finish: None,
+            bus: None,
         }
     }
+}
+
+/// How a followed delivery ended ([`Follow::ended`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ending {
+    Delivered,
+    DeadLettered,
+    DlqFailed,
+    Discarded,
+    /// Given up, but the message stays with its source ([`Follow::keep`]): logged `blocked`.
+    Kept,
+}
+
+/// A source that follows its deliveries (event streams: the next event waits for the end of
+/// the one before, and the source message is deleted only once it is delivered or disposed of).
+pub trait Follow: Send + Debug {
+    /// Whether a delivery given up stays with its source instead of going to its dead-letter
+    /// queue or being discarded.
+    fn keep(&self, _how: &GiveUp) -> bool {
+        false
+    }
+
+    /// An attempt ended with `outcome` (`delivered`, `retryable`, `permanent`); `retrying`
+    /// when another attempt follows.
+    fn attempted(
+        &self,
+        _metrics: &mut super::super::observe::Metrics,
+        _outcome: &str,
+        _retrying: bool,
+    ) {
+    }
+
+    /// The delivery is over; `last` is how its last attempt ended.
+    fn ended(&self, e: &mut super::super::Engine, ending: Ending, last: Option<&Outcome>);
 }
 
 /// How a delivery ended without success, for the dead-letter message.

@@ -562,6 +562,7 @@ fn delivery_for(
                     dedup_id: None,
                 },
                 finish: Some(finish_dead_letter),
+                bus: None,
             }
         });
     let message_id = event

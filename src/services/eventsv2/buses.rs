@@ -277,13 +277,18 @@ pub fn delete_event_bus(
             "Event bus {name} has subscribers. Delete them before the event bus."
         )));
     }
+    if e.eventsv2.streams.values().any(|s| s.source.arn() == arn) {
+        return Err(V2Error::ResourceInUse(format!(
+            "Event bus {name} is the source of event streams. Delete them before the event bus."
+        )));
+    }
     e.eventsv2.buses.remove(&arn);
     e.eventsv2.tags.remove(&arn);
     e.eventsv2.dedup.retain(|k, _| k.bus_arn != arn);
     Ok(json!({}))
 }
 
-/// The caller's bus or subscriber an ARN names, for the tag operations.
+/// The caller's bus, subscriber or event stream an ARN names, for the tag operations.
 fn tagged_resource(e: &Engine, cx: &Context, arn: &str) -> Result<(), V2Error> {
     let bus = e.eventsv2.buses.get(arn).map(|b| (&b.account, &b.region));
     let subscriber = e
@@ -291,7 +296,8 @@ fn tagged_resource(e: &Engine, cx: &Context, arn: &str) -> Result<(), V2Error> {
         .subscribers
         .get(arn)
         .map(|s| (&s.account, &s.region));
-    match bus.or(subscriber) {
+    let stream = e.eventsv2.streams.get(arn).map(|s| (&s.account, &s.region));
+    match bus.or(subscriber).or(stream) {
         Some((account, region)) if *account == cx.account && *region == cx.region => Ok(()),
         _ => Err(V2Error::ResourceNotFound(format!(
             "Resource {arn} does not exist."

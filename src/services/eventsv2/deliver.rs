@@ -91,7 +91,7 @@ pub fn replay(e: &mut Engine, s: &Subscriber, window: PointInTime) {
     dispatch(e, s, &events, REPLAY);
 }
 
-fn service_of(arn: &str) -> &str {
+pub(super) fn service_of(arn: &str) -> &str {
     arn.split(':').nth(2).unwrap_or_default()
 }
 
@@ -135,7 +135,7 @@ pub fn dispatch(e: &mut Engine, s: &Subscriber, events: &[Retained], delivery_ty
     }
 }
 
-fn target_input(invoke: &Invoke) -> TargetInput<'_> {
+pub(super) fn target_input(invoke: &Invoke) -> TargetInput<'_> {
     if let Some(text) = &invoke.input {
         TargetInput::Constant(text)
     } else if let Some(t) = &invoke.transformer {
@@ -298,6 +298,7 @@ fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: 
                 dedup_id: fifo_dlq.then(|| e.rng.uuid()),
             },
             finish: Some(finish_record),
+            bus: None,
         }
     });
     let born_at = if delivery_type == LIVE {

@@ -223,9 +223,14 @@ pub fn put_events(
             dedup_id: metadata.deduplication_id,
             ingested_at: now,
             trail: vec![bus_arn.clone()],
+            sequence: 0,
         };
         let bus = e.eventsv2.buses.get_mut(&bus_arn).expect("looked up above");
         bus.sequence += 1;
+        let retained = Retained {
+            sequence: bus.sequence,
+            ..retained
+        };
         results.push(ResultEntry {
             event_id: Some(id),
             sequence_number: Some(format!("{:020}", bus.sequence)),
@@ -296,6 +301,7 @@ fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
     for subscriber in subscribers {
         deliver::dispatch(e, &subscriber, &events, deliver::LIVE);
     }
+    super::streams::wake_source(e, bus_arn);
 }
 
 /// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it
@@ -324,6 +330,7 @@ fn log_duplicate(
         dedup_id: metadata.deduplication_id.clone(),
         ingested_at: now,
         trail: Vec::new(),
+        sequence: 0,
     };
     let mut pairs: Vec<(String, String)> = e
         .eventsv2
@@ -408,9 +415,12 @@ pub fn forward(
         dedup_id: meta("aws:DeduplicationId"),
         ingested_at: now,
         trail,
+        sequence: 0,
     };
+    let mut retained = retained;
     if let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) {
         bus.sequence += 1;
+        retained.sequence = bus.sequence;
     }
     retain_and_deliver(e, bus_arn, vec![retained]);
     Ok(())

@@ -22,6 +22,10 @@ pub struct Store {
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
     /// Dedup scope and key → (when the entry it repeats was accepted, that entry's event id).
     pub dedup: HashMap<DedupKey, (Millis, String)>,
+    /// Event stream ARN → stream.
+    pub streams: BTreeMap<String, super::streams::Stream>,
+    /// The last token handed to an event under way in a stream.
+    pub stream_tokens: u64,
 }
 
 /// The scope of a dedup key: the bus, the publishing account and the event group (`None` for
@@ -76,6 +80,8 @@ pub struct Retained {
     pub ingested_at: Millis,
     /// The custom buses the event passed, this one included (loop detection).
     pub trail: Vec<String>,
+    /// Its SequenceNumber on the bus (event streams keep their place by it).
+    pub sequence: u64,
 }
 
 #[derive(Debug, Clone)]

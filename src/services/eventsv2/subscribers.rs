@@ -172,7 +172,7 @@ fn filters(config: Option<FilterConfigurationInput>) -> Result<Vec<Filter>, V2Er
 }
 
 /// An ARN's parts after `arn:`: partition, service, region, account, resource.
-fn arn_parts(arn: &str) -> Option<[&str; 5]> {
+pub(super) fn arn_parts(arn: &str) -> Option<[&str; 5]> {
     let rest = arn.strip_prefix("arn:")?;
     let mut parts = rest.splitn(5, ':');
     let out = [
@@ -186,7 +186,12 @@ fn arn_parts(arn: &str) -> Option<[&str; 5]> {
 }
 
 fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
-    let member = "invokeConfiguration";
+    invoke_as(input, "invokeConfiguration")
+}
+
+/// Checks an InvokeConfiguration given as `member` (a subscriber's `invokeConfiguration`, an event
+/// stream's `target`) and parses it.
+pub(super) fn invoke_as(input: InvokeInput, member: &str) -> Result<Invoke, V2Error> {
     length(&input.target_arn, &format!("{member}.targetArn"), 1, 1600)?;
     length(&input.role_arn, &format!("{member}.roleArn"), 1, 1600)?;
     let Some(target) = arn_parts(&input.target_arn) else {
@@ -230,7 +235,7 @@ fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
     if let Some(text) = &input.input {
         length(text, &format!("{member}.input"), 0, 8192)?;
         input::validate(&TargetInput::Constant(text)).map_err(|e| {
-            V2Error::Validation(e.0.replace("targets.member.", "invokeConfiguration."))
+            V2Error::Validation(e.0.replace("targets.member.", &format!("{member}.")))
         })?;
     }
     let transformer = input.transformer.map(|t| Transformer {
@@ -246,7 +251,7 @@ fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
             V2Error::Validation(
                 e.0.replace(
                     "targets.member.inputTransformer",
-                    "invokeConfiguration.transformer",
+                    &format!("{member}.transformer"),
                 )
                 .replace("for target.", "in the Transformer."),
             )
@@ -403,7 +408,7 @@ pub struct SubscriberArnInput {
     pub subscriber_arn: String,
 }
 
-fn invoke_json(i: &Invoke) -> Value {
+pub(super) fn invoke_json(i: &Invoke) -> Value {
     let mut out = json!({
         "TargetArn": i.target_arn,
         "RoleArn": i.role_arn,

@@ -245,6 +245,7 @@ fn send_one(e: &mut Engine, key: &QueueKey, m: Outgoing) -> Result<SendMessageOu
         m.md5_of_system_attributes.clone(),
     );
     let sent = queue_mut(e, key)?.send(now, id, m);
+    super::arrived(e, key);
     Ok(SendMessageOutput {
         md5_of_message_body: md5_body,
         md5_of_message_attributes: md5_attrs,
@@ -397,7 +398,10 @@ fn delete_one(e: &mut Engine, key: &QueueKey, handle: &str) -> Result<(), SqsErr
     let (seq, nonce) = parse_receipt(key, handle)?;
     queue_mut(e, key)?
         .delete(seq, nonce, now)
-        .map_err(|_| expired_receipt(handle))
+        .map_err(|_| expired_receipt(handle))?;
+    // A FIFO group may be free again.
+    super::arrived(e, key);
+    Ok(())
 }
 
 pub fn delete_message(
@@ -471,7 +475,10 @@ fn change_one(
     }
     let (seq, nonce) = parse_receipt(key, handle)?;
     match queue_mut(e, key)?.change_visibility(seq, nonce, now, timeout * 1000) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            super::arrived(e, key);
+            Ok(())
+        }
         Err(Visibility::Expired) => Err(expired_receipt(handle)),
         Err(Visibility::NotInFlight) => Err(SqsError::MessageNotInflight(
             "Message does not exist or is not available for visibility timeout change.".into(),
@@ -596,15 +603,7 @@ fn try_receive(
         .visibility_timeout
         .unwrap_or(queue.attributes.visibility_timeout_s)
         * 1000;
-    // Redrive only to a dead-letter queue that exists.
-    let redrive = queue.attributes.redrive.as_ref().map(|(p, _)| p.clone());
-    let dlq = redrive
-        .as_ref()
-        .and_then(|p| QueueKey::from_arn(&p.dead_letter_target_arn))
-        .filter(|k| e.sqs.queues.contains_key(k));
-    let max_receives = redrive
-        .filter(|_| dlq.is_some())
-        .map(|p| p.max_receive_count);
+    let (dlq, max_receives) = super::consume::redrive(e, queue);
     let fifo_attempt = input
         .receive_request_attempt_id
         .as_deref()
@@ -615,12 +614,8 @@ fn try_receive(
     let received = queue.receive(now, max, visibility_ms, max_receives, fifo_attempt, || {
         nonces.pop().unwrap_or_default()
     })?;
-    if let Some(dlq) = dlq.filter(|_| !received.dead_lettered.is_empty()) {
-        let dlq = e.sqs.queues.get_mut(&dlq).expect("checked above");
-        for mut m in received.dead_lettered {
-            m.dead_letter_source_arn = Some(source_arn.clone());
-            dlq.take_moved(m, now);
-        }
+    if let Some(dlq) = dlq {
+        super::consume::dead_letter(e, &dlq, &source_arn, received.dead_lettered);
     }
     Ok(received
         .messages

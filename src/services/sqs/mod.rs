@@ -2,6 +2,7 @@
 //! virtual clock, over AWS JSON 1.0 and AWS Query. All 23 operations of the 2012-11-05 API.
 
 mod attributes;
+pub mod consume;
 mod digest;
 pub use digest::sha256_hex;
 mod messages;
@@ -171,7 +172,14 @@ pub fn enqueue(
         delay_ms: if attrs.fifo { 0 } else { attrs.delay_s * 1000 },
     };
     queue.send(now, id, outgoing);
+    arrived(e, &key);
     Ok(())
+}
+
+/// A message may have become receivable on queue `key` (sent, made visible, its FIFO group
+/// freed): event streams reading it look again.
+fn arrived(e: &mut Engine, key: &QueueKey) {
+    crate::services::eventsv2::streams::wake_source(e, &key.arn());
 }
 
 fn valid_name(name: &str) -> bool {

@@ -17,6 +17,9 @@ pub const DEDUP_INTERVAL_MS: Millis = 5 * 60 * 1000;
 pub const MAX_VISIBILITY_MS: Millis = 43_200 * 1000;
 /// In-flight messages a standard queue holds before ReceiveMessage answers OverLimit.
 pub const MAX_IN_FLIGHT: usize = 120_000;
+/// The `visible_at` of a message an event stream holds while it delivers it: invisible until the
+/// stream deletes or releases it, whatever the visibility timeout.
+pub const HELD: Millis = Millis::MAX / 4;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct QueueKey {
@@ -505,13 +508,23 @@ impl Queue {
         (visible, in_flight, delayed)
     }
 
-    /// When the next hidden (delayed or in-flight) message becomes visible.
+    /// When the next hidden (delayed or in-flight) message becomes visible; messages held by an
+    /// event stream ([`HELD`]) only do when it releases them.
     pub fn next_visible_at(&self, now: Millis) -> Option<Millis> {
         self.messages
             .values()
             .map(|m| m.visible_at)
-            .filter(|&at| at > now)
+            .filter(|&at| at > now && at < HELD)
             .min()
+    }
+
+    /// Makes the message of a receipt handle visible again now (an event stream letting go of
+    /// a message it held); an outdated handle changes nothing.
+    pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
+        if let Some(m) = self.held(seq, nonce) {
+            m.visible_at = now;
+            self.arrivals.notify_waiters();
+        }
     }
 
     /// Takes up to `max` visible messages out of the queue (move tasks).

@@ -1,0 +1,125 @@
+//! Event streams (CreateEventStream, GetEventStream, ListEventStreams, UpdateEventStream,
+//! StartEventStream, StopEventStream, DeleteEventStream; event-streams.md): one source (an SQS
+//! queue or a custom bus) pushed in order to one target under a retry strategy
+//! ([`retry`]), a fault tolerance policy and an optional dead-letter queue. `api` checks and
+//! answers the operations; `run` moves the events on the engine's shared delivery path.
+//! docs/event-streams.md describes the behaviour.
+
+mod api;
+pub mod retry;
+mod run;
+
+pub use api::*;
+pub use run::{fire, wake_all, wake_source};
+
+use super::store::Invoke;
+use crate::engine::delivery::DeliveryId;
+use crate::engine::time::Millis;
+use crate::services::events::pattern::EventPattern;
+use crate::services::sqs::consume::Held;
+use retry::Strategy;
+
+/// Something a stream must do at a virtual instant.
+#[derive(Debug)]
+pub enum Timer {
+    /// Finish starting (STARTING → RUNNING or START_FAILED).
+    Start(String),
+    /// Look at the source for the next event.
+    Poll(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Running,
+    Ready,
+    Starting,
+    StartFailed,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Running => "RUNNING",
+            State::Ready => "READY",
+            State::Starting => "STARTING",
+            State::StartFailed => "START_FAILED",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    Sqs(String),
+    Bus(String),
+}
+
+impl Source {
+    pub fn arn(&self) -> &str {
+        match self {
+            Source::Sqs(arn) | Source::Bus(arn) => arn,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub text: String,
+    pub pattern: EventPattern,
+}
+
+/// RunOptions, defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    pub strategy: Strategy,
+    /// ErrorsTolerance ALL (true) or NONE.
+    pub tolerate_all: bool,
+    pub dead_letter: Option<String>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            strategy: Strategy::Backoff,
+            tolerate_all: false,
+            dead_letter: None,
+        }
+    }
+}
+
+/// The event a stream is delivering.
+#[derive(Debug)]
+pub struct InFlight {
+    /// Names this event's delivery, so a late end of a cancelled one is ignored.
+    pub token: u64,
+    pub delivery: Option<DeliveryId>,
+    pub message_id: String,
+    /// SQS source: the message, held until it is delivered or disposed of.
+    pub held: Option<Held>,
+    /// Bus source: the event's SequenceNumber.
+    pub sequence: Option<u64>,
+}
+
+#[derive(Debug)]
+pub struct Stream {
+    pub arn: String,
+    pub name: String,
+    pub account: String,
+    pub region: String,
+    /// The host clients reached the emulator at (for SNS targets' URLs).
+    pub host: String,
+    pub source: Source,
+    pub filter: Option<Pattern>,
+    pub target: Invoke,
+    pub run: RunOptions,
+    pub description: Option<String>,
+    pub created_at: Millis,
+    pub modified_at: Millis,
+    pub state: State,
+    pub reason: Option<String>,
+    /// Bus source: the SequenceNumber of the last event taken (delivered, dead-lettered,
+    /// discarded or filtered out).
+    pub position: u64,
+    pub busy: Option<InFlight>,
+    /// When a look at the source is due, if one is scheduled.
+    pub poll_at: Option<Millis>,
+}

@@ -1,0 +1,691 @@
+//! A running stream: it takes one event at a time from its source (an SQS message received and
+//! held, or the next event of its bus after its position), hands it to the engine as a delivery
+//! in the stream's own lane, and only when that delivery is over takes the next. Delivered,
+//! dead-lettered or discarded events are consumed (the SQS message deleted, the bus position
+//! moved on); an event kept by ErrorsTolerance NONE, a failed DLQ write or an error retrying
+//! cannot fix stays in the source, and the stream stops (READY or START_FAILED).
+//!
+//! Nothing polls on a period: a stream looks at its source when started, after each event, when
+//! a message arrives in its queue or an event on its bus, and at the instant the next hidden
+//! message of its queue becomes visible.
+
+use super::retry::{NON_RETRYABLE, StreamRetry};
+use super::{InFlight, Source, State, Stream, Timer};
+use crate::engine::delivery::{
+    DeadLetter, Delivery, Ending, Follow, GiveUp, Outcome, Publisher, SqsMessage, Target,
+};
+use crate::engine::observe::Metrics;
+use crate::engine::time::{Millis, format_rfc3339};
+use crate::engine::{Engine, Timer as EngineTimer};
+use crate::services::events::connections;
+use crate::services::events::input::{self, Reserved};
+use crate::services::events::store::HttpParameters;
+use crate::services::eventsv2::deliver::{UNGROUPED, event_json, service_of, target_input};
+use crate::services::eventsv2::store::Retained;
+use crate::services::sqs::consume::{self, Held};
+use crate::services::sqs::types::MessageAttributeValue;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// The metrics namespace of event streams, and the metrics label of their deliveries.
+pub const NAMESPACE: &str = "AWS/Events";
+pub const SERVICE: &str = "eventstreams";
+/// The `source` of the event a stream puts on an event bus (target or DLQ) for an SQS message.
+pub const SQS_EVENT_SOURCE: &str = "switchyard.event-stream";
+pub const SQS_EVENT_DETAIL_TYPE: &str = "SQS Message";
+/// The longest StateReason.
+const MAX_REASON_CHARS: usize = 512;
+
+pub fn fire(e: &mut Engine, timer: Timer) {
+    match timer {
+        Timer::Start(arn) => finish_start(e, &arn),
+        Timer::Poll(arn) => poll(e, &arn),
+    }
+}
+
+/// A message arrived in queue `source_arn`, or an event on bus `source_arn`: its idle running
+/// streams look at it now.
+pub fn wake_source(e: &mut Engine, source_arn: &str) {
+    let arns: Vec<String> = e
+        .eventsv2
+        .streams
+        .values()
+        .filter(|s| s.source.arn() == source_arn)
+        .map(|s| s.arn.clone())
+        .collect();
+    for arn in arns {
+        schedule_poll(e, &arn, e.now());
+    }
+}
+
+/// Messages may have arrived in any queue (a move task step): every idle SQS stream looks.
+pub fn wake_all(e: &mut Engine) {
+    let arns: Vec<String> = e
+        .eventsv2
+        .streams
+        .values()
+        .filter(|s| matches!(s.source, Source::Sqs(_)))
+        .map(|s| s.arn.clone())
+        .collect();
+    for arn in arns {
+        schedule_poll(e, &arn, e.now());
+    }
+}
+
+/// Schedules a look at the source at `at`, unless the stream is not running, is busy, or has
+/// one due by then already.
+fn schedule_poll(e: &mut Engine, arn: &str, at: Millis) {
+    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+        return;
+    };
+    if s.state != State::Running || s.busy.is_some() || s.poll_at.is_some_and(|due| due <= at) {
+        return;
+    }
+    s.poll_at = Some(at);
+    e.schedule(at, EngineTimer::EventStream(Timer::Poll(arn.to_string())));
+}
+
+fn reason(text: String) -> Option<String> {
+    Some(text.chars().take(MAX_REASON_CHARS).collect())
+}
+
+/// Whether the target, the dead-letter queue and the source exist: the checks of a start.
+pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
+    let source_ok = match &s.source {
+        Source::Sqs(arn) => e.sqs.by_arn(arn).is_some(),
+        Source::Bus(arn) => e.eventsv2.buses.contains_key(arn),
+    };
+    if !source_ok {
+        return Err(format!("Source {} does not exist.", s.source.arn()));
+    }
+    let target = &s.target.target_arn;
+    let target_ok = match service_of(target) {
+        "sqs" => e.sqs.by_arn(target).is_some(),
+        "sns" => e.sns.topics.contains_key(target),
+        "events" if target.contains(":event-busv2/") => e.eventsv2.buses.contains_key(target),
+        "events" if target.contains(":event-bus/") => e.events.buses.contains_key(target),
+        "events" if target.contains(":api-destination/") => {
+            connections::invocation(e, target, &HttpParameters::default()).is_ok()
+        }
+        // Lambda functions, Firehose streams, ...: the outbox or a mapped URL takes anything.
+        _ => true,
+    };
+    if !target_ok {
+        return Err(format!(
+            "Target {target} does not exist or cannot be invoked."
+        ));
+    }
+    if let Some(dlq) = &s.run.dead_letter
+        && !dead_letter_exists(e, dlq)
+    {
+        return Err(format!("Dead-letter queue {dlq} does not exist."));
+    }
+    Ok(())
+}
+
+fn dead_letter_exists(e: &Engine, arn: &str) -> bool {
+    match service_of(arn) {
+        "sqs" => e.sqs.by_arn(arn).is_some(),
+        _ => e.eventsv2.buses.contains_key(arn),
+    }
+}
+
+/// Starts a stream that is not running: STARTING now, RUNNING (or START_FAILED) at the next
+/// step of time.
+pub fn begin_start(e: &mut Engine, arn: &str) {
+    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+        return;
+    };
+    if matches!(s.state, State::Running | State::Starting) {
+        return;
+    }
+    s.state = State::Starting;
+    s.reason = None;
+    let now = e.now();
+    e.schedule(now, EngineTimer::EventStream(Timer::Start(arn.to_string())));
+}
+
+fn finish_start(e: &mut Engine, arn: &str) {
+    let Some(s) = e.eventsv2.streams.get(arn) else {
+        return;
+    };
+    if s.state != State::Starting {
+        return;
+    }
+    let checked = check(e, s);
+    let s = e.eventsv2.streams.get_mut(arn).expect("looked up above");
+    match checked {
+        Ok(()) => {
+            s.state = State::Running;
+            s.reason = None;
+            s.poll_at = None;
+            schedule_poll(e, arn, e.now());
+        }
+        Err(why) => {
+            s.state = State::StartFailed;
+            s.reason = reason(why);
+        }
+    }
+}
+
+/// Stops a stream (StopEventStream, DeleteEventStream): the event under way is dropped and stays
+/// in the source.
+pub fn halt(e: &mut Engine, arn: &str) {
+    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+        return;
+    };
+    s.state = State::Ready;
+    s.reason = None;
+    s.poll_at = None;
+    let source = s.source.clone();
+    if let Some(busy) = s.busy.take() {
+        if let Some(id) = busy.delivery {
+            e.cancel(id);
+        }
+        if let (Source::Sqs(queue), Some(held)) = (&source, &busy.held) {
+            consume::release(e, queue, held);
+        }
+    }
+}
+
+/// A running stream whose source is gone goes to START_FAILED.
+pub fn refresh(e: &mut Engine, arn: &str) {
+    let Some(s) = e.eventsv2.streams.get(arn) else {
+        return;
+    };
+    if s.state != State::Running {
+        return;
+    }
+    let gone = match &s.source {
+        Source::Sqs(queue) => e.sqs.by_arn(queue).is_none(),
+        Source::Bus(bus) => !e.eventsv2.buses.contains_key(bus),
+    };
+    if gone {
+        let why = format!("Source {} does not exist.", s.source.arn());
+        halt(e, arn);
+        fail(e, arn, State::StartFailed, why);
+    }
+}
+
+fn fail(e: &mut Engine, arn: &str, state: State, why: String) {
+    if let Some(s) = e.eventsv2.streams.get_mut(arn) {
+        s.state = state;
+        s.reason = reason(why);
+        s.poll_at = None;
+    }
+}
+
+/// One event taken from the source, as the stream handles it.
+struct Taken {
+    id: String,
+    /// The raw event data: the SQS message body, or the bus event as JSON.
+    raw: String,
+    /// What patterns and transformers see: the SQS record, or the bus event.
+    view: Value,
+    /// What an event bus (target or DLQ) gets.
+    bus_event: String,
+    group: Option<String>,
+    attributes: BTreeMap<String, MessageAttributeValue>,
+    ingested_at: Millis,
+}
+
+/// The record of an SQS message as patterns and transformers see it (the shape Lambda and
+/// EventBridge Pipes use), its body parsed when it is JSON.
+fn sqs_record(s: &Stream, queue: &str, m: &crate::services::sqs::store::Message) -> Value {
+    let body = serde_json::from_str::<Value>(&m.body).unwrap_or_else(|_| json!(m.body));
+    let mut attributes = json!({
+        "ApproximateReceiveCount": m.receive_count.to_string(),
+        "SentTimestamp": m.sent_at.to_string(),
+        "SenderId": &*m.sender_id,
+        "ApproximateFirstReceiveTimestamp": m.first_received_at.unwrap_or(m.sent_at).to_string(),
+    });
+    if let Some(g) = &m.group_id {
+        attributes["MessageGroupId"] = json!(g);
+    }
+    if let Some(d) = &m.dedup_id {
+        attributes["MessageDeduplicationId"] = json!(d);
+    }
+    let message_attributes: serde_json::Map<String, Value> = m
+        .attributes
+        .iter()
+        .map(|(name, v)| {
+            let mut a = json!({"dataType": v.data_type});
+            if let Some(text) = &v.string_value {
+                a["stringValue"] = json!(text);
+            }
+            (name.clone(), a)
+        })
+        .collect();
+    json!({
+        "messageId": m.id,
+        "body": body,
+        "attributes": attributes,
+        "messageAttributes": message_attributes,
+        "md5OfBody": m.md5_of_body,
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue,
+        "awsRegion": s.region,
+    })
+}
+
+fn from_sqs(s: &Stream, queue: &str, held: &Held, now: Millis) -> Taken {
+    let m = &held.message;
+    let view = sqs_record(s, queue, m);
+    let bus_event = json!({
+        "version": "0",
+        "id": m.id,
+        "detail-type": SQS_EVENT_DETAIL_TYPE,
+        "source": SQS_EVENT_SOURCE,
+        "account": s.account,
+        "time": format_rfc3339(m.sent_at),
+        "region": s.region,
+        "resources": [queue, s.arn],
+        "detail": view,
+    });
+    Taken {
+        id: m.id.clone(),
+        raw: m.body.clone(),
+        view,
+        bus_event: bus_event.to_string(),
+        group: m.group_id.clone(),
+        attributes: m.attributes.clone(),
+        ingested_at: now,
+    }
+}
+
+fn from_bus(ev: &Retained) -> Taken {
+    let view = event_json(ev, super::super::deliver::LIVE);
+    let raw = view.to_string();
+    Taken {
+        id: ev.id.clone(),
+        bus_event: raw.clone(),
+        raw,
+        view,
+        group: ev.group.clone(),
+        attributes: BTreeMap::new(),
+        ingested_at: ev.ingested_at,
+    }
+}
+
+fn passes(s: &Stream, view: &Value) -> bool {
+    s.filter.as_ref().is_none_or(|f| f.pattern.matches(view))
+}
+
+/// Looks at the source and starts delivering its next matching event, if any.
+fn poll(e: &mut Engine, arn: &str) {
+    let now = e.now();
+    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+        return;
+    };
+    if s.poll_at.is_some_and(|due| due <= now) {
+        s.poll_at = None;
+    }
+    if s.state != State::Running || s.busy.is_some() {
+        return;
+    }
+    refresh(e, arn);
+    let Some(s) = e.eventsv2.streams.get(arn) else {
+        return;
+    };
+    if s.state != State::Running {
+        return;
+    }
+    match s.source.clone() {
+        Source::Sqs(queue) => poll_queue(e, arn, &queue),
+        Source::Bus(bus) => poll_bus(e, arn, &bus),
+    }
+}
+
+fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
+    loop {
+        let now = e.now();
+        let held = match consume::take_one(e, queue) {
+            Ok(Some(held)) => held,
+            Ok(None) => {
+                if let Some(at) = consume::next_visible_at(e, queue) {
+                    schedule_poll(e, arn, at);
+                }
+                return;
+            }
+            Err(_) => {
+                let why = format!("Source {queue} does not exist.");
+                return fail(e, arn, State::StartFailed, why);
+            }
+        };
+        e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
+        let s = &e.eventsv2.streams[arn];
+        let taken = from_sqs(s, queue, &held, now);
+        if !passes(s, &taken.view) {
+            // Consumed without delivery, as a filtering consumer does.
+            consume::delete(e, queue, &held);
+            continue;
+        }
+        return start_delivery(e, arn, taken, Some(held), None);
+    }
+}
+
+fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
+    let now = e.now();
+    let position = e.eventsv2.streams[arn].position;
+    let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) else {
+        let why = format!("Source {bus_arn} does not exist.");
+        return fail(e, arn, State::StartFailed, why);
+    };
+    bus.expire(now);
+    let from = bus.events.partition_point(|ev| ev.sequence <= position);
+    let candidates: Vec<Retained> = bus.events[from..].to_vec();
+    for ev in candidates {
+        e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
+        let taken = from_bus(&ev);
+        let s = e.eventsv2.streams.get_mut(arn).expect("polled above");
+        if !passes(s, &taken.view) {
+            s.position = ev.sequence;
+            continue;
+        }
+        return start_delivery(e, arn, taken, None, Some(ev.sequence));
+    }
+}
+
+fn outbox(arn: &str, body: String) -> Target {
+    Target::Outbox {
+        address: arn.to_string(),
+        body,
+        attributes: BTreeMap::new(),
+    }
+}
+
+/// Hands one event to the engine: a delivery in the stream's lane, followed by the stream.
+fn start_delivery(
+    e: &mut Engine,
+    arn: &str,
+    taken: Taken,
+    held: Option<Held>,
+    sequence: Option<u64>,
+) {
+    e.metrics.aws(NAMESPACE, "MatchedEvents", arn, 1);
+    e.eventsv2.stream_tokens += 1;
+    let token = e.eventsv2.stream_tokens;
+    let s = &e.eventsv2.streams[arn];
+    let invoke = s.target.clone();
+    let sqs_source = matches!(s.source, Source::Sqs(_));
+    let (name, run) = (s.name.clone(), s.run.clone());
+    let publisher = Publisher {
+        account: s.account.clone(),
+        host: s.host.clone(),
+    };
+    // What the target gets: the raw data unless Input or a Transformer says otherwise.
+    let how = target_input(&invoke);
+    let mut doomed = None;
+    let payload = if invoke.input.is_none() && invoke.transformer.is_none() {
+        taken.raw.clone()
+    } else {
+        let ingestion_time = format_rfc3339(taken.ingested_at);
+        let reserved = Reserved {
+            rule_arn: arn,
+            rule_name: &name,
+            ingestion_time: &ingestion_time,
+        };
+        let text = taken.view.to_string();
+        input::render(&how, &taken.view, &text, &reserved).unwrap_or_else(|_| {
+            doomed = Some("INPUT_TRANSFORMATION_FAILURE");
+            String::new()
+        })
+    };
+    let target_arn = invoke.target_arn.clone();
+    let fifo_target = target_arn.ends_with(".fifo");
+    let group = || taken.group.clone().unwrap_or_else(|| UNGROUPED.into());
+    let mut http = false;
+    let mut throttle = None;
+    let (protocol, target) = match service_of(&target_arn) {
+        "sqs" => {
+            let message = SqsMessage {
+                body: payload,
+                attributes: if sqs_source {
+                    taken.attributes.clone()
+                } else {
+                    BTreeMap::new()
+                },
+                group_id: fifo_target.then(group),
+                dedup_id: fifo_target.then(|| taken.id.clone()),
+            };
+            let target = Target::Sqs {
+                queue_arn: target_arn.clone(),
+                message,
+            };
+            ("sqs", target)
+        }
+        "sns" => {
+            let target = Target::Sns {
+                topic_arn: target_arn.clone(),
+                publisher: publisher.clone(),
+                body: payload,
+                group_id: fifo_target.then(group),
+                dedup_id: fifo_target.then(|| taken.id.clone()),
+            };
+            ("sns", target)
+        }
+        "events" if target_arn.contains(":event-bus") => {
+            let target = Target::Bus {
+                bus_arn: target_arn.clone(),
+                publisher: publisher.clone(),
+                event: taken.bus_event.clone(),
+                trail: Vec::new(),
+            };
+            ("event-bus", target)
+        }
+        "events" if target_arn.contains(":api-destination/") => {
+            match connections::invocation(e, &target_arn, &HttpParameters::default()) {
+                Ok(call) => {
+                    http = true;
+                    throttle = call.rate_limit_per_second.map(|r| (target_arn.clone(), r));
+                    let target = Target::Http {
+                        method: call.method,
+                        url: call.url,
+                        headers: call.headers,
+                        body: payload,
+                    };
+                    ("api-destination", target)
+                }
+                Err(_) => {
+                    doomed = Some("RESOURCE_NOT_FOUND");
+                    ("api-destination", outbox(&target_arn, payload))
+                }
+            }
+        }
+        "lambda" => match e.lambda_endpoints.get(&target_arn) {
+            Some(url) => {
+                http = true;
+                let target = Target::Http {
+                    method: "POST".into(),
+                    url: url.clone(),
+                    headers: vec![("Content-Type".into(), "application/json".into())],
+                    body: payload,
+                };
+                ("lambda", target)
+            }
+            None => ("lambda", outbox(&target_arn, payload)),
+        },
+        other => (other, outbox(&target_arn, payload)),
+    };
+    // The dead-letter queue gets the raw event data (ErrorsTolerance ALL only).
+    let dead_letter = run
+        .dead_letter
+        .as_ref()
+        .filter(|_| run.tolerate_all)
+        .map(|dlq| {
+            let to_bus = service_of(dlq) != "sqs";
+            let fifo_dlq = dlq.ends_with(".fifo");
+            DeadLetter {
+                queue_arn: dlq.clone(),
+                message: SqsMessage {
+                    body: if to_bus {
+                        taken.bus_event.clone()
+                    } else {
+                        taken.raw.clone()
+                    },
+                    attributes: if sqs_source && !to_bus {
+                        taken.attributes.clone()
+                    } else {
+                        BTreeMap::new()
+                    },
+                    group_id: fifo_dlq.then(group),
+                    dedup_id: fifo_dlq.then(|| taken.id.clone()),
+                },
+                finish: None,
+                bus: to_bus.then(|| publisher.clone()),
+            }
+        });
+    let follower = Follower {
+        stream: arn.to_string(),
+        token,
+        tolerate_all: run.tolerate_all,
+    };
+    let mut d = Delivery::new(
+        SERVICE,
+        arn.to_string(),
+        protocol.to_string(),
+        taken.id.clone(),
+        target,
+        Box::new(StreamRetry(run.strategy)),
+        dead_letter,
+    )
+    .in_lane(arn.to_string())
+    .followed_by(Box::new(follower));
+    if let (true, Some(seconds)) = (http, invoke.timeout_seconds) {
+        d = d.timeout(seconds * 1000);
+    }
+    if let Some((key, per_second)) = throttle {
+        d = d.throttled(key, per_second);
+    }
+    if let Some(code) = doomed {
+        d = d.doomed(Outcome::Permanent {
+            status: None,
+            error_code: Some(code.into()),
+        });
+    }
+    let s = e.eventsv2.streams.get_mut(arn).expect("polled above");
+    s.busy = Some(InFlight {
+        token,
+        delivery: None,
+        message_id: taken.id,
+        held,
+        sequence,
+    });
+    let id = e.deliver(d);
+    // An in-process target may have ended the delivery already.
+    if let Some(busy) = e
+        .eventsv2
+        .streams
+        .get_mut(arn)
+        .and_then(|s| s.busy.as_mut())
+        .filter(|b| b.token == token)
+    {
+        busy.delivery = Some(id);
+    }
+}
+
+/// The stream following one of its deliveries.
+#[derive(Debug)]
+struct Follower {
+    stream: String,
+    token: u64,
+    tolerate_all: bool,
+}
+
+impl Follow for Follower {
+    fn keep(&self, how: &GiveUp) -> bool {
+        !self.tolerate_all || how.exhausted == Some(NON_RETRYABLE)
+    }
+
+    fn attempted(&self, metrics: &mut Metrics, _outcome: &str, retrying: bool) {
+        metrics.aws(NAMESPACE, "Invocations", &self.stream, 1);
+        if retrying {
+            metrics.aws(NAMESPACE, "RetryInvocationAttempts", &self.stream, 1);
+        }
+    }
+
+    fn ended(&self, e: &mut Engine, ending: Ending, last: Option<&Outcome>) {
+        let arn = self.stream.as_str();
+        let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+            return;
+        };
+        if s.busy.as_ref().is_none_or(|b| b.token != self.token) {
+            return;
+        }
+        let busy = s.busy.take().expect("checked above");
+        let source = s.source.clone();
+        let target = s.target.target_arn.clone();
+        let strategy = s.run.strategy;
+        let dlq = s.run.dead_letter.clone();
+        let metric = |e: &mut Engine, name: &str| e.metrics.aws(NAMESPACE, name, arn, 1);
+        if ending != Ending::Delivered {
+            metric(e, "FailedInvocations");
+        }
+        match ending {
+            Ending::DeadLettered => metric(e, "InvocationsSentToDLQ"),
+            Ending::DlqFailed => metric(e, "InvocationsFailedToBeSentToDLQ"),
+            Ending::Discarded => metric(e, "EventsDropped"),
+            Ending::Delivered | Ending::Kept => {}
+        }
+        let consumed = matches!(
+            ending,
+            Ending::Delivered | Ending::DeadLettered | Ending::Discarded
+        );
+        match (&source, consumed) {
+            (Source::Sqs(queue), true) => {
+                if let Some(held) = &busy.held {
+                    consume::delete(e, queue, held);
+                }
+            }
+            (Source::Sqs(queue), false) => {
+                if let Some(held) = &busy.held {
+                    consume::release(e, queue, held);
+                }
+            }
+            (Source::Bus(_), true) => {
+                if let (Some(s), Some(seq)) = (e.eventsv2.streams.get_mut(arn), busy.sequence) {
+                    s.position = s.position.max(seq);
+                }
+            }
+            (Source::Bus(_), false) => {}
+        }
+        if consumed {
+            schedule_poll(e, arn, e.now());
+            return;
+        }
+        let id = &busy.message_id;
+        let code = last
+            .and_then(Outcome::error_code)
+            .map(str::to_string)
+            .or_else(|| last.and_then(Outcome::status).map(|s| format!("HTTP {s}")))
+            .unwrap_or_else(|| "an error".into());
+        let (state, why) = match (ending, last) {
+            (Ending::DlqFailed, _) => match dlq.filter(|d| !dead_letter_exists(e, d)) {
+                Some(missing) => (
+                    State::StartFailed,
+                    format!("Dead-letter queue {missing} does not exist."),
+                ),
+                None => (
+                    State::Ready,
+                    format!(
+                        "Writing event {id} to the dead-letter queue failed; the stream stopped with the event kept in its source."
+                    ),
+                ),
+            },
+            (_, Some(outcome)) if super::retry::non_retryable(outcome) => (
+                State::StartFailed,
+                format!(
+                    "Delivering event {id} to {target} failed with {code}, which retrying cannot fix."
+                ),
+            ),
+            _ => (
+                State::Ready,
+                format!(
+                    "Delivering event {id} to {target} failed with {code} after the last retry of {}; ErrorsTolerance is NONE, so the stream stopped with the event kept in its source.",
+                    strategy.name()
+                ),
+            ),
+        };
+        fail(e, arn, state, why);
+    }
+}
