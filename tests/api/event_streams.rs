@@ -3,7 +3,7 @@
 //! lost, restart in order), START_FAILED, SQS-source consumption and bus sources.
 
 use crate::custom_bus::{ROLE, bus, drain, entry, put, queue, raw, subscriber, v2, v2_err};
-use crate::harness::Harness;
+use crate::harness::{Harness, no_hang};
 use serde_json::{Value, json};
 use switchyard::Config;
 
@@ -494,4 +494,41 @@ async fn delayed_and_later_messages_are_picked_up_when_they_become_visible() {
     assert!(drain(&h, &out_url).await.is_empty());
     h.advance(1.0).await;
     assert_eq!(bodies(&h, &out_url).await, ["delayed"]);
+}
+
+#[tokio::test]
+async fn a_stream_that_feeds_its_own_source_stops_instead_of_hanging() {
+    let h = exact().await;
+    let (src_url, src) = queue(&h, "looped", &[]).await;
+    let topic = h
+        .sns()
+        .create_topic()
+        .name("back")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    h.sns()
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(&src)
+        .attributes("RawMessageDelivery", "true")
+        .send()
+        .await
+        .unwrap();
+    let arn = stream(&h, "loop", &src, &topic, json!({})).await;
+    assert_eq!(get(&h, &arn).await["State"], "RUNNING");
+    no_hang("a looping stream", send(&h, &src_url, "round and round")).await;
+    no_hang("advancing past it", h.advance(1.0)).await;
+    let got = get(&h, &arn).await;
+    assert_eq!(got["State"], "READY", "{got}");
+    assert!(
+        got["StateReason"].as_str().unwrap().contains("(a loop)"),
+        "{got}"
+    );
+    // Nothing is lost: the message is still in its queue.
+    let (visible, in_flight) = counts(&h, &src_url).await;
+    assert_eq!((visible.as_str(), in_flight.as_str()), ("1", "0"));
 }

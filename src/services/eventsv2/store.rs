@@ -26,6 +26,9 @@ pub struct Store {
     pub streams: BTreeMap<String, super::streams::Stream>,
     /// The last token handed to an event under way in a stream.
     pub stream_tokens: u64,
+    /// The stream whose delivery is being attempted right now (in-process targets are attempted
+    /// at once): a message reaching its own source meanwhile is its own echo (a loop).
+    pub stream_delivering: Option<String>,
 }
 
 /// The scope of a dedup key: the bus, the publishing account and the event group (`None` for

@@ -228,6 +228,7 @@ pub fn create_event_stream(
         position,
         busy: None,
         poll_at: None,
+        echoes: 0,
     };
     e.eventsv2.streams.insert(arn.clone(), stream);
     store_tags(e, &arn, input.tags);

@@ -122,4 +122,7 @@ pub struct Stream {
     pub busy: Option<InFlight>,
     /// When a look at the source is due, if one is scheduled.
     pub poll_at: Option<Millis>,
+    /// Deliveries in a row that put a message on the stream's own source while they were
+    /// attempted (a target that feeds the source, through a topic or a bus: a loop).
+    pub echoes: u64,
 }

@@ -46,6 +46,12 @@ pub fn fire(e: &mut Engine, timer: Timer) {
 /// A message arrived in queue `source_arn`, or an event on bus `source_arn`: its idle running
 /// streams look at it now.
 pub fn wake_source(e: &mut Engine, source_arn: &str) {
+    if let Some(stream) = e.eventsv2.stream_delivering.clone()
+        && let Some(s) = e.eventsv2.streams.get_mut(&stream)
+        && s.source.arn() == source_arn
+    {
+        s.echoes += 1;
+    }
     let arns: Vec<String> = e
         .eventsv2
         .streams
@@ -311,6 +317,10 @@ fn passes(s: &Stream, view: &Value) -> bool {
     s.filter.as_ref().is_none_or(|f| f.pattern.matches(view))
 }
 
+/// Deliveries in a row that feed the stream's own source (an SQS source subscribed to the SNS
+/// topic it delivers to, say) before the stream stops, READY, as a loop.
+const MAX_ECHOES: u64 = 1_000;
+
 /// Looks at the source and starts delivering its next matching event, if any.
 fn poll(e: &mut Engine, arn: &str) {
     let now = e.now();
@@ -322,6 +332,14 @@ fn poll(e: &mut Engine, arn: &str) {
     }
     if s.state != State::Running || s.busy.is_some() {
         return;
+    }
+    if s.echoes >= MAX_ECHOES {
+        // A loop would spin at one virtual instant for ever: stop, the message stays.
+        s.echoes = 0;
+        let why = format!(
+            "{MAX_ECHOES} deliveries in a row put a message back on the source: the target feeds the source (a loop)."
+        );
+        return fail(e, arn, State::Ready, why);
     }
     refresh(e, arn);
     let Some(s) = e.eventsv2.streams.get(arn) else {
@@ -571,7 +589,15 @@ fn start_delivery(
         held,
         sequence,
     });
+    let echoes = e.eventsv2.streams.get(arn).map_or(0, |s| s.echoes);
+    e.eventsv2.stream_delivering = Some(arn.to_string());
     let id = e.deliver(d);
+    e.eventsv2.stream_delivering = None;
+    if let Some(s) = e.eventsv2.streams.get_mut(arn)
+        && s.echoes == echoes
+    {
+        s.echoes = 0;
+    }
     // An in-process target may have ended the delivery already.
     if let Some(busy) = e
         .eventsv2
