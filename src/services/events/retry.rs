@@ -34,20 +34,71 @@ impl Default for TargetRetry {
     }
 }
 
-impl TargetRetry {
+/// Exponential backoff with a cap: `min(base · 2^(n−1), cap)` before retry `n`, times a random
+/// factor in [0.9, 1.1) when jitter is on. Classic targets use 1 s and 512 s; the custom bus's
+/// subscribers (`crate::services::eventsv2::retry`) 10 s and 300 s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    pub base_ms: Millis,
+    pub cap_ms: Millis,
+}
+
+impl Backoff {
     /// The nominal wait before retry `n` (1 = the first retry).
-    pub fn nominal_ms(n: u32) -> Millis {
+    pub fn nominal_ms(self, n: u32) -> Millis {
         let shift = n.saturating_sub(1).min(20);
-        (1000 << shift).min(CAP_MS)
+        self.base_ms.saturating_mul(1 << shift).min(self.cap_ms)
     }
 
-    fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        let nominal = TargetRetry::nominal_ms(n);
+    pub fn delay_ms(self, n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        let nominal = self.nominal_ms(n);
         if jitter {
             (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis
         } else {
             nominal
         }
+    }
+
+    /// The retry after `attempts` failed attempts of an event `age_ms` old, under at most
+    /// `max_retries` retries and `max_age_ms` of age (checked in that order), or the limit hit.
+    pub fn within(
+        self,
+        (max_retries, max_age_ms): (u32, Millis),
+        attempts: u32,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        let retries = attempts.saturating_sub(1);
+        if retries >= max_retries {
+            return Err(Some(BY_ATTEMPTS));
+        }
+        let delay_ms = self.delay_ms(retries + 1, rng, jitter);
+        // No attempt is made once the event is older than the limit.
+        if age_ms + delay_ms > max_age_ms {
+            return Err(Some(BY_AGE));
+        }
+        Ok(Retry {
+            delay_ms,
+            phase: "retry",
+        })
+    }
+}
+
+/// A classic target's backoff.
+pub const TARGET_BACKOFF: Backoff = Backoff {
+    base_ms: 1_000,
+    cap_ms: CAP_MS,
+};
+
+impl TargetRetry {
+    /// The nominal wait before retry `n` (1 = the first retry).
+    pub fn nominal_ms(n: u32) -> Millis {
+        TARGET_BACKOFF.nominal_ms(n)
+    }
+
+    fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        TARGET_BACKOFF.delay_ms(n, rng, jitter)
     }
 }
 
@@ -68,19 +119,8 @@ impl RetryPolicy for TargetRetry {
         rng: &mut Rng,
         jitter: bool,
     ) -> Result<Retry, Option<&'static str>> {
-        let retries = attempts.saturating_sub(1);
-        if retries >= self.max_retries {
-            return Err(Some(BY_ATTEMPTS));
-        }
-        let delay_ms = TargetRetry::delay_ms(retries + 1, rng, jitter);
-        // No attempt is made once the event is older than the limit.
-        if age_ms + delay_ms > self.max_age_ms {
-            return Err(Some(BY_AGE));
-        }
-        Ok(Retry {
-            delay_ms,
-            phase: "retry",
-        })
+        let limits = (self.max_retries, self.max_age_ms);
+        TARGET_BACKOFF.within(limits, attempts, age_ms, rng, jitter)
     }
 }
 

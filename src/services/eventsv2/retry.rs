@@ -12,6 +12,7 @@
 use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
+use crate::services::events::retry::Backoff;
 
 pub const DEFAULT_MAX_RETRIES: u32 = 5;
 pub const DEFAULT_MAX_AGE_SECONDS: i64 = 300;
@@ -19,8 +20,7 @@ pub const DEFAULT_MAX_AGE_SECONDS: i64 = 300;
 pub const BASE_MS: Millis = 10_000;
 pub const CAP_MS: Millis = 300_000;
 
-pub const BY_ATTEMPTS: &str = "MaximumRetryAttempts";
-pub const BY_AGE: &str = "MaximumEventAgeInSeconds";
+pub use crate::services::events::retry::{BY_AGE, BY_ATTEMPTS};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SubscriberRetry {
@@ -37,20 +37,20 @@ impl Default for SubscriberRetry {
     }
 }
 
+/// A subscriber's backoff: classic's formula with other numbers.
+pub const SUBSCRIBER_BACKOFF: Backoff = Backoff {
+    base_ms: BASE_MS,
+    cap_ms: CAP_MS,
+};
+
 impl SubscriberRetry {
     /// The nominal wait before retry `n` (1 = the first retry).
     pub fn nominal_ms(n: u32) -> Millis {
-        let shift = n.saturating_sub(1).min(10);
-        (BASE_MS << shift).min(CAP_MS)
+        SUBSCRIBER_BACKOFF.nominal_ms(n)
     }
 
     fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        let nominal = SubscriberRetry::nominal_ms(n);
-        if jitter {
-            (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis
-        } else {
-            nominal
-        }
+        SUBSCRIBER_BACKOFF.delay_ms(n, rng, jitter)
     }
 }
 
@@ -71,19 +71,8 @@ impl RetryPolicy for SubscriberRetry {
         rng: &mut Rng,
         jitter: bool,
     ) -> Result<Retry, Option<&'static str>> {
-        let retries = attempts.saturating_sub(1);
-        if retries >= self.max_retries {
-            return Err(Some(BY_ATTEMPTS));
-        }
-        let delay_ms = SubscriberRetry::delay_ms(retries + 1, rng, jitter);
-        // No attempt is made once the event is older than the limit.
-        if age_ms + delay_ms > self.max_age_ms {
-            return Err(Some(BY_AGE));
-        }
-        Ok(Retry {
-            delay_ms,
-            phase: "retry",
-        })
+        let limits = (self.max_retries, self.max_age_ms);
+        SUBSCRIBER_BACKOFF.within(limits, attempts, age_ms, rng, jitter)
     }
 
     fn retries_permanent(&self) -> bool {

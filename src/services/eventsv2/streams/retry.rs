@@ -64,10 +64,12 @@ impl Strategy {
                 BACKOFF_MIN_MS + (rng.next_u64() % span) as Millis
             }
             Strategy::Backoff => (BACKOFF_MIN_MS + BACKOFF_MAX_MS) / 2,
-            Strategy::ExponentialDecay => {
-                let shift = n.saturating_sub(1).min(9);
-                (1000 << shift).min(DECAY_CAP_MS)
+            // Classic EventBridge's target backoff without its jitter: 1 s doubling to 512 s.
+            Strategy::ExponentialDecay => crate::services::events::retry::Backoff {
+                base_ms: 1000,
+                cap_ms: DECAY_CAP_MS,
             }
+            .nominal_ms(n),
         }
     }
 }
