@@ -345,7 +345,9 @@ pub fn delete_rule(
             if rule.managed_by.is_some() && !input.force {
                 return Err(managed(&input.name));
             }
-            if !rule.targets.is_empty() {
+            // Targets must go first; only a managed rule's (its service's) go with it, by Force.
+            let forced = input.force && rule.managed_by.is_some();
+            if !rule.targets.is_empty() && !forced {
                 return Err(EventsError::Validation(
                     "Rule can't be deleted since it has targets.".into(),
                 ));
