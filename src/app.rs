@@ -204,11 +204,7 @@ impl App {
         body: String,
         timeout: Duration,
     ) -> (Outcome, Option<i64>) {
-        let mut request = hyper::Request::builder().method(method).uri(url);
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let request = match request.body(Full::new(Bytes::from(body))) {
+        let request = match build_request(method, url, headers, body) {
             Ok(r) => r,
             Err(_) => {
                 let invalid = Outcome::Permanent {
@@ -271,12 +267,7 @@ impl App {
         headers: Vec<(String, String)>,
         body: String,
     ) -> Result<(u16, String), String> {
-        let mut request = hyper::Request::builder().method(method).uri(url);
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
+        let request = build_request(method, url, headers, body)
             .map_err(|e| format!("invalid request: {e}"))?;
         let response = Clock::within(HTTP_TIMEOUT, self.client().request(request))
             .await
@@ -293,6 +284,20 @@ impl App {
         .to_bytes();
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
+}
+
+/// An HTTP request as a delivery or an exchange sends it.
+fn build_request(
+    method: &str,
+    url: &str,
+    headers: Vec<(String, String)>,
+    body: String,
+) -> Result<hyper::Request<Full<Bytes>>, hyper::http::Error> {
+    let mut request = hyper::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    request.body(Full::new(Bytes::from(body)))
 }
 
 /// The client of HTTP/S deliveries: http:// and https:// through one connection pool, TCP_NODELAY,

@@ -1,4 +1,4 @@
-"""Helpers the EventBridge archive/replay and API-destination compat tests share (plain functions, not
+"""Helpers the EventBridge compat tests share (plain functions, not
 fixtures): ARNs, an SQS queue EventBridge may send to, PutEvents of one entry, rules with one
 target, the delivery log and faults of the control API, and errors as (code, message)."""
 
@@ -68,10 +68,10 @@ def replay_arn(name, account=ACCOUNT):
     return f"arn:aws:events:{REGION}:{account}:replay/{name}"
 
 
-def queue(sqs, name):
-    """An SQS queue whose policy lets the account's EventBridge rules send to it, as AWS requires
-    (the emulator does not check it): (url, arn)."""
-    url = sqs.create_queue(QueueName=name)["QueueUrl"]
+def queue(sqs, name, **attributes):
+    """An SQS queue (with `attributes`) whose policy lets the account's EventBridge rules send to
+    it, as AWS requires (the emulator does not check it): (url, arn)."""
+    url = sqs.create_queue(QueueName=name, Attributes={k: str(v) for k, v in attributes.items()})["QueueUrl"]
     arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
     policy = {
         "Version": "2012-10-17",

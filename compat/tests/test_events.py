@@ -20,16 +20,26 @@ import pytest
 from sns_helpers import UUID, receive_and_delete, sqs_queue
 from sqs_helpers import raises_code
 
-ACCOUNT = "000000000000"
+from events_helpers import (
+    ACCOUNT,
+    ENVELOPE_KEYS,
+    REGION,
+    bus_arn,
+    dlq_attributes,
+    event_time,
+    fault,
+    millis,
+    ordered,
+    put,
+    queue,
+    records,
+    rule_arn,
+    rule_to,
+)
+
 OTHER = "111111111111"
 THIRD = "222222222222"
-REGION = "us-east-1"
 DEFAULT_BUS = f"arn:aws:events:{REGION}:{ACCOUNT}:event-bus/default"
-
-# The envelope's keys in the order AWS writes them (eventbridge-sqs-reference.md A2).
-ENVELOPE_KEYS = ["version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"]
-EVENT_TIME = "%Y-%m-%dT%H:%M:%SZ"
-CLOCK_TIME = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 @pytest.fixture(scope="session")
@@ -47,90 +57,6 @@ def events_other(make_client):
 @pytest.fixture(scope="session")
 def events_third(make_client):
     return make_client("events", aws_access_key_id=THIRD)
-
-
-# --- helpers --------------------------------------------------------------------------------------
-
-
-def bus_arn(name, account=ACCOUNT):
-    return f"arn:aws:events:{REGION}:{account}:event-bus/{name}"
-
-
-def rule_arn(name, bus="default", account=ACCOUNT):
-    base = f"arn:aws:events:{REGION}:{account}:rule/"
-    return base + (name if bus == "default" else f"{bus}/{name}")
-
-
-def queue(sqs, name, **attributes):
-    """An SQS queue whose policy lets EventBridge rules of the account send to it, as AWS requires
-    (the emulator does not check it): (url, arn)."""
-    url = sqs.create_queue(QueueName=name, Attributes={k: str(v) for k, v in attributes.items()})["QueueUrl"]
-    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    policy = {
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Effect": "Allow",
-                "Principal": {"Service": "events.amazonaws.com"},
-                "Action": "sqs:SendMessage",
-                "Resource": arn,
-                "Condition": {"ArnLike": {"aws:SourceArn": f"arn:aws:events:{REGION}:{ACCOUNT}:rule/*"}},
-            }
-        ],
-    }
-    sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps(policy)})
-    return url, arn
-
-
-def ordered(body):
-    """A JSON document's top-level keys in the order they were written, and the document."""
-    pairs = json.loads(body, object_pairs_hook=lambda p: p)
-    return [k for k, _ in pairs], json.loads(body)
-
-
-def event_time(ms):
-    """An instant (epoch milliseconds) as an event's `time`: whole seconds, no fraction."""
-    return datetime.fromtimestamp(ms // 1000, tz=timezone.utc).strftime(EVENT_TIME)
-
-
-def millis(text, fmt=CLOCK_TIME):
-    return round(datetime.strptime(text, fmt).replace(tzinfo=timezone.utc).timestamp() * 1000)
-
-
-def put(events, bus=None, source="shop", detail_type="OrderPlaced", detail=None, **extra):
-    """PutEvents with one entry that must be accepted; returns its EventId."""
-    entry = {"Source": source, "DetailType": detail_type, "Detail": json.dumps(detail or {}), **extra}
-    if bus is not None:
-        entry["EventBusName"] = bus
-    out = events.put_events(Entries=[entry])
-    assert out["FailedEntryCount"] == 0, out
-    return out["Entries"][0]["EventId"]
-
-
-def rule_to(events, name, target_arn, bus=None, pattern=None, **target):
-    """A rule (pattern: source "shop" by default) with one target `t`; returns the rule ARN."""
-    pattern = pattern or {"source": ["shop"]}
-    kwargs = {"EventBusName": bus} if bus else {}
-    arn = events.put_rule(Name=name, EventPattern=json.dumps(pattern), **kwargs)["RuleArn"]
-    out = events.put_targets(Rule=name, Targets=[{"Id": "t", "Arn": target_arn, **target}], **kwargs)
-    assert out["FailedEntryCount"] == 0, out
-    return arn
-
-
-def records(control, **filters):
-    r = control.get("/deliveries", **filters)
-    assert r.status_code == 200, r.text
-    return r.json()["records"]
-
-
-def fault(control, target, status=500, **extra):
-    r = control.post("/faults", {"target": target, "status": status, **extra})
-    assert r.status_code == 201, r.text
-    return r.json()["id"]
-
-
-def dlq_attributes(message):
-    return {k: v["StringValue"] for k, v in message["MessageAttributes"].items()}
 
 
 # --- event buses ----------------------------------------------------------------------------------

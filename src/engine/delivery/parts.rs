@@ -67,6 +67,15 @@ pub enum Target {
 }
 
 impl Target {
+    /// The outbox, under `address`, with no attributes.
+    pub fn outbox(address: &str, body: String) -> Target {
+        Target::Outbox {
+            address: address.to_string(),
+            body,
+            attributes: BTreeMap::new(),
+        }
+    }
+
     /// The name the delivery log, faults and the outbox know the target by.
     pub fn name(&self) -> &str {
         match self {

@@ -17,11 +17,6 @@ fn bus_name_char(c: char) -> bool {
     super::name_char(c) || c == '/'
 }
 
-/// The bus a request names (a name or an ARN; `default` when absent), as (ARN, name).
-pub fn bus_ref(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
-    super::put_events::resolve_bus(cx, name_or_arn)
-}
-
 pub fn not_found(name: &str) -> EventsError {
     EventsError::ResourceNotFound(format!("Event bus {name} does not exist."))
 }
@@ -34,7 +29,7 @@ pub fn existing<'e>(
 ) -> Result<&'e mut Bus, EventsError> {
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
-    let (arn, name) = bus_ref(cx, name_or_arn);
+    let (arn, name) = super::put_events::resolve_bus(cx, name_or_arn);
     e.events.buses.get_mut(&arn).ok_or_else(|| not_found(&name))
 }
 
@@ -308,20 +303,10 @@ pub fn page<T>(
             ));
         }
     };
-    let start = match token {
-        None => 0,
-        Some(t) => match items.iter().position(|(k, _)| k.as_str() > t) {
-            _ if t.is_empty() => {
-                return Err(EventsError::Validation("Invalid NextToken".into()));
-            }
-            Some(i) => i,
-            None => items.len(),
-        },
-    };
-    let mut rest: Vec<(String, T)> = items.into_iter().skip(start).collect();
-    let next = (rest.len() > limit).then(|| rest[limit - 1].0.clone());
-    rest.truncate(limit);
-    Ok((rest.into_iter().map(|(_, v)| v).collect(), next))
+    if token.is_some_and(str::is_empty) {
+        return Err(EventsError::Validation("Invalid NextToken".into()));
+    }
+    Ok(crate::services::page_after(items, token, limit))
 }
 
 pub fn list_event_buses(

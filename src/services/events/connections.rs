@@ -33,6 +33,18 @@ pub struct Invocation {
     pub rate_limit_per_second: Option<u32>,
 }
 
+impl Invocation {
+    /// The delivery target of this request carrying `body`.
+    pub fn into_target(self, body: String) -> crate::engine::delivery::Target {
+        crate::engine::delivery::Target::Http {
+            method: self.method,
+            url: self.url,
+            headers: self.headers,
+            body,
+        }
+    }
+}
+
 use super::store::{AuthParameters, Connection};
 use super::{EventsError, epoch_seconds};
 use crate::app::App;

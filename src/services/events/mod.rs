@@ -60,9 +60,7 @@ impl From<EventsError> for AwsError {
 /// A Coral-style validation failure: "1 validation error detected: Value 'x' at 'name' failed to
 /// satisfy constraint: Member must ...".
 pub(crate) fn constraint(value: &str, member: &str, rule: &str) -> EventsError {
-    EventsError::Validation(format!(
-        "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {rule}"
-    ))
+    EventsError::Validation(super::validation_message(value, member, rule))
 }
 
 /// Checks a name against a length range and an allowed character set, as the model constrains it.

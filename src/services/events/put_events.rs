@@ -415,15 +415,21 @@ pub fn forward(
 }
 
 /// The ARN's service: `sqs`, `sns`, `lambda`, `events`, ...
-fn arn_service(arn: &str) -> &str {
+pub fn arn_service(arn: &str) -> &str {
     arn.split(':').nth(2).unwrap_or_default()
 }
 
-fn string_attribute(value: &str) -> MessageAttributeValue {
-    MessageAttributeValue {
-        data_type: "String".into(),
-        string_value: Some(value.into()),
-        binary_value: None,
+/// A Lambda function as a target: a real POST of `body` to its `--lambda-endpoint` URL, or the
+/// outbox when it has none.
+pub fn lambda_target(e: &Engine, arn: &str, body: String) -> Target {
+    match e.lambda_endpoints.get(arn) {
+        Some(url) => Target::Http {
+            method: "POST".into(),
+            url: url.clone(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body,
+        },
+        None => Target::outbox(arn, body),
     }
 }
 
@@ -498,19 +504,11 @@ fn delivery_for(
             match connections::invocation(e, &target.arn, &params) {
                 Ok(call) => {
                     throttle = call.rate_limit_per_second.map(|r| (target.arn.clone(), r));
-                    (
-                        "api-destination",
-                        Target::Http {
-                            method: call.method,
-                            url: call.url,
-                            headers: call.headers,
-                            body,
-                        },
-                    )
+                    ("api-destination", call.into_target(body))
                 }
                 Err(code) => {
                     doomed = Some(code);
-                    ("api-destination", outbox(&target.arn, body))
+                    ("api-destination", Target::outbox(&target.arn, body))
                 }
             }
         }
@@ -518,20 +516,9 @@ fn delivery_for(
             if doomed.is_none() && serde_json::from_str::<Value>(&body).is_err() {
                 doomed = Some("INVALID_JSON");
             }
-            match e.lambda_endpoints.get(&target.arn) {
-                Some(url) => (
-                    "lambda",
-                    Target::Http {
-                        method: "POST".into(),
-                        url: url.clone(),
-                        headers: vec![("Content-Type".into(), "application/json".into())],
-                        body,
-                    },
-                ),
-                None => ("lambda", outbox(&target.arn, body)),
-            }
+            ("lambda", lambda_target(e, &target.arn, body))
         }
-        other => (other, outbox(&target.arn, body)),
+        other => (other, Target::outbox(&target.arn, body)),
     };
     let policy = target.retry_policy.map_or_else(TargetRetry::default, |p| {
         let defaults = TargetRetry::default();
@@ -550,8 +537,14 @@ fn delivery_for(
         .and_then(|c| c.arn.clone())
         .map(|queue_arn| {
             let attributes = BTreeMap::from([
-                ("RULE_ARN".to_string(), string_attribute(&rule.arn)),
-                ("TARGET_ARN".to_string(), string_attribute(&target.arn)),
+                (
+                    "RULE_ARN".to_string(),
+                    MessageAttributeValue::string(&rule.arn),
+                ),
+                (
+                    "TARGET_ARN".to_string(),
+                    MessageAttributeValue::string(&target.arn),
+                ),
             ]);
             DeadLetter {
                 queue_arn,
@@ -598,14 +591,6 @@ fn delivery_for(
         });
     }
     delivery
-}
-
-fn outbox(arn: &str, body: String) -> Target {
-    Target::Outbox {
-        address: arn.to_string(),
-        body,
-        attributes: BTreeMap::new(),
-    }
 }
 
 fn target_input(target: &RuleTarget) -> TargetInput<'_> {
@@ -671,13 +656,19 @@ fn failure(outcome: &Outcome, target: &str) -> (String, String) {
 fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
     let attrs = &mut message.attributes;
-    attrs.insert("ERROR_CODE".into(), string_attribute(&code));
-    attrs.insert("ERROR_MESSAGE".into(), string_attribute(&text));
+    attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
+    attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
     if let Some(limit) = how.exhausted {
-        attrs.insert("EXHAUSTED_RETRY_CONDITION".into(), string_attribute(limit));
+        attrs.insert(
+            "EXHAUSTED_RETRY_CONDITION".into(),
+            MessageAttributeValue::string(limit),
+        );
     }
     let retries = how.attempts.saturating_sub(1).to_string();
-    attrs.insert("RETRY_ATTEMPTS".into(), string_attribute(&retries));
+    attrs.insert(
+        "RETRY_ATTEMPTS".into(),
+        MessageAttributeValue::string(&retries),
+    );
 }
 
 #[cfg(test)]

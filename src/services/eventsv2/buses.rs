@@ -7,6 +7,7 @@ use super::{V2Error, constraint, in_range, length};
 use crate::engine::Engine;
 use crate::services::Context;
 use crate::services::events::epoch_seconds;
+use crate::services::events::name_char;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -26,10 +27,6 @@ const ID_LENGTH: usize = 25;
 pub struct Tag {
     pub key: String,
     pub value: String,
-}
-
-pub fn name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')
 }
 
 /// Checks a name against the model's length range and `[\.\-_A-Za-z0-9]+`.
@@ -218,20 +215,7 @@ pub fn page<T>(
         }
         None => 100,
     };
-    let start = match next_token {
-        Some(token) => items
-            .iter()
-            .position(|(arn, _)| arn.as_str() > token)
-            .unwrap_or(items.len()),
-        None => 0,
-    };
-    let rest: Vec<(String, T)> = items.into_iter().skip(start).collect();
-    let more = rest.len() > limit;
-    let mut page: Vec<(String, T)> = rest.into_iter().take(limit).collect();
-    let next = more
-        .then(|| page.last().map(|(arn, _)| arn.clone()))
-        .flatten();
-    Ok((page.drain(..).map(|(_, v)| v).collect(), next))
+    Ok(crate::services::page_after(items, next_token, limit))
 }
 
 pub fn list_event_buses(e: &mut Engine, cx: &Context, input: ListInput) -> Result<Value, V2Error> {

@@ -13,7 +13,7 @@ use crate::engine::delivery::{
 use crate::engine::time::format_rfc3339;
 use crate::services::events::connections;
 use crate::services::events::input::{self, Reserved, TargetInput};
-use crate::services::events::put_events::envelope;
+use crate::services::events::put_events::{arn_service, envelope, lambda_target};
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::types::MessageAttributeValue;
 use serde_json::{Value, json};
@@ -91,10 +91,6 @@ pub fn replay(e: &mut Engine, s: &Subscriber, window: PointInTime) {
     dispatch(e, s, &events, REPLAY);
 }
 
-pub(super) fn service_of(arn: &str) -> &str {
-    arn.split(':').nth(2).unwrap_or_default()
-}
-
 /// The lane of a FIFO subscriber's event: one per (publishing account, EventGroupId); ungrouped
 /// events of an account share one.
 fn lane(s: &Subscriber, ev: &Retained) -> String {
@@ -109,7 +105,7 @@ pub fn dispatch(e: &mut Engine, s: &Subscriber, events: &[Retained], delivery_ty
         .iter()
         .filter(|ev| matches(s, ev, delivery_type))
         .collect();
-    let size = match service_of(&s.invoke.target_arn) {
+    let size = match arn_service(&s.invoke.target_arn) {
         "sqs" => s.invoke.max_batch_size.max(1),
         _ => 1,
     };
@@ -145,22 +141,6 @@ pub(super) fn target_input(invoke: &Invoke) -> TargetInput<'_> {
         }
     } else {
         TargetInput::Event
-    }
-}
-
-fn outbox(arn: &str, body: String) -> Target {
-    Target::Outbox {
-        address: arn.to_string(),
-        body,
-        attributes: BTreeMap::new(),
-    }
-}
-
-fn string_attribute(value: &str) -> MessageAttributeValue {
-    MessageAttributeValue {
-        data_type: "String".into(),
-        string_value: Some(value.into()),
-        binary_value: None,
     }
 }
 
@@ -200,7 +180,7 @@ fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: 
     let fifo_target = arn.ends_with(".fifo");
     let mut throttle = None;
     let mut http = false;
-    let (protocol, target) = match service_of(&arn) {
+    let (protocol, target) = match arn_service(&arn) {
         "sqs" => {
             let entries = batch
                 .iter()
@@ -246,48 +226,40 @@ fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: 
                 Ok(call) => {
                     throttle = call.rate_limit_per_second.map(|r| (arn.clone(), r));
                     http = true;
-                    let target = Target::Http {
-                        method: call.method,
-                        url: call.url,
-                        headers: call.headers,
-                        body,
-                    };
-                    ("api-destination", target)
+                    ("api-destination", call.into_target(body))
                 }
                 Err(_) => {
                     let message = format!(
                         "EventBridge can't access {arn}. Check that it exists and that the subscriber's delivery role is allowed to access it."
                     );
                     doomed.get_or_insert(("RESOURCE_NOT_FOUND", message));
-                    ("api-destination", outbox(&arn, body))
+                    ("api-destination", Target::outbox(&arn, body))
                 }
             }
         }
         "lambda" => {
-            let body = bodies.swap_remove(0);
-            match e.lambda_endpoints.get(&arn) {
-                Some(url) => {
-                    http = true;
-                    let target = Target::Http {
-                        method: "POST".into(),
-                        url: url.clone(),
-                        headers: vec![("Content-Type".into(), "application/json".into())],
-                        body,
-                    };
-                    ("lambda", target)
-                }
-                None => ("lambda", outbox(&arn, body)),
-            }
+            let target = lambda_target(e, &arn, bodies.swap_remove(0));
+            http = matches!(target, Target::Http { .. });
+            ("lambda", target)
         }
-        other => (other, outbox(&arn, bodies.swap_remove(0))),
+        other => (other, Target::outbox(&arn, bodies.swap_remove(0))),
     };
     let dead_letter = s.on_failure.as_ref().map(|queue_arn| {
         let fifo_dlq = queue_arn.ends_with(".fifo");
         let record = record_template(s, batch, doomed.as_ref().map(|(_, m)| m.as_str()));
         let attributes = BTreeMap::from([
-            ("BUS_ARN".to_string(), string_attribute(&s.bus_arn)),
-            ("SUBSCRIBER_ARN".to_string(), string_attribute(&s.arn)),
-            ("TARGET_ARN".to_string(), string_attribute(&arn)),
+            (
+                "BUS_ARN".to_string(),
+                MessageAttributeValue::string(&s.bus_arn),
+            ),
+            (
+                "SUBSCRIBER_ARN".to_string(),
+                MessageAttributeValue::string(&s.arn),
+            ),
+            (
+                "TARGET_ARN".to_string(),
+                MessageAttributeValue::string(&arn),
+            ),
         ]);
         DeadLetter {
             queue_arn: queue_arn.clone(),
@@ -457,15 +429,15 @@ fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
     }
     message.body = record.to_string();
     let attrs = &mut message.attributes;
-    attrs.insert("ERROR_CODE".into(), string_attribute(&code));
-    attrs.insert("ERROR_MESSAGE".into(), string_attribute(&text));
+    attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
+    attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
     attrs.insert(
         "EXHAUSTED_RETRY_CONDITION".into(),
-        string_attribute(condition),
+        MessageAttributeValue::string(condition),
     );
     attrs.insert(
         "RETRY_ATTEMPTS".into(),
-        string_attribute(&retries.to_string()),
+        MessageAttributeValue::string(&retries.to_string()),
     );
 }
 

@@ -46,9 +46,7 @@ impl From<V2Error> for AwsError {
 /// A Coral-style validation failure: "1 validation error detected: Value 'x' at 'member' failed
 /// to satisfy constraint: <rule>".
 pub(crate) fn constraint(value: impl std::fmt::Display, member: &str, rule: &str) -> V2Error {
-    V2Error::Validation(format!(
-        "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: {rule}"
-    ))
+    V2Error::Validation(super::validation_message(value, member, rule))
 }
 
 /// Checks an integer member against the model's range.

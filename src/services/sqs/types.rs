@@ -16,6 +16,17 @@ pub struct MessageAttributeValue {
     pub binary_value: Option<String>,
 }
 
+impl MessageAttributeValue {
+    /// A `String` attribute.
+    pub fn string(value: &str) -> MessageAttributeValue {
+        MessageAttributeValue {
+            data_type: "String".into(),
+            string_value: Some(value.into()),
+            binary_value: None,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Default)]
 pub struct Empty {}
 

@@ -19,8 +19,10 @@ use crate::engine::time::{Millis, format_rfc3339};
 use crate::engine::{Engine, Timer as EngineTimer};
 use crate::services::events::connections;
 use crate::services::events::input::{self, Reserved};
+use crate::services::events::put_events::arn_service;
+use crate::services::events::put_events::lambda_target;
 use crate::services::events::store::HttpParameters;
-use crate::services::eventsv2::deliver::{UNGROUPED, event_json, service_of, target_input};
+use crate::services::eventsv2::deliver::{UNGROUPED, event_json, target_input};
 use crate::services::eventsv2::store::Retained;
 use crate::services::sqs::consume::{self, Held};
 use crate::services::sqs::types::MessageAttributeValue;
@@ -105,7 +107,7 @@ pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
         return Err(format!("Source {} does not exist.", s.source.arn()));
     }
     let target = &s.target.target_arn;
-    let target_ok = match service_of(target) {
+    let target_ok = match arn_service(target) {
         "sqs" => e.sqs.by_arn(target).is_some(),
         "sns" => e.sns.topics.contains_key(target),
         "events" if target.contains(":event-busv2/") => e.eventsv2.buses.contains_key(target),
@@ -130,7 +132,7 @@ pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
 }
 
 fn dead_letter_exists(e: &Engine, arn: &str) -> bool {
-    match service_of(arn) {
+    match arn_service(arn) {
         "sqs" => e.sqs.by_arn(arn).is_some(),
         _ => e.eventsv2.buses.contains_key(arn),
     }
@@ -404,14 +406,6 @@ fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
     }
 }
 
-fn outbox(arn: &str, body: String) -> Target {
-    Target::Outbox {
-        address: arn.to_string(),
-        body,
-        attributes: BTreeMap::new(),
-    }
-}
-
 /// Hands one event to the engine: a delivery in the stream's lane, followed by the stream.
 fn start_delivery(
     e: &mut Engine,
@@ -454,7 +448,7 @@ fn start_delivery(
     let group = || taken.group.clone().unwrap_or_else(|| UNGROUPED.into());
     let mut http = false;
     let mut throttle = None;
-    let (protocol, target) = match service_of(&target_arn) {
+    let (protocol, target) = match arn_service(&target_arn) {
         "sqs" => {
             let message = SqsMessage {
                 body: payload,
@@ -496,34 +490,20 @@ fn start_delivery(
                 Ok(call) => {
                     http = true;
                     throttle = call.rate_limit_per_second.map(|r| (target_arn.clone(), r));
-                    let target = Target::Http {
-                        method: call.method,
-                        url: call.url,
-                        headers: call.headers,
-                        body: payload,
-                    };
-                    ("api-destination", target)
+                    ("api-destination", call.into_target(payload))
                 }
                 Err(_) => {
                     doomed = Some("RESOURCE_NOT_FOUND");
-                    ("api-destination", outbox(&target_arn, payload))
+                    ("api-destination", Target::outbox(&target_arn, payload))
                 }
             }
         }
-        "lambda" => match e.lambda_endpoints.get(&target_arn) {
-            Some(url) => {
-                http = true;
-                let target = Target::Http {
-                    method: "POST".into(),
-                    url: url.clone(),
-                    headers: vec![("Content-Type".into(), "application/json".into())],
-                    body: payload,
-                };
-                ("lambda", target)
-            }
-            None => ("lambda", outbox(&target_arn, payload)),
-        },
-        other => (other, outbox(&target_arn, payload)),
+        "lambda" => {
+            let target = lambda_target(e, &target_arn, payload);
+            http = matches!(target, Target::Http { .. });
+            ("lambda", target)
+        }
+        other => (other, Target::outbox(&target_arn, payload)),
     };
     // The dead-letter queue gets the raw event data (ErrorsTolerance ALL only).
     let dead_letter = run
@@ -531,7 +511,7 @@ fn start_delivery(
         .as_ref()
         .filter(|_| run.tolerate_all)
         .map(|dlq| {
-            let to_bus = service_of(dlq) != "sqs";
+            let to_bus = arn_service(dlq) != "sqs";
             let fifo_dlq = dlq.ends_with(".fifo");
             DeadLetter {
                 queue_arn: dlq.clone(),
