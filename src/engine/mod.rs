@@ -9,7 +9,7 @@ pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-use crate::services::{events, eventsv2, sns, sqs};
+use crate::services::{bus, events, sns, sqs, streams};
 use delivery::{Delivery, DeliveryId};
 use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
 use rng::Rng;
@@ -31,7 +31,7 @@ pub enum Timer {
     /// EventBridge: a scheduled rule's next firing, a replay's next step.
     Events(events::Timer),
     /// An event stream's next step: its start, or a look at its source.
-    EventStream(eventsv2::streams::Timer),
+    EventStream(streams::Timer),
     /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
     #[cfg(test)]
     Probe(u32, Option<(Millis, u32)>),
@@ -75,7 +75,8 @@ pub struct Engine {
     pub sqs: sqs::store::Store,
     pub sns: sns::store::Store,
     pub events: events::store::Store,
-    pub eventsv2: eventsv2::store::Store,
+    pub bus: bus::store::Store,
+    pub streams: streams::Store,
     deliveries: HashMap<DeliveryId, Delivery>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
@@ -103,7 +104,8 @@ impl Engine {
             sqs: sqs::store::Store::default(),
             sns: sns::store::Store::default(),
             events: events::store::Store::default(),
-            eventsv2: eventsv2::store::Store::default(),
+            bus: bus::store::Store::default(),
+            streams: streams::Store::default(),
             deliveries: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
@@ -161,13 +163,13 @@ impl Engine {
             Timer::Wake(notify) => notify.notify_waiters(),
             Timer::Attempt(id) => self.attempt(id),
             Timer::Events(timer) => events::fire(self, timer),
-            Timer::EventStream(timer) => eventsv2::streams::fire(self, timer),
+            Timer::EventStream(timer) => streams::fire(self, timer),
             Timer::SqsMoveTask(id) => {
                 if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
                     self.schedule(next, Timer::SqsMoveTask(id));
                 }
                 // Moved messages arrive in queues that event streams may read.
-                eventsv2::streams::wake_all(self);
+                streams::wake_all(self);
             }
             #[cfg(test)]
             Timer::Probe(id, then) => {
@@ -189,7 +191,8 @@ impl Engine {
         self.sqs.reset();
         self.sns.reset();
         self.events = events::store::Store::default();
-        self.eventsv2 = eventsv2::store::Store::default();
+        self.bus = bus::store::Store::default();
+        self.streams = streams::Store::default();
         self.deliveries.clear();
         self.effects.clear();
         self.throttles.clear();

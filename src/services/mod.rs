@@ -1,10 +1,12 @@
 //! The services: typed operations over the engine's state. A service never sees HTTP, XML or
 //! JSON framing; it gets the request context and its input in the model's JSON form.
 
+pub mod bus;
+pub mod event;
 pub mod events;
-pub mod eventsv2;
 pub mod sns;
 pub mod sqs;
+pub mod streams;
 pub mod sts;
 
 use crate::app::App;
@@ -171,7 +173,7 @@ pub async fn call(
         ServiceId::Sts => sts::call(cx, operation, input),
         ServiceId::Sns => sns::call(app, cx, operation, input).await,
         ServiceId::Events => events::call(app, cx, operation, input).await,
-        ServiceId::EventsV2 => eventsv2::call(app, cx, operation, input),
+        ServiceId::EventsV2 => bus::call(app, cx, operation, input),
     }
 }
 

@@ -7,7 +7,7 @@ use super::batch::PARTIAL_BATCH_FAILURE;
 use super::observe::{DeliveryRecord, OutboxMessage};
 use super::time::Millis;
 use super::{Effect, Engine, Timer};
-use crate::services::{events, eventsv2, sns, sqs};
+use crate::services::{bus, events, sns, sqs};
 
 mod parts;
 pub use parts::*;
@@ -421,7 +421,7 @@ impl Engine {
                     let (arn, publisher) = (bus_arn.clone(), publisher.clone());
                     let (event, trail) = (event.clone(), trail.clone());
                     let forwarded = if arn.contains(":event-busv2/") {
-                        eventsv2::forward(self, &arn, &publisher, &event, trail)
+                        bus::forward(self, &arn, &publisher, &event, trail)
                     } else {
                         events::forward(self, &arn, &publisher, &event, trail)
                     };
@@ -566,7 +566,7 @@ impl Engine {
         let arn = dlq.queue_arn.as_str();
         match &dlq.bus {
             Some(publisher) if arn.contains(":event-busv2/") => {
-                eventsv2::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
+                bus::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()
             }
             Some(publisher) => {
                 events::forward(self, arn, publisher, &message.body, Vec::new()).is_ok()

@@ -10,13 +10,13 @@
 mod replays;
 
 use super::buses::{self, Empty, page};
-use super::pattern::EventPattern;
 use super::store::{Archive, ArchivedEvent, Rule};
 use super::{EventsError, check_name, constraint, epoch_seconds, name_char};
 use crate::app::App;
 use crate::engine::Engine;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::error::AwsError;
+use crate::services::event::pattern::EventPattern;
 use crate::services::{Context, typed};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

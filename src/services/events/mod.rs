@@ -6,8 +6,6 @@
 mod archives;
 mod buses;
 pub mod connections;
-pub mod input;
-pub mod pattern;
 pub mod put_events;
 pub mod retry;
 mod rules;

@@ -2,7 +2,6 @@
 //! to the targets of every enabled rule whose pattern matches, each target its own delivery on
 //! the engine (retry policy, dead-letter queue, throttle of an API destination).
 
-use super::input::{self, Reserved, TargetInput};
 use super::retry::TargetRetry;
 use super::store::{Rule, Store, Target as RuleTarget};
 use super::{EventsError, archives, buses, connections};
@@ -12,6 +11,7 @@ use crate::engine::delivery::{
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
+use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::types::MessageAttributeValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};

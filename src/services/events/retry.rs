@@ -36,7 +36,7 @@ impl Default for TargetRetry {
 
 /// Exponential backoff with a cap: `min(base · 2^(n−1), cap)` before retry `n`, times a random
 /// factor in [0.9, 1.1) when jitter is on. Classic targets use 1 s and 512 s; the custom bus's
-/// subscribers (`crate::services::eventsv2::retry`) 10 s and 300 s.
+/// subscribers (`crate::services::bus::retry`) 10 s and 300 s.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Backoff {
     pub base_ms: Millis,

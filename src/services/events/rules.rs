@@ -3,14 +3,14 @@
 //! firing of scheduled rules on the virtual clock.
 
 use super::buses::{self, Empty, Tag, page};
-use super::input::{self, TargetInput};
-use super::pattern::EventPattern;
 use super::schedule::Schedule;
 use super::store::{Rule, Target};
 use super::{EventsError, Timer, check_name, constraint, name_char};
 use crate::engine::Engine;
 use crate::engine::time::Millis;
 use crate::services::Context;
+use crate::services::event::input::{self, TargetInput};
+use crate::services::event::pattern::EventPattern;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -2,9 +2,9 @@
 //! API destinations, per account and region (each keyed by its ARN). Plain data; the operations
 //! live in the sibling modules.
 
-use super::pattern::EventPattern;
 use super::schedule::Schedule;
 use crate::engine::time::Millis;
+use crate::services::event::pattern::EventPattern;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

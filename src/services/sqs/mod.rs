@@ -179,7 +179,7 @@ pub fn enqueue(
 /// A message may have become receivable on queue `key` (sent, made visible, its FIFO group
 /// freed): event streams reading it look again.
 fn arrived(e: &mut Engine, key: &QueueKey) {
-    crate::services::eventsv2::streams::wake_source(e, &key.arn());
+    crate::services::streams::wake_source(e, &key.arn());
 }
 
 fn valid_name(name: &str) -> bool {

@@ -12,12 +12,25 @@ mod run;
 pub use api::*;
 pub use run::{fire, wake_all, wake_source};
 
-use super::store::Invoke;
 use crate::engine::delivery::DeliveryId;
 use crate::engine::time::Millis;
-use crate::services::events::pattern::EventPattern;
+use crate::services::bus::store::Invoke;
+use crate::services::event::pattern::EventPattern;
 use crate::services::sqs::consume::Held;
 use retry::Strategy;
+use std::collections::BTreeMap;
+
+/// The event streams of every account and region.
+#[derive(Debug, Default)]
+pub struct Store {
+    /// Event stream ARN → stream.
+    pub streams: BTreeMap<String, Stream>,
+    /// The last token handed to an event under way in a stream.
+    pub tokens: u64,
+    /// The stream whose delivery is being attempted right now (in-process targets are attempted
+    /// at once): a message reaching its own source meanwhile is its own echo (a loop).
+    pub delivering: Option<String>,
+}
 
 /// Something a stream must do at a virtual instant.
 #[derive(Debug)]

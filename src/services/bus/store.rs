@@ -3,7 +3,7 @@
 
 use super::retry::SubscriberRetry;
 use crate::engine::time::Millis;
-use crate::services::events::pattern::EventPattern;
+use crate::services::event::pattern::EventPattern;
 use std::collections::{BTreeMap, HashMap};
 
 /// How long a dedup key suppresses repeats: 5 minutes from the entry it repeats.
@@ -22,13 +22,6 @@ pub struct Store {
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
     /// Dedup scope and key → (when the entry it repeats was accepted, that entry's event id).
     pub dedup: HashMap<DedupKey, (Millis, String)>,
-    /// Event stream ARN → stream.
-    pub streams: BTreeMap<String, super::streams::Stream>,
-    /// The last token handed to an event under way in a stream.
-    pub stream_tokens: u64,
-    /// The stream whose delivery is being attempted right now (in-process targets are attempted
-    /// at once): a message reaching its own source meanwhile is its own echo (a loop).
-    pub stream_delivering: Option<String>,
 }
 
 /// The scope of a dedup key: the bus, the publishing account and the event group (`None` for

@@ -7,11 +7,11 @@ use super::run::{begin_start, halt, refresh};
 use super::{Pattern, RunOptions, Source, State, Stream};
 use crate::engine::Engine;
 use crate::services::Context;
+use crate::services::bus::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
+use crate::services::bus::subscribers::{InvokeInput, arn_parts, invoke_as, invoke_json};
+use crate::services::bus::{V2Error, length, one_of};
+use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
-use crate::services::events::pattern::EventPattern;
-use crate::services::eventsv2::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
-use crate::services::eventsv2::subscribers::{InvokeInput, arn_parts, invoke_as, invoke_json};
-use crate::services::eventsv2::{V2Error, length, one_of};
 use crate::services::sqs::store::QueueKey;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -57,7 +57,7 @@ fn not_found(arn: &str) -> V2Error {
 }
 
 fn own_stream<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Stream, V2Error> {
-    match e.eventsv2.streams.get_mut(arn) {
+    match e.streams.streams.get_mut(arn) {
         Some(s) if s.account == cx.account && s.region == cx.region => Ok(s),
         _ => Err(not_found(arn)),
     }
@@ -146,7 +146,7 @@ fn run_options(input: Option<RunOptionsInput>, source: &str) -> Result<RunOption
 fn target(
     input: InvokeInput,
     source: &str,
-) -> Result<crate::services::eventsv2::store::Invoke, V2Error> {
+) -> Result<crate::services::bus::store::Invoke, V2Error> {
     let invoke = invoke_as(input, "target")?;
     if invoke.target_arn == source {
         return Err(V2Error::Validation(
@@ -192,14 +192,14 @@ pub fn create_event_stream(
         "arn:aws:events:{}:{}:event-stream/{}",
         cx.region, cx.account, input.name
     );
-    if e.eventsv2.streams.contains_key(&arn) {
+    if e.streams.streams.contains_key(&arn) {
         return Err(V2Error::ResourceAlreadyExists(format!(
             "Event stream {} already exists.",
             input.name
         )));
     }
     let mine = e
-        .eventsv2
+        .streams
         .streams
         .values()
         .filter(|s| s.account == cx.account && s.region == cx.region);
@@ -230,7 +230,7 @@ pub fn create_event_stream(
         poll_at: None,
         echoes: 0,
     };
-    e.eventsv2.streams.insert(arn.clone(), stream);
+    e.streams.streams.insert(arn.clone(), stream);
     store_tags(e, &arn, input.tags);
     begin_start(e, &arn);
     Ok(json!({ "EventStreamArn": arn }))
@@ -306,7 +306,7 @@ pub fn list_event_streams(
         length(t, "nextToken", 1, 2048)?;
     }
     let mine: Vec<String> = e
-        .eventsv2
+        .streams
         .streams
         .values()
         .filter(|s| s.account == cx.account && s.region == cx.region)
@@ -317,7 +317,7 @@ pub fn list_event_streams(
     }
     let items = mine
         .iter()
-        .map(|arn| &e.eventsv2.streams[arn])
+        .map(|arn| &e.streams.streams[arn])
         .filter(|s| {
             input
                 .name_prefix
@@ -411,7 +411,7 @@ pub fn start_event_stream(
     let arn = own_stream(e, cx, &input.event_stream_arn)?.arn.clone();
     refresh(e, &arn);
     begin_start(e, &arn);
-    let state = e.eventsv2.streams[&arn].state;
+    let state = e.streams.streams[&arn].state;
     Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
 }
 
@@ -425,7 +425,7 @@ pub fn stop_event_stream(
     if matches!(s.state, State::Running | State::Starting) {
         halt(e, &arn);
     }
-    let state = e.eventsv2.streams[&arn].state;
+    let state = e.streams.streams[&arn].state;
     Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
 }
 
@@ -436,7 +436,7 @@ pub fn delete_event_stream(
 ) -> Result<Value, V2Error> {
     let arn = own_stream(e, cx, &input.event_stream_arn)?.arn.clone();
     halt(e, &arn);
-    e.eventsv2.streams.remove(&arn);
-    e.eventsv2.tags.remove(&arn);
+    e.streams.streams.remove(&arn);
+    e.bus.tags.remove(&arn);
     Ok(json!({}))
 }

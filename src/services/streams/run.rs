@@ -17,13 +17,13 @@ use crate::engine::delivery::{
 use crate::engine::observe::Metrics;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::engine::{Engine, Timer as EngineTimer};
+use crate::services::bus::deliver::{UNGROUPED, event_json, target_input};
+use crate::services::bus::store::Retained;
+use crate::services::event::input::{self, Reserved};
 use crate::services::events::connections;
-use crate::services::events::input::{self, Reserved};
 use crate::services::events::put_events::arn_service;
 use crate::services::events::put_events::lambda_target;
 use crate::services::events::store::HttpParameters;
-use crate::services::eventsv2::deliver::{UNGROUPED, event_json, target_input};
-use crate::services::eventsv2::store::Retained;
 use crate::services::sqs::consume::{self, Held};
 use crate::services::sqs::types::MessageAttributeValue;
 use serde_json::{Value, json};
@@ -48,14 +48,14 @@ pub fn fire(e: &mut Engine, timer: Timer) {
 /// A message arrived in queue `source_arn`, or an event on bus `source_arn`: its idle running
 /// streams look at it now.
 pub fn wake_source(e: &mut Engine, source_arn: &str) {
-    if let Some(stream) = e.eventsv2.stream_delivering.clone()
-        && let Some(s) = e.eventsv2.streams.get_mut(&stream)
+    if let Some(stream) = e.streams.delivering.clone()
+        && let Some(s) = e.streams.streams.get_mut(&stream)
         && s.source.arn() == source_arn
     {
         s.echoes += 1;
     }
     let arns: Vec<String> = e
-        .eventsv2
+        .streams
         .streams
         .values()
         .filter(|s| s.source.arn() == source_arn)
@@ -69,7 +69,7 @@ pub fn wake_source(e: &mut Engine, source_arn: &str) {
 /// Messages may have arrived in any queue (a move task step): every idle SQS stream looks.
 pub fn wake_all(e: &mut Engine) {
     let arns: Vec<String> = e
-        .eventsv2
+        .streams
         .streams
         .values()
         .filter(|s| matches!(s.source, Source::Sqs(_)))
@@ -83,7 +83,7 @@ pub fn wake_all(e: &mut Engine) {
 /// Schedules a look at the source at `at`, unless the stream is not running, is busy, or has
 /// one due by then already.
 fn schedule_poll(e: &mut Engine, arn: &str, at: Millis) {
-    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+    let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
     if s.state != State::Running || s.busy.is_some() || s.poll_at.is_some_and(|due| due <= at) {
@@ -101,7 +101,7 @@ fn reason(text: String) -> Option<String> {
 pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
     let source_ok = match &s.source {
         Source::Sqs(arn) => e.sqs.by_arn(arn).is_some(),
-        Source::Bus(arn) => e.eventsv2.buses.contains_key(arn),
+        Source::Bus(arn) => e.bus.buses.contains_key(arn),
     };
     if !source_ok {
         return Err(format!("Source {} does not exist.", s.source.arn()));
@@ -110,7 +110,7 @@ pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
     let target_ok = match arn_service(target) {
         "sqs" => e.sqs.by_arn(target).is_some(),
         "sns" => e.sns.topics.contains_key(target),
-        "events" if target.contains(":event-busv2/") => e.eventsv2.buses.contains_key(target),
+        "events" if target.contains(":event-busv2/") => e.bus.buses.contains_key(target),
         "events" if target.contains(":event-bus/") => e.events.buses.contains_key(target),
         "events" if target.contains(":api-destination/") => {
             connections::invocation(e, target, &HttpParameters::default()).is_ok()
@@ -134,14 +134,14 @@ pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
 fn dead_letter_exists(e: &Engine, arn: &str) -> bool {
     match arn_service(arn) {
         "sqs" => e.sqs.by_arn(arn).is_some(),
-        _ => e.eventsv2.buses.contains_key(arn),
+        _ => e.bus.buses.contains_key(arn),
     }
 }
 
 /// Starts a stream that is not running: STARTING now, RUNNING (or START_FAILED) at the next
 /// step of time.
 pub fn begin_start(e: &mut Engine, arn: &str) {
-    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+    let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
     if matches!(s.state, State::Running | State::Starting) {
@@ -154,14 +154,14 @@ pub fn begin_start(e: &mut Engine, arn: &str) {
 }
 
 fn finish_start(e: &mut Engine, arn: &str) {
-    let Some(s) = e.eventsv2.streams.get(arn) else {
+    let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
     if s.state != State::Starting {
         return;
     }
     let checked = check(e, s);
-    let s = e.eventsv2.streams.get_mut(arn).expect("looked up above");
+    let s = e.streams.streams.get_mut(arn).expect("looked up above");
     match checked {
         Ok(()) => {
             s.state = State::Running;
@@ -179,7 +179,7 @@ fn finish_start(e: &mut Engine, arn: &str) {
 /// Stops a stream (StopEventStream, DeleteEventStream): the event under way is dropped and stays
 /// in the source.
 pub fn halt(e: &mut Engine, arn: &str) {
-    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+    let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
     s.state = State::Ready;
@@ -198,7 +198,7 @@ pub fn halt(e: &mut Engine, arn: &str) {
 
 /// A running stream whose source is gone goes to START_FAILED.
 pub fn refresh(e: &mut Engine, arn: &str) {
-    let Some(s) = e.eventsv2.streams.get(arn) else {
+    let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
     if s.state != State::Running {
@@ -206,7 +206,7 @@ pub fn refresh(e: &mut Engine, arn: &str) {
     }
     let gone = match &s.source {
         Source::Sqs(queue) => e.sqs.by_arn(queue).is_none(),
-        Source::Bus(bus) => !e.eventsv2.buses.contains_key(bus),
+        Source::Bus(bus) => !e.bus.buses.contains_key(bus),
     };
     if gone {
         let why = format!("Source {} does not exist.", s.source.arn());
@@ -216,7 +216,7 @@ pub fn refresh(e: &mut Engine, arn: &str) {
 }
 
 fn fail(e: &mut Engine, arn: &str, state: State, why: String) {
-    if let Some(s) = e.eventsv2.streams.get_mut(arn) {
+    if let Some(s) = e.streams.streams.get_mut(arn) {
         s.state = state;
         s.reason = reason(why);
         s.poll_at = None;
@@ -302,7 +302,7 @@ fn from_sqs(s: &Stream, queue: &str, held: &Held, now: Millis) -> Taken {
 }
 
 fn from_bus(ev: &Retained) -> Taken {
-    let view = event_json(ev, super::super::deliver::LIVE);
+    let view = event_json(ev, crate::services::bus::deliver::LIVE);
     let raw = view.to_string();
     Taken {
         id: ev.id.clone(),
@@ -326,7 +326,7 @@ const MAX_ECHOES: u64 = 1_000;
 /// Looks at the source and starts delivering its next matching event, if any.
 fn poll(e: &mut Engine, arn: &str) {
     let now = e.now();
-    let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+    let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
     if s.poll_at.is_some_and(|due| due <= now) {
@@ -344,7 +344,7 @@ fn poll(e: &mut Engine, arn: &str) {
         return fail(e, arn, State::Ready, why);
     }
     refresh(e, arn);
-    let Some(s) = e.eventsv2.streams.get(arn) else {
+    let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
     if s.state != State::Running {
@@ -373,7 +373,7 @@ fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
             }
         };
         e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
-        let s = &e.eventsv2.streams[arn];
+        let s = &e.streams.streams[arn];
         let taken = from_sqs(s, queue, &held, now);
         if !passes(s, &taken.view) {
             // Consumed without delivery, as a filtering consumer does.
@@ -386,8 +386,8 @@ fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
 
 fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
     let now = e.now();
-    let position = e.eventsv2.streams[arn].position;
-    let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) else {
+    let position = e.streams.streams[arn].position;
+    let Some(bus) = e.bus.buses.get_mut(bus_arn) else {
         let why = format!("Source {bus_arn} does not exist.");
         return fail(e, arn, State::StartFailed, why);
     };
@@ -397,7 +397,7 @@ fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
     for ev in candidates {
         e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
         let taken = from_bus(&ev);
-        let s = e.eventsv2.streams.get_mut(arn).expect("polled above");
+        let s = e.streams.streams.get_mut(arn).expect("polled above");
         if !passes(s, &taken.view) {
             s.position = ev.sequence;
             continue;
@@ -415,9 +415,9 @@ fn start_delivery(
     sequence: Option<u64>,
 ) {
     e.metrics.aws(NAMESPACE, "MatchedEvents", arn, 1);
-    e.eventsv2.stream_tokens += 1;
-    let token = e.eventsv2.stream_tokens;
-    let s = &e.eventsv2.streams[arn];
+    e.streams.tokens += 1;
+    let token = e.streams.tokens;
+    let s = &e.streams.streams[arn];
     let invoke = s.target.clone();
     let sqs_source = matches!(s.source, Source::Sqs(_));
     let (name, run) = (s.name.clone(), s.run.clone());
@@ -561,7 +561,7 @@ fn start_delivery(
             error_code: Some(code.into()),
         });
     }
-    let s = e.eventsv2.streams.get_mut(arn).expect("polled above");
+    let s = e.streams.streams.get_mut(arn).expect("polled above");
     s.busy = Some(InFlight {
         token,
         delivery: None,
@@ -569,18 +569,18 @@ fn start_delivery(
         held,
         sequence,
     });
-    let echoes = e.eventsv2.streams.get(arn).map_or(0, |s| s.echoes);
-    e.eventsv2.stream_delivering = Some(arn.to_string());
+    let echoes = e.streams.streams.get(arn).map_or(0, |s| s.echoes);
+    e.streams.delivering = Some(arn.to_string());
     let id = e.deliver(d);
-    e.eventsv2.stream_delivering = None;
-    if let Some(s) = e.eventsv2.streams.get_mut(arn)
+    e.streams.delivering = None;
+    if let Some(s) = e.streams.streams.get_mut(arn)
         && s.echoes == echoes
     {
         s.echoes = 0;
     }
     // An in-process target may have ended the delivery already.
     if let Some(busy) = e
-        .eventsv2
+        .streams
         .streams
         .get_mut(arn)
         .and_then(|s| s.busy.as_mut())
@@ -612,7 +612,7 @@ impl Follow for Follower {
 
     fn ended(&self, e: &mut Engine, ending: Ending, last: Option<&Outcome>) {
         let arn = self.stream.as_str();
-        let Some(s) = e.eventsv2.streams.get_mut(arn) else {
+        let Some(s) = e.streams.streams.get_mut(arn) else {
             return;
         };
         if s.busy.as_ref().is_none_or(|b| b.token != self.token) {
@@ -649,7 +649,7 @@ impl Follow for Follower {
                 }
             }
             (Source::Bus(_), true) => {
-                if let (Some(s), Some(seq)) = (e.eventsv2.streams.get_mut(arn), busy.sequence) {
+                if let (Some(s), Some(seq)) = (e.streams.streams.get_mut(arn), busy.sequence) {
                     s.position = s.position.max(seq);
                 }
             }

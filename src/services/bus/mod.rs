@@ -5,13 +5,12 @@
 //! what the custom bus shares with classic EventBridge (the pattern matcher, target input, the
 //! envelope) comes from `crate::services::events`. docs/custom-bus.md describes the behaviour.
 
-mod buses;
-mod deliver;
+pub mod buses;
+pub mod deliver;
 mod publish;
 pub mod retry;
 pub mod store;
-pub mod streams;
-mod subscribers;
+pub mod subscribers;
 
 pub use publish::forward;
 
@@ -121,13 +120,27 @@ pub fn call(app: &App, cx: &Context, operation: &str, input: Value) -> Result<Va
         "UntagResource" => typed(input, |i| untag_resource(&mut e(), cx, i)),
         "ListTagsForResource" => typed(input, |i| list_tags_for_resource(&mut e(), cx, i)),
         "PutEvents" => typed(input, |i| publish::put_events(&mut e(), cx, i)),
-        "CreateEventStream" => typed(input, |i| streams::create_event_stream(&mut e(), cx, i)),
-        "GetEventStream" => typed(input, |i| streams::get_event_stream(&mut e(), cx, i)),
-        "ListEventStreams" => typed(input, |i| streams::list_event_streams(&mut e(), cx, i)),
-        "UpdateEventStream" => typed(input, |i| streams::update_event_stream(&mut e(), cx, i)),
-        "StartEventStream" => typed(input, |i| streams::start_event_stream(&mut e(), cx, i)),
-        "StopEventStream" => typed(input, |i| streams::stop_event_stream(&mut e(), cx, i)),
-        "DeleteEventStream" => typed(input, |i| streams::delete_event_stream(&mut e(), cx, i)),
+        "CreateEventStream" => typed(input, |i| {
+            crate::services::streams::create_event_stream(&mut e(), cx, i)
+        }),
+        "GetEventStream" => typed(input, |i| {
+            crate::services::streams::get_event_stream(&mut e(), cx, i)
+        }),
+        "ListEventStreams" => typed(input, |i| {
+            crate::services::streams::list_event_streams(&mut e(), cx, i)
+        }),
+        "UpdateEventStream" => typed(input, |i| {
+            crate::services::streams::update_event_stream(&mut e(), cx, i)
+        }),
+        "StartEventStream" => typed(input, |i| {
+            crate::services::streams::start_event_stream(&mut e(), cx, i)
+        }),
+        "StopEventStream" => typed(input, |i| {
+            crate::services::streams::stop_event_stream(&mut e(), cx, i)
+        }),
+        "DeleteEventStream" => typed(input, |i| {
+            crate::services::streams::delete_event_stream(&mut e(), cx, i)
+        }),
         _ => Err(super::not_yet(operation)),
     }
 }

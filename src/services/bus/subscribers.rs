@@ -9,8 +9,8 @@ use super::store::{Filter, Invoke, PointInTime, Subscriber, Transformer};
 use super::{V2Error, constraint, deliver, in_range, length, one_of};
 use crate::engine::Engine;
 use crate::services::Context;
-use crate::services::events::input::{self, TargetInput};
-use crate::services::events::pattern::EventPattern;
+use crate::services::event::input::{self, TargetInput};
+use crate::services::event::pattern::EventPattern;
 use crate::services::events::{epoch_seconds, millis_of};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -172,7 +172,7 @@ fn filters(config: Option<FilterConfigurationInput>) -> Result<Vec<Filter>, V2Er
 }
 
 /// An ARN's parts after `arn:`: partition, service, region, account, resource.
-pub(super) fn arn_parts(arn: &str) -> Option<[&str; 5]> {
+pub(crate) fn arn_parts(arn: &str) -> Option<[&str; 5]> {
     let rest = arn.strip_prefix("arn:")?;
     let mut parts = rest.splitn(5, ':');
     let out = [
@@ -191,7 +191,7 @@ fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
 
 /// Checks an InvokeConfiguration given as `member` (a subscriber's `invokeConfiguration`, an event
 /// stream's `target`) and parses it.
-pub(super) fn invoke_as(input: InvokeInput, member: &str) -> Result<Invoke, V2Error> {
+pub(crate) fn invoke_as(input: InvokeInput, member: &str) -> Result<Invoke, V2Error> {
     length(&input.target_arn, &format!("{member}.targetArn"), 1, 1600)?;
     length(&input.role_arn, &format!("{member}.roleArn"), 1, 1600)?;
     let Some(target) = arn_parts(&input.target_arn) else {
@@ -320,7 +320,7 @@ fn own_subscriber<'e>(
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut Subscriber, V2Error> {
-    match e.eventsv2.subscribers.get_mut(arn) {
+    match e.bus.subscribers.get_mut(arn) {
         Some(s) if s.account == cx.account && s.region == cx.region => Ok(s),
         _ => Err(subscriber_not_found(arn)),
     }
@@ -348,7 +348,7 @@ pub fn create_subscriber(
     let pinned = check_tags(&input.tags, "tags")?;
     let bus_arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
     let mine = |s: &&Subscriber| s.account == cx.account && s.region == cx.region;
-    if e.eventsv2
+    if e.bus
         .subscribers
         .values()
         .filter(mine)
@@ -359,11 +359,7 @@ pub fn create_subscriber(
             input.name
         )));
     }
-    let on_bus = e
-        .eventsv2
-        .subscribers
-        .values()
-        .filter(|s| s.bus_arn == bus_arn);
+    let on_bus = e.bus.subscribers.values().filter(|s| s.bus_arn == bus_arn);
     if on_bus.count() >= MAX_SUBSCRIBERS_PER_BUS {
         return Err(V2Error::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
@@ -392,9 +388,7 @@ pub fn create_subscriber(
         created_at: now,
         modified_at: now,
     };
-    e.eventsv2
-        .subscribers
-        .insert(arn.clone(), subscriber.clone());
+    e.bus.subscribers.insert(arn.clone(), subscriber.clone());
     store_tags(e, &arn, input.tags);
     if let Some(window) = point_in_time {
         deliver::replay(e, &subscriber, window);
@@ -408,7 +402,7 @@ pub struct SubscriberArnInput {
     pub subscriber_arn: String,
 }
 
-pub(super) fn invoke_json(i: &Invoke) -> Value {
+pub(crate) fn invoke_json(i: &Invoke) -> Value {
     let mut out = json!({
         "TargetArn": i.target_arn,
         "RoleArn": i.role_arn,
@@ -496,7 +490,7 @@ pub fn list_subscribers(
     }
     let bus_arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
     let items = e
-        .eventsv2
+        .bus
         .subscribers
         .values()
         .filter(|s| s.bus_arn == bus_arn)
@@ -593,7 +587,7 @@ pub fn delete_subscriber(
     input: SubscriberArnInput,
 ) -> Result<Value, V2Error> {
     let arn = own_subscriber(e, cx, &input.subscriber_arn)?.arn.clone();
-    e.eventsv2.subscribers.remove(&arn);
-    e.eventsv2.tags.remove(&arn);
+    e.bus.subscribers.remove(&arn);
+    e.bus.tags.remove(&arn);
     Ok(json!({}))
 }

@@ -11,8 +11,8 @@ use crate::engine::delivery::{
     DeadLetter, Delivery, GiveUp, GiveUpMetrics, Outcome, Publisher, SqsMessage, Target,
 };
 use crate::engine::time::format_rfc3339;
+use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::events::connections;
-use crate::services::events::input::{self, Reserved, TargetInput};
 use crate::services::events::put_events::{arn_service, envelope, lambda_target};
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::types::MessageAttributeValue;
@@ -77,7 +77,7 @@ pub fn matches(s: &Subscriber, ev: &Retained, delivery_type: &str) -> bool {
 /// Replays the retained events of the bus whose time lies in `window` (both ends included).
 pub fn replay(e: &mut Engine, s: &Subscriber, window: PointInTime) {
     let now = e.now();
-    let Some(bus) = e.eventsv2.buses.get_mut(&s.bus_arn) else {
+    let Some(bus) = e.bus.buses.get_mut(&s.bus_arn) else {
         return;
     };
     bus.expire(now);
@@ -131,7 +131,7 @@ pub fn dispatch(e: &mut Engine, s: &Subscriber, events: &[Retained], delivery_ty
     }
 }
 
-pub(super) fn target_input(invoke: &Invoke) -> TargetInput<'_> {
+pub(crate) fn target_input(invoke: &Invoke) -> TargetInput<'_> {
     if let Some(text) = &invoke.input {
         TargetInput::Constant(text)
     } else if let Some(t) = &invoke.transformer {

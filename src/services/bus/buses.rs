@@ -83,7 +83,7 @@ pub fn store_tags(e: &mut Engine, arn: &str, tags: Vec<Tag>) {
     if tags.is_empty() {
         return;
     }
-    let stored = e.eventsv2.tags.entry(arn.to_string()).or_default();
+    let stored = e.bus.tags.entry(arn.to_string()).or_default();
     stored.extend(tags.into_iter().map(|t| (t.key, t.value)));
 }
 
@@ -93,7 +93,7 @@ pub fn bus_not_found(arn: &str) -> V2Error {
 
 /// The bus an ARN names, in the caller's account.
 pub fn own_bus<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Bus, V2Error> {
-    match e.eventsv2.buses.get_mut(arn) {
+    match e.bus.buses.get_mut(arn) {
         Some(bus) if bus.account == cx.account && bus.region == cx.region => Ok(bus),
         _ => Err(bus_not_found(arn)),
     }
@@ -130,7 +130,7 @@ pub fn create_event_bus(
     }
     let pinned = check_tags(&input.tags, "tags")?;
     let mine = |b: &&Bus| b.account == cx.account && b.region == cx.region;
-    if e.eventsv2
+    if e.bus
         .buses
         .values()
         .filter(mine)
@@ -141,7 +141,7 @@ pub fn create_event_bus(
             input.name
         )));
     }
-    if e.eventsv2.buses.values().filter(mine).count() >= MAX_BUSES {
+    if e.bus.buses.values().filter(mine).count() >= MAX_BUSES {
         return Err(V2Error::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
         ));
@@ -164,7 +164,7 @@ pub fn create_event_bus(
         events: Vec::new(),
         sequence: 0,
     };
-    e.eventsv2.buses.insert(arn.clone(), bus);
+    e.bus.buses.insert(arn.clone(), bus);
     store_tags(e, &arn, input.tags);
     Ok(CreateEventBusOutput { event_bus_arn: arn })
 }
@@ -223,7 +223,7 @@ pub fn list_event_buses(e: &mut Engine, cx: &Context, input: ListInput) -> Resul
         check_name(p, "namePrefix", 256)?;
     }
     let items = e
-        .eventsv2
+        .bus
         .buses
         .values()
         .filter(|b| b.account == cx.account && b.region == cx.region)
@@ -255,32 +255,28 @@ pub fn delete_event_bus(
     input: BusArnInput,
 ) -> Result<Value, V2Error> {
     let arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
-    let name = e.eventsv2.buses[&arn].name.clone();
-    if e.eventsv2.subscribers.values().any(|s| s.bus_arn == arn) {
+    let name = e.bus.buses[&arn].name.clone();
+    if e.bus.subscribers.values().any(|s| s.bus_arn == arn) {
         return Err(V2Error::ResourceInUse(format!(
             "Event bus {name} has subscribers. Delete them before the event bus."
         )));
     }
-    if e.eventsv2.streams.values().any(|s| s.source.arn() == arn) {
+    if e.streams.streams.values().any(|s| s.source.arn() == arn) {
         return Err(V2Error::ResourceInUse(format!(
             "Event bus {name} is the source of event streams. Delete them before the event bus."
         )));
     }
-    e.eventsv2.buses.remove(&arn);
-    e.eventsv2.tags.remove(&arn);
-    e.eventsv2.dedup.retain(|k, _| k.bus_arn != arn);
+    e.bus.buses.remove(&arn);
+    e.bus.tags.remove(&arn);
+    e.bus.dedup.retain(|k, _| k.bus_arn != arn);
     Ok(json!({}))
 }
 
 /// The caller's bus, subscriber or event stream an ARN names, for the tag operations.
 fn tagged_resource(e: &Engine, cx: &Context, arn: &str) -> Result<(), V2Error> {
-    let bus = e.eventsv2.buses.get(arn).map(|b| (&b.account, &b.region));
-    let subscriber = e
-        .eventsv2
-        .subscribers
-        .get(arn)
-        .map(|s| (&s.account, &s.region));
-    let stream = e.eventsv2.streams.get(arn).map(|s| (&s.account, &s.region));
+    let bus = e.bus.buses.get(arn).map(|b| (&b.account, &b.region));
+    let subscriber = e.bus.subscribers.get(arn).map(|s| (&s.account, &s.region));
+    let stream = e.streams.streams.get(arn).map(|s| (&s.account, &s.region));
     match bus.or(subscriber).or(stream) {
         Some((account, region)) if *account == cx.account && *region == cx.region => Ok(()),
         _ => Err(V2Error::ResourceNotFound(format!(
@@ -303,7 +299,7 @@ pub fn tag_resource(
 ) -> Result<Value, V2Error> {
     tagged_resource(e, cx, &input.resource_arn)?;
     check_tags(&input.tags, "tags")?;
-    let current = e.eventsv2.tags.get(&input.resource_arn);
+    let current = e.bus.tags.get(&input.resource_arn);
     let mut merged: BTreeMap<String, String> = current.cloned().unwrap_or_default();
     merged.extend(input.tags.iter().map(|t| (t.key.clone(), t.value.clone())));
     if merged.len() > MAX_TAGS {
@@ -311,7 +307,7 @@ pub fn tag_resource(
             "A resource can have at most {MAX_TAGS} tags."
         )));
     }
-    e.eventsv2.tags.insert(input.resource_arn, merged);
+    e.bus.tags.insert(input.resource_arn, merged);
     Ok(json!({}))
 }
 
@@ -328,7 +324,7 @@ pub fn untag_resource(
     input: UntagResourceInput,
 ) -> Result<Value, V2Error> {
     tagged_resource(e, cx, &input.resource_arn)?;
-    if let Some(tags) = e.eventsv2.tags.get_mut(&input.resource_arn) {
+    if let Some(tags) = e.bus.tags.get_mut(&input.resource_arn) {
         for key in &input.tag_keys {
             tags.remove(key);
         }
@@ -349,7 +345,7 @@ pub fn list_tags_for_resource(
 ) -> Result<Value, V2Error> {
     tagged_resource(e, cx, &input.resource_arn)?;
     let tags: Vec<Tag> = e
-        .eventsv2
+        .bus
         .tags
         .get(&input.resource_arn)
         .into_iter()

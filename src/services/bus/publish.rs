@@ -164,14 +164,12 @@ pub fn put_events(
         ));
     }
     // Any account may publish to a bus it knows the ARN of: the API has no resource policies.
-    let Some(bus) = e.eventsv2.buses.get(&input.event_bus_arn) else {
+    let Some(bus) = e.bus.buses.get(&input.event_bus_arn) else {
         return Err(super::buses::bus_not_found(&input.event_bus_arn));
     };
     let (bus_arn, region) = (bus.arn.clone(), bus.region.clone());
     let now = e.now();
-    e.eventsv2
-        .dedup
-        .retain(|_, (at, _)| now - *at < DEDUP_WINDOW_MS);
+    e.bus.dedup.retain(|_, (at, _)| now - *at < DEDUP_WINDOW_MS);
     let mut results = Vec::with_capacity(count);
     let mut accepted = Vec::new();
     for entry in input.entries {
@@ -195,7 +193,7 @@ pub fn put_events(
             group: metadata.event_group_id.clone(),
             key,
         });
-        if let Some((_, original)) = scope.as_ref().and_then(|k| e.eventsv2.dedup.get(k)) {
+        if let Some((_, original)) = scope.as_ref().and_then(|k| e.bus.dedup.get(k)) {
             let original = original.clone();
             log_duplicate(e, &bus_arn, &original, &event, &metadata, &cx.account);
             results.push(ResultEntry {
@@ -207,7 +205,7 @@ pub fn put_events(
         }
         let id = e.rng.uuid();
         if let Some(scope) = scope {
-            e.eventsv2.dedup.insert(scope, (now, id.clone()));
+            e.bus.dedup.insert(scope, (now, id.clone()));
         }
         let (source, detail_type, detail, time) = event;
         let retained = Retained {
@@ -225,7 +223,7 @@ pub fn put_events(
             trail: vec![bus_arn.clone()],
             sequence: 0,
         };
-        let bus = e.eventsv2.buses.get_mut(&bus_arn).expect("looked up above");
+        let bus = e.bus.buses.get_mut(&bus_arn).expect("looked up above");
         bus.sequence += 1;
         let retained = Retained {
             sequence: bus.sequence,
@@ -286,13 +284,13 @@ fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
         return;
     }
     let now = e.now();
-    let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) else {
+    let Some(bus) = e.bus.buses.get_mut(bus_arn) else {
         return;
     };
     bus.expire(now);
     bus.events.extend(events.iter().cloned());
     let subscribers: Vec<_> = e
-        .eventsv2
+        .bus
         .subscribers
         .values()
         .filter(|s| s.bus_arn == bus_arn && s.live())
@@ -301,7 +299,7 @@ fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
     for subscriber in subscribers {
         deliver::dispatch(e, &subscriber, &events, deliver::LIVE);
     }
-    super::streams::wake_source(e, bus_arn);
+    crate::services::streams::wake_source(e, bus_arn);
 }
 
 /// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it
@@ -333,7 +331,7 @@ fn log_duplicate(
         sequence: 0,
     };
     let mut pairs: Vec<(String, String)> = e
-        .eventsv2
+        .bus
         .subscribers
         .values()
         .filter(|s| s.bus_arn == bus_arn && s.live())
@@ -374,7 +372,7 @@ pub fn forward(
     event: &str,
     mut trail: Vec<String>,
 ) -> Result<(), &'static str> {
-    let bus = e.eventsv2.buses.get(bus_arn).ok_or("RESOURCE_NOT_FOUND")?;
+    let bus = e.bus.buses.get(bus_arn).ok_or("RESOURCE_NOT_FOUND")?;
     if bus.account != publisher.account {
         return Err("ACCESS_DENIED");
     }
@@ -418,7 +416,7 @@ pub fn forward(
         sequence: 0,
     };
     let mut retained = retained;
-    if let Some(bus) = e.eventsv2.buses.get_mut(bus_arn) {
+    if let Some(bus) = e.bus.buses.get_mut(bus_arn) {
         bus.sequence += 1;
         retained.sequence = bus.sequence;
     }
