@@ -8,15 +8,21 @@
 //! # Ok(()) }
 //! ```
 
-pub mod app;
 pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod error;
 pub mod model;
 pub mod protocol;
+pub mod runtime;
 pub mod server;
 pub mod services;
+pub mod state;
+
+/// The runtime's CA loader under the module name it had before the runtime was split out.
+pub mod app {
+    pub use crate::runtime::load_https_ca;
+}
 
 pub use clock::ClockMode;
 pub use config::{AuthMode, Config};

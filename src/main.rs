@@ -124,7 +124,7 @@ fn lambda_endpoint(s: &str) -> Result<(String, String), String> {
 
 fn https_ca(s: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(s);
-    switchyard::app::load_https_ca(&path)?;
+    switchyard::runtime::load_https_ca(&path)?;
     Ok(path)
 }
 

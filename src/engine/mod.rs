@@ -1,44 +1,48 @@
-//! The engine: every piece of service state, the virtual time it lives in, the one timer queue
-//! and the records the control API shows. Synchronous and free of I/O: it is only ever told to
-//! move to a later instant; work that needs I/O leaves it as an [`Effect`] value.
+//! The engine: virtual time, the one timer queue and the delivery path (attempts, retries,
+//! throttles, ordered lanes, dead letters), with the records the control API shows (delivery
+//! log, outbox, faults, metrics).
+//!
+//! It sits at the bottom: it imports nothing of the services, the state, the runtime, the
+//! protocols or the server, and no async runtime. It is synchronous and does no I/O. What it
+//! cannot do itself leaves it as a value for the layer above: an HTTP request as an [`Effect`],
+//! a hand-over to a service of this emulator or a dead letter to write as [`Work`], an arrival
+//! or a wake-up at a key as a string ([`Engine::take_arrivals`], [`Fired::Wake`]), and the timers and follow-ups of
+//! the services as values of the type `T` the layer above chooses, which the engine keeps in
+//! order and hands back without looking inside.
 
-pub mod batch;
 pub mod delivery;
-pub mod observe;
+pub mod faults;
+pub mod log;
+pub mod metrics;
+pub mod outbox;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-use crate::services::{bus, events, sns, sqs, streams};
-use delivery::{Delivery, DeliveryId};
-use observe::{DeliveryLog, Faults, Metrics, OutboxMessage};
+use delivery::{Delivery, DeliveryId, Work};
+use faults::Faults;
+use log::DeliveryLog;
+use metrics::Metrics;
+use outbox::OutboxMessage;
 use rng::Rng;
 use scheduler::Scheduler;
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
 use time::Millis;
-use tokio::sync::Notify;
 
 /// Something that must happen at a virtual instant.
 #[derive(Debug)]
-pub enum Timer {
-    /// Wake whoever waits on this (long polls checking their queue or deadline again).
-    Wake(Arc<Notify>),
-    /// The next step of an SQS message move task.
-    SqsMoveTask(u64),
+pub enum Timer<T> {
+    /// Wake whoever waits on this key (long polls checking their queue or deadline again).
+    Wake(String),
     /// The next attempt of a delivery.
     Attempt(DeliveryId),
-    /// EventBridge: a scheduled rule's next firing, a replay's next step.
-    Events(events::Timer),
-    /// An event stream's next step: its start, or a look at its source.
-    EventStream(streams::Timer),
-    /// Test probe: records (now, id) when fired and schedules `then` (delay, id) if given.
-    #[cfg(test)]
-    Probe(u32, Option<(Millis, u32)>),
+    /// A step of a service (a scheduled rule, a replay, an event stream, a move task): handed
+    /// back to the layer above when due.
+    Service(T),
 }
 
-/// Work that needs I/O, handed to the async side (`crate::app`), whose outcome comes back
-/// through the engine's methods.
+/// Work that needs I/O, handed to the async side, whose outcome comes back through
+/// [`Engine::complete_after`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Send `body` to `url` with `method`; the answer completes the attempt of `delivery`.
@@ -58,61 +62,63 @@ pub struct Settings {
     pub seed: u64,
     pub jitter: bool,
     pub delivery_log_size: usize,
-    pub lambda_endpoints: HashMap<String, String>,
 }
 
-pub struct Engine {
+/// What firing one timer asks of the layer above.
+#[derive(Debug)]
+pub enum Fired<T> {
+    /// The engine handled it (an attempt); its work is waiting in [`Engine::take_work`].
+    Engine,
+    /// A service's step, due now.
+    Service(T),
+    /// Whoever waits on this key looks again.
+    Wake(String),
+}
+
+pub struct Engine<T> {
     now: Millis,
-    timers: Scheduler<Timer>,
+    timers: Scheduler<Timer<T>>,
     pub rng: Rng,
     pub jitter: bool,
-    /// Lambda function ARN → the local HTTP URL that invokes it.
-    pub lambda_endpoints: HashMap<String, String>,
     pub log: DeliveryLog,
     pub outbox: Vec<OutboxMessage>,
     pub faults: Faults,
     pub metrics: Metrics,
-    pub sqs: sqs::store::Store,
-    pub sns: sns::store::Store,
-    pub events: events::store::Store,
-    pub bus: bus::store::Store,
-    pub streams: streams::Store,
-    deliveries: HashMap<DeliveryId, Delivery>,
+    deliveries: HashMap<DeliveryId, Delivery<T>>,
+    /// Deliveries given up whose dead letter is being written by the layer above.
+    dead_lettering: HashMap<DeliveryId, Delivery<T>>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
     effects: Vec<Effect>,
+    /// Work waiting for the layer above, in the order it arose.
+    work: VecDeque<Work<T>>,
+    /// Keys where something arrived since the layer above last looked.
+    arrivals: Vec<String>,
     /// Throttled deliveries: the next free slot per throttle key.
     throttles: HashMap<String, Millis>,
     /// Ordered lanes: the deliveries of each, the first under way.
-    lanes: HashMap<String, std::collections::VecDeque<DeliveryId>>,
-    #[cfg(test)]
-    probes: Vec<(Millis, u32)>,
+    lanes: HashMap<String, VecDeque<DeliveryId>>,
 }
 
-impl Engine {
+impl<T> Engine<T> {
     pub fn new(s: Settings) -> Self {
         Engine {
             now: s.start,
             timers: Scheduler::default(),
             rng: Rng::new(s.seed),
             jitter: s.jitter,
-            lambda_endpoints: s.lambda_endpoints,
             log: DeliveryLog::new(s.delivery_log_size),
             outbox: Vec::new(),
             faults: Faults::default(),
             metrics: Metrics::default(),
-            sqs: sqs::store::Store::default(),
-            sns: sns::store::Store::default(),
-            events: events::store::Store::default(),
-            bus: bus::store::Store::default(),
-            streams: streams::Store::default(),
             deliveries: HashMap::new(),
+            dead_lettering: HashMap::new(),
             next_delivery_id: 0,
             effects: Vec::new(),
+            work: VecDeque::new(),
+            arrivals: Vec::new(),
             throttles: HashMap::new(),
             lanes: HashMap::new(),
-            #[cfg(test)]
-            probes: Vec::new(),
         }
     }
 
@@ -122,7 +128,7 @@ impl Engine {
     }
 
     /// Schedules `timer` at `due`; a time already past fires at the next step of time.
-    pub fn schedule(&mut self, due: Millis, timer: Timer) {
+    pub fn schedule(&mut self, due: Millis, timer: Timer<T>) {
         self.timers.schedule(due.max(self.now), timer);
     }
 
@@ -134,67 +140,51 @@ impl Engine {
         self.timers.len()
     }
 
-    /// Fires the timers due at the earliest instant at or before `limit`, with `now` set to that
-    /// instant, including timers scheduled for the same instant while they fire. Answers how many
-    /// fired, or `None` when no timer is due by `limit`.
-    pub fn fire_next(&mut self, limit: Millis) -> Option<usize> {
+    /// Fires the next timer due at or before `limit`, moving `now` to its due time: the engine's
+    /// own timers it handles, a service's step or a wake-up it hands back. `None` when nothing is due by
+    /// `limit`.
+    pub fn fire_one(&mut self, limit: Millis) -> Option<Fired<T>> {
         let due = self.timers.next_due().filter(|&due| due <= limit)?;
         self.now = self.now.max(due);
-        let mut count = 0;
-        while let Some((_, timer)) = self.timers.pop_due(self.now) {
-            count += 1;
-            self.fire(timer);
-        }
-        Some(count)
+        let (_, timer) = self.timers.pop_due(self.now)?;
+        Some(match timer {
+            Timer::Wake(key) => Fired::Wake(key),
+            Timer::Attempt(id) => {
+                self.attempt(id);
+                Fired::Engine
+            }
+            Timer::Service(step) => Fired::Service(step),
+        })
     }
 
-    /// Fires everything due up to `limit` in due order, then moves `now` to `limit`.
-    pub fn run_until(&mut self, limit: Millis) -> usize {
-        let mut count = 0;
-        while let Some(n) = self.fire_next(limit) {
-            count += n;
-        }
+    /// Moves `now` to `limit` (never back). Timers due by then must have been fired first.
+    pub fn move_to(&mut self, limit: Millis) {
         self.now = self.now.max(limit);
-        count
     }
 
-    fn fire(&mut self, timer: Timer) {
-        match timer {
-            Timer::Wake(notify) => notify.notify_waiters(),
-            Timer::Attempt(id) => self.attempt(id),
-            Timer::Events(timer) => events::fire(self, timer),
-            Timer::EventStream(timer) => streams::fire(self, timer),
-            Timer::SqsMoveTask(id) => {
-                if let Some(next) = sqs::moves::step(&mut self.sqs, &mut self.rng, id, self.now) {
-                    self.schedule(next, Timer::SqsMoveTask(id));
-                }
-                // Moved messages arrive in queues that event streams may read.
-                streams::wake_all(self);
-            }
-            #[cfg(test)]
-            Timer::Probe(id, then) => {
-                self.probes.push((self.now, id));
-                if let Some((delay, next)) = then {
-                    self.schedule(self.now + delay, Timer::Probe(next, None));
-                }
-            }
-        }
+    /// Something arrived at `key` (a message in a queue, an event on a bus): whoever reads it
+    /// (long polls, event streams) looks again.
+    pub fn arrived(&mut self, key: &str) {
+        self.arrivals.push(key.to_string());
     }
 
-    /// Forgets every resource, message, timer, record and fault; time stays where it is.
+    /// Takes the keys of [`Engine::arrived`] since the last call.
+    pub fn take_arrivals(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.arrivals)
+    }
+
+    /// Forgets every delivery, timer, record and fault; time stays where it is.
     pub fn reset(&mut self) {
         self.timers.clear();
         self.log.clear();
         self.outbox.clear();
         self.faults.clear();
         self.metrics.clear();
-        self.sqs.reset();
-        self.sns.reset();
-        self.events = events::store::Store::default();
-        self.bus = bus::store::Store::default();
-        self.streams = streams::Store::default();
         self.deliveries.clear();
+        self.dead_lettering.clear();
         self.effects.clear();
+        self.work.clear();
+        self.arrivals.clear();
         self.throttles.clear();
         self.lanes.clear();
     }
@@ -203,75 +193,104 @@ impl Engine {
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
     }
+
+    /// Takes the work waiting for the layer above, in the order it arose.
+    pub fn take_work(&mut self) -> VecDeque<Work<T>> {
+        std::mem::take(&mut self.work)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn engine() -> Engine {
+    fn engine() -> Engine<u32> {
         Engine::new(Settings {
             start: 1_000,
             seed: 1,
             jitter: false,
             delivery_log_size: 10,
-            lambda_endpoints: HashMap::new(),
         })
+    }
+
+    /// Fires everything due by `limit` as the layer above would, recording each step with the
+    /// time it saw and scheduling the follow-ups of `then` (step → (delay, next step)).
+    fn run(e: &mut Engine<u32>, limit: Millis, then: &[(u32, Millis, u32)]) -> Vec<(Millis, u32)> {
+        let mut fired = Vec::new();
+        while let Some(f) = e.fire_one(limit) {
+            if let Fired::Service(step) = f {
+                fired.push((e.now(), step));
+                for &(_, delay, next) in then.iter().filter(|(s, _, _)| *s == step) {
+                    e.schedule(e.now() + delay, Timer::Service(next));
+                }
+            }
+        }
+        e.move_to(limit);
+        fired
     }
 
     #[test]
     fn timers_fire_in_due_order_seeing_their_own_due_time() {
         let mut e = engine();
-        e.schedule(4_000, Timer::Probe(3, None));
-        e.schedule(2_000, Timer::Probe(1, None));
-        e.schedule(3_000, Timer::Probe(2, None));
-        assert_eq!(e.run_until(10_000), 3);
-        assert_eq!(e.probes, [(2_000, 1), (3_000, 2), (4_000, 3)]);
+        e.schedule(4_000, Timer::Service(3));
+        e.schedule(2_000, Timer::Service(1));
+        e.schedule(3_000, Timer::Service(2));
+        assert_eq!(
+            run(&mut e, 10_000, &[]),
+            [(2_000, 1), (3_000, 2), (4_000, 3)]
+        );
         assert_eq!(e.now(), 10_000);
     }
 
     #[test]
     fn timers_scheduled_while_firing_fire_in_the_same_advance_when_due_inside_it() {
         let mut e = engine();
-        e.schedule(2_000, Timer::Probe(1, Some((500, 2))));
-        e.schedule(2_400, Timer::Probe(3, Some((0, 4))));
-        e.schedule(9_000, Timer::Probe(5, Some((2_000, 6))));
-        e.run_until(10_000);
+        e.schedule(2_000, Timer::Service(1));
+        e.schedule(2_400, Timer::Service(3));
+        e.schedule(9_000, Timer::Service(5));
+        let then = [(1, 500, 2), (3, 0, 4), (5, 2_000, 6)];
         assert_eq!(
-            e.probes,
+            run(&mut e, 10_000, &then),
             [(2_000, 1), (2_400, 3), (2_400, 4), (2_500, 2), (9_000, 5)]
         );
         assert_eq!(e.pending_timers(), 1, "the follow-up due at 11 s waits");
-        e.run_until(11_000);
-        assert_eq!(e.probes.last(), Some(&(11_000, 6)));
+        assert_eq!(run(&mut e, 11_000, &then), [(11_000, 6)]);
     }
 
     #[test]
     fn nothing_fires_early() {
         let mut e = engine();
-        e.schedule(5_000, Timer::Probe(1, None));
-        assert_eq!(e.run_until(4_999), 0);
-        assert!(e.probes.is_empty());
+        e.schedule(5_000, Timer::Service(1));
+        assert!(run(&mut e, 4_999, &[]).is_empty());
         assert_eq!(e.now(), 4_999);
-        assert_eq!(e.run_until(5_000), 1);
+        assert_eq!(run(&mut e, 5_000, &[]), [(5_000, 1)]);
     }
 
     #[test]
     fn time_never_goes_back_and_past_timers_fire_now() {
         let mut e = engine();
-        e.run_until(5_000);
-        e.run_until(3_000);
+        run(&mut e, 5_000, &[]);
+        run(&mut e, 3_000, &[]);
         assert_eq!(e.now(), 5_000);
-        e.schedule(1_000, Timer::Probe(1, None));
-        e.run_until(5_000);
-        assert_eq!(e.probes, [(5_000, 1)]);
+        e.schedule(1_000, Timer::Service(1));
+        assert_eq!(run(&mut e, 5_000, &[]), [(5_000, 1)]);
+    }
+
+    #[test]
+    fn wake_timers_hand_their_key_back_and_arrivals_wait_to_be_taken() {
+        let mut e = engine();
+        e.schedule(2_000, Timer::Wake("q".into()));
+        e.arrived("now");
+        assert!(matches!(e.fire_one(3_000), Some(Fired::Wake(key)) if key == "q"));
+        assert_eq!(e.take_arrivals(), ["now"]);
+        assert!(e.take_arrivals().is_empty());
     }
 
     #[test]
     fn reset_keeps_time_and_drops_timers() {
         let mut e = engine();
-        e.run_until(7_000);
-        e.schedule(8_000, Timer::Probe(1, None));
+        run(&mut e, 7_000, &[]);
+        e.schedule(8_000, Timer::Service(1));
         e.reset();
         assert_eq!(e.now(), 7_000);
         assert_eq!(e.next_due(), None);

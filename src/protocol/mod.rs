@@ -5,12 +5,12 @@
 pub mod query;
 pub mod sigv4;
 
-use crate::app::App;
 use crate::clock::Clock;
 use crate::config::AuthMode;
 use crate::error::AwsError;
 use crate::model::{Model, ShapeKind};
-use crate::services::{self, Context, ServiceId};
+use crate::runtime::Runtime;
+use crate::services::{Context, ServiceId};
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
@@ -64,7 +64,7 @@ struct Route {
 }
 
 /// Serves one AWS API request.
-pub async fn handle(app: Arc<App>, parts: Parts, body: Body) -> Response {
+pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
     let stopwatch = Clock::stopwatch();
     let request_id = app.request_id();
     let protocol = Protocol::sniff(&parts);
@@ -90,7 +90,7 @@ pub async fn handle(app: Arc<App>, parts: Parts, body: Body) -> Response {
 }
 
 async fn serve(
-    app: &App,
+    app: &Runtime,
     parts: &Parts,
     body: Body,
     protocol: Protocol,
@@ -209,7 +209,7 @@ async fn serve(
             str::to_string,
         ),
     };
-    let output = services::call(app, &cx, service, &operation, input).await?;
+    let output = crate::runtime::call(app, &cx, service, &operation, input).await?;
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))

@@ -1,9 +1,10 @@
 //! The control API of CONTROL_API.md under `/_switchyard/`: health, reset, clock, deliveries,
 //! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
 
-use crate::app::{AdvanceError, App};
-use crate::engine::observe::{DeliveryFilter, Fault};
+use crate::engine::faults::Fault;
+use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
+use crate::runtime::{AdvanceError, Runtime};
 use crate::services::ServiceId;
 use axum::Router;
 use axum::body::Bytes;
@@ -15,12 +16,12 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-type Shared = State<Arc<App>>;
+type Shared = State<Arc<Runtime>>;
 
 /// The last instant RFC 3339 can write: 9999-12-31T23:59:59.999Z.
 const LATEST: Millis = 253_402_300_799_999;
 
-pub fn routes() -> Router<Arc<App>> {
+pub fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route("/_switchyard/health", get(health))
         .route("/_switchyard/reset", post(reset))
@@ -108,8 +109,8 @@ fn json_body(body: &Bytes) -> Result<serde_json::Map<String, Value>, Box<Respons
     }
 }
 
-fn clock_json(app: &App) -> Value {
-    let now = app.engine().now();
+fn clock_json(app: &Runtime) -> Value {
+    let now = app.state().now();
     let mode = app.clock.mode();
     json!({"mode": mode.name(), "factor": mode.factor(), "now": format_rfc3339(now), "epochMillis": now})
 }
@@ -125,7 +126,7 @@ async fn health(State(app): Shared) -> Response {
 }
 
 async fn reset(State(app): Shared) -> Response {
-    app.engine().reset();
+    app.state().reset();
     ok(json!({}))
 }
 
@@ -138,7 +139,7 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
         Ok(b) => b,
         Err(e) => return *e,
     };
-    let now = app.engine().now();
+    let now = app.state().now();
     let target: Millis = match (body.get("seconds"), body.get("until")) {
         (Some(seconds), None) => match seconds.as_f64() {
             Some(s) if s >= 0.0 && s.is_finite() && s * 1000.0 <= (LATEST - now) as f64 => {
@@ -178,7 +179,7 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
         );
     }
     match app.advance_to(target).await {
-        Ok(fired) => ok(json!({"now": format_rfc3339(app.engine().now()), "fired": fired})),
+        Ok(fired) => ok(json!({"now": format_rfc3339(app.state().now()), "fired": fired})),
         Err(AdvanceError::NotAdjustable) => error(
             StatusCode::CONFLICT,
             "ClockNotAdjustable",
@@ -216,19 +217,20 @@ async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
         event: q.get("event").cloned(),
         limit,
     };
-    let engine = app.engine();
-    ok(json!({"records": engine.log.query(&filter)}))
+    let engine = app.state();
+    ok(json!({"records": engine.engine.log.query(&filter)}))
 }
 
 async fn clear_deliveries(State(app): Shared) -> Response {
-    app.engine().log.clear();
+    app.state().engine.log.clear();
     ok(json!({}))
 }
 
 async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let q = query_map(raw);
-    let engine = app.engine();
+    let engine = app.state();
     let messages: Vec<_> = engine
+        .engine
         .outbox
         .iter()
         .filter(|m| q.get("protocol").is_none_or(|p| *p == m.protocol))
@@ -238,12 +240,12 @@ async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
 }
 
 async fn clear_outbox(State(app): Shared) -> Response {
-    app.engine().outbox.clear();
+    app.state().engine.outbox.clear();
     ok(json!({}))
 }
 
 async fn faults(State(app): Shared) -> Response {
-    ok(json!({"faults": app.engine().faults.list()}))
+    ok(json!({"faults": app.state().engine.faults.list()}))
 }
 
 async fn add_fault(State(app): Shared, body: Bytes) -> Response {
@@ -278,9 +280,9 @@ async fn add_fault(State(app): Shared, body: Bytes) -> Response {
             None => return bad("count must be a positive integer."),
         },
     };
-    let mut engine = app.engine();
-    let id = engine.rng.uuid();
-    engine.faults.add(Fault {
+    let mut engine = app.state();
+    let id = engine.engine.rng.uuid();
+    engine.engine.faults.add(Fault {
         id: id.clone(),
         target: target.to_string(),
         status: status as u16,
@@ -296,7 +298,7 @@ async fn add_fault(State(app): Shared, body: Bytes) -> Response {
 }
 
 async fn remove_fault(State(app): Shared, Path(id): Path<String>) -> Response {
-    if app.engine().faults.remove(&id) {
+    if app.state().engine.faults.remove(&id) {
         ok(json!({}))
     } else {
         error(
@@ -308,12 +310,12 @@ async fn remove_fault(State(app): Shared, Path(id): Path<String>) -> Response {
 }
 
 async fn clear_faults(State(app): Shared) -> Response {
-    app.engine().faults.clear();
+    app.state().engine.faults.clear();
     ok(json!({}))
 }
 
 async fn metrics(State(app): Shared) -> Response {
-    let text = app.engine().metrics.render();
+    let text = app.state().engine.metrics.render();
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],

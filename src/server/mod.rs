@@ -3,8 +3,8 @@
 
 mod control;
 
-use crate::app::{self, App};
 use crate::config::Config;
+use crate::runtime::{self, Runtime};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 pub struct Emulator {
     url: String,
     addr: SocketAddr,
-    app: Arc<App>,
+    app: Arc<Runtime>,
     server: Option<JoinHandle<io::Result<()>>>,
     timers: JoinHandle<()>,
 }
@@ -30,8 +30,8 @@ impl Emulator {
         let addr = listener.local_addr()?;
         config.port = addr.port();
         let url = format!("http://{}:{}", config.host, addr.port());
-        let app = App::new(config);
-        let timers = tokio::spawn(app::run_timers(app.clone()));
+        let app = Runtime::new(config);
+        let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
         let routes = router(app.clone());
         let server = tokio::spawn(async move {
@@ -57,7 +57,7 @@ impl Emulator {
         self.addr
     }
 
-    pub fn app(&self) -> &Arc<App> {
+    pub fn app(&self) -> &Arc<Runtime> {
         &self.app
     }
 
@@ -80,11 +80,11 @@ impl Drop for Emulator {
 }
 
 /// Every route: the control API, and everything else to the AWS front-ends.
-pub fn router(app: Arc<App>) -> Router {
+pub fn router(app: Arc<Runtime>) -> Router {
     control::routes().fallback(aws).with_state(app)
 }
 
-async fn aws(State(app): State<Arc<App>>, request: Request) -> Response {
+async fn aws(State(app): State<Arc<Runtime>>, request: Request) -> Response {
     // The certificate SNS signatures verify against (SigningCertURL).
     let signer = &crate::services::sns::SIGNER;
     if request.method() == axum::http::Method::GET

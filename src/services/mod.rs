@@ -9,7 +9,6 @@ pub mod sqs;
 pub mod streams;
 pub mod sts;
 
-use crate::app::App;
 use crate::error::AwsError;
 use crate::model::{self, Model};
 use serde::Serialize;
@@ -157,23 +156,6 @@ impl ServiceId {
                 camel.join(".")
             ),
         )
-    }
-}
-
-/// Runs `operation` of `service`.
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    service: ServiceId,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
-    match service {
-        ServiceId::Sqs => sqs::call(app, cx, operation, input).await,
-        ServiceId::Sts => sts::call(cx, operation, input),
-        ServiceId::Sns => sns::call(app, cx, operation, input).await,
-        ServiceId::Events => events::call(app, cx, operation, input).await,
-        ServiceId::EventsV2 => bus::call(app, cx, operation, input),
     }
 }
 

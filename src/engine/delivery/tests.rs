@@ -1,19 +1,31 @@
 //! The delivery path's own tests: retries, permanent failures, faults, lanes, throttles.
 
 use super::*;
-use crate::engine::Settings;
-use crate::engine::observe::{DeliveryFilter, Fault};
+use crate::engine::faults::Fault;
+use crate::engine::log::DeliveryFilter;
 use crate::engine::rng::Rng;
+use crate::engine::{Engine, Fired, Settings};
 use std::collections::BTreeMap;
 
-fn engine() -> Engine {
+/// Service steps of these tests: a number.
+type Step = u32;
+
+fn engine() -> Engine<Step> {
     Engine::new(Settings {
         start: 0,
         seed: 1,
         jitter: false,
         delivery_log_size: 1000,
-        lambda_endpoints: Default::default(),
     })
+}
+
+/// Fires every timer due by `limit`, as the layer above would (these tests schedule no service
+/// steps and hand nothing over), then moves to `limit`.
+fn run_until(e: &mut Engine<Step>, limit: Millis) {
+    while let Some(fired) = e.fire_one(limit) {
+        assert!(matches!(fired, Fired::Engine), "{fired:?}");
+    }
+    e.move_to(limit);
 }
 
 /// Retries every 10 s, three times.
@@ -29,7 +41,7 @@ impl RetryPolicy for Every10s {
     }
 }
 
-fn outbox(address: &str, policy: Box<dyn RetryPolicy>) -> Delivery {
+fn outbox(address: &str, policy: Box<dyn RetryPolicy>) -> Delivery<Step> {
     let target = Target::Outbox {
         address: address.into(),
         body: "b".into(),
@@ -46,7 +58,7 @@ fn outbox(address: &str, policy: Box<dyn RetryPolicy>) -> Delivery {
     )
 }
 
-fn events(e: &Engine) -> Vec<(Millis, &'static str, Option<&'static str>)> {
+fn events(e: &Engine<Step>) -> Vec<(Millis, &'static str, Option<&'static str>)> {
     let all = DeliveryFilter {
         limit: 1000,
         ..Default::default()
@@ -69,7 +81,7 @@ fn retryable_failures_follow_the_policy_then_give_up() {
         count: None,
     });
     e.deliver(outbox("a@b.c", Box::new(Every10s)));
-    e.run_until(60_000);
+    run_until(&mut e, 60_000);
     let attempts: Vec<_> = events(&e)
         .into_iter()
         .filter(|(_, ev, _)| *ev == "attempt")
@@ -109,7 +121,7 @@ fn a_fault_with_a_count_clears_and_the_retry_succeeds() {
         count: Some(2),
     });
     e.deliver(outbox("a@b.c", Box::new(Every10s)));
-    e.run_until(60_000);
+    run_until(&mut e, 60_000);
     let outcomes: Vec<_> = events(&e).into_iter().map(|(at, _, o)| (at, o)).collect();
     assert_eq!(
         outcomes,
@@ -150,7 +162,7 @@ fn a_lane_keeps_order_through_retries() {
         e.deliver(d.in_lane(lane.into()));
     }
     // b1 (another group) goes at once; a2 waits behind a1's two retries.
-    e.run_until(60_000);
+    run_until(&mut e, 60_000);
     let order: Vec<(Millis, &str)> = e.outbox.iter().map(|m| (m.at, m.body.as_str())).collect();
     assert_eq!(order, [(0, "b1"), (20_000, "a1"), (20_000, "a2")]);
     assert!(e.lanes.is_empty());
@@ -162,7 +174,7 @@ fn throttled_deliveries_wait_for_their_slot_without_counting_as_attempts() {
     for _ in 0..30 {
         e.deliver(outbox("a@b.c", Box::new(NoRetries)).throttled("sub".into(), 10));
     }
-    e.run_until(10_000);
+    run_until(&mut e, 10_000);
     let delivered: Vec<Millis> = e.outbox.iter().map(|m| m.at).collect();
     assert_eq!(delivered.len(), 30);
     assert_eq!(delivered[..3], [0, 100, 200]);
@@ -180,7 +192,7 @@ fn throttled_deliveries_wait_for_their_slot_without_counting_as_attempts() {
     assert_eq!(log.iter().filter(|r| r.event == "throttled").count(), 29);
 }
 
-fn http(policy: Box<dyn RetryPolicy>) -> Delivery {
+fn http(policy: Box<dyn RetryPolicy>) -> Delivery<Step> {
     let target = Target::Http {
         method: "POST".into(),
         url: "http://127.0.0.1:9/hook".into(),
@@ -213,14 +225,14 @@ fn retry_after_lengthens_the_wait_and_a_negative_one_ends_the_retries() {
         Some(30_000),
         "the longer of 10 s and Retry-After"
     );
-    e.run_until(30_000);
+    run_until(&mut e, 30_000);
     e.complete_after(id, failed(), Some(2_000));
     assert_eq!(
         e.next_due(),
         Some(40_000),
         "a shorter Retry-After changes nothing"
     );
-    e.run_until(40_000);
+    run_until(&mut e, 40_000);
     e.complete_after(id, failed(), Some(-1));
     assert_eq!(
         e.deliveries_in_progress(),
@@ -232,4 +244,114 @@ fn retry_after_lengthens_the_wait_and_a_negative_one_ends_the_retries() {
     let id = e.deliver(http(Box::new(Every10s)));
     e.complete_after(id, failed(), Some(-1));
     assert_eq!(e.next_due(), Some(50_000));
+}
+
+fn to_queue(dead_letter: Option<DeadLetter>) -> Delivery<Step> {
+    let message = SqsMessage {
+        body: "b".into(),
+        attributes: BTreeMap::new(),
+        group_id: None,
+        dedup_id: None,
+    };
+    let target = Target::Sqs {
+        queue_arn: "arn:aws:sqs:us-east-1:000000000000:q".into(),
+        message,
+    };
+    Delivery::new(
+        "events",
+        "rule#t".into(),
+        "sqs".into(),
+        "m".into(),
+        target,
+        Box::new(NoRetries),
+        dead_letter,
+    )
+}
+
+#[test]
+fn an_in_process_target_is_handed_over_and_its_answer_completes_the_attempt() {
+    let mut e = engine();
+    let id = e.deliver(to_queue(None));
+    let work: Vec<_> = e.take_work().into_iter().collect();
+    assert!(
+        matches!(&work[..], [Work::HandOver { delivery, target: Target::Sqs { .. } }] if *delivery == id),
+        "{work:?}"
+    );
+    assert!(
+        events(&e).is_empty(),
+        "nothing is decided before the answer"
+    );
+    e.complete(id, Outcome::Delivered { status: None });
+    assert_eq!(events(&e), [(0, "attempt", Some("delivered"))]);
+    assert_eq!(e.deliveries_in_progress(), 0);
+}
+
+#[test]
+fn a_dead_letter_is_written_by_the_layer_above_and_its_answer_is_logged() {
+    let dlq = || {
+        let message = SqsMessage {
+            body: "dead".into(),
+            attributes: BTreeMap::new(),
+            group_id: None,
+            dedup_id: None,
+        };
+        DeadLetter::new("arn:aws:sqs:us-east-1:000000000000:dlq".into(), message)
+    };
+    let counters = Counters {
+        namespace: "AWS/Events",
+        resource: "rule".into(),
+        failed: Some("FailedInvocations"),
+        dead_lettered: Some("InvocationsSentToDLQ"),
+        dlq_failed: Some("InvocationsFailedToBeSentToDLQ"),
+        ..Counters::default()
+    };
+    let mut e = engine();
+    for written in [true, false] {
+        let id = e.deliver(to_queue(Some(dlq())).counted(counters.clone()));
+        e.take_work();
+        let refused = Outcome::Permanent {
+            status: None,
+            error_code: Some("NO_QUEUE".into()),
+        };
+        e.complete(id, refused);
+        let work: Vec<_> = e.take_work().into_iter().collect();
+        assert!(
+            matches!(&work[..], [Work::DeadLetter { delivery, message, .. }] if *delivery == id && message.body == "dead"),
+            "{work:?}"
+        );
+        assert_eq!(e.deliveries_in_progress(), 1, "under way until written");
+        e.dead_letter_written(id, written);
+        assert_eq!(e.deliveries_in_progress(), 0);
+    }
+    let ends: Vec<_> = events(&e).into_iter().map(|(_, ev, _)| ev).collect();
+    assert_eq!(ends, ["attempt", "dead-lettered", "attempt", "dlq-failed"]);
+    let text = e.metrics.render();
+    for metric in [
+        "FailedInvocations\",resource=\"rule\"} 2",
+        "InvocationsSentToDLQ\",resource=\"rule\"} 1",
+        "InvocationsFailedToBeSentToDLQ\",resource=\"rule\"} 1",
+    ] {
+        assert!(text.contains(metric), "{metric} in {text}");
+    }
+}
+
+#[test]
+fn a_followed_delivery_reports_its_end_and_may_stay_with_its_source() {
+    let mut e = engine();
+    for (keep, ending) in [
+        (Keep::Always, Ending::Kept),
+        (Keep::WhenExhaustedBy("never"), Ending::Discarded),
+    ] {
+        let refused = Outcome::Permanent {
+            status: Some(400),
+            error_code: None,
+        };
+        let d = outbox("a@b.c", Box::new(NoRetries)).doomed(refused);
+        e.deliver(d.followed_by(Follow { keep, then: 7 }));
+        let work: Vec<_> = e.take_work().into_iter().collect();
+        assert!(
+            matches!(&work[..], [Work::Ended { then: 7, ending: end, last: Some(_) }] if *end == ending),
+            "{work:?}"
+        );
+    }
 }

@@ -4,10 +4,10 @@
 
 use super::store::{Bus, DEFAULT_RETENTION_DAYS};
 use super::{V2Error, constraint, in_range, length};
-use crate::engine::Engine;
 use crate::services::Context;
 use crate::services::events::epoch_seconds;
 use crate::services::events::name_char;
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -75,11 +75,11 @@ pub fn check_tags(tags: &[Tag], member: &str) -> Result<Option<String>, V2Error>
 }
 
 /// A new resource id: the pinned one, or 25 random letters and digits.
-pub fn new_id(e: &mut Engine, pinned: Option<String>) -> String {
-    pinned.unwrap_or_else(|| e.rng.token(ID_ALPHABET, ID_LENGTH))
+pub fn new_id(e: &mut State, pinned: Option<String>) -> String {
+    pinned.unwrap_or_else(|| e.engine.rng.token(ID_ALPHABET, ID_LENGTH))
 }
 
-pub fn store_tags(e: &mut Engine, arn: &str, tags: Vec<Tag>) {
+pub fn store_tags(e: &mut State, arn: &str, tags: Vec<Tag>) {
     if tags.is_empty() {
         return;
     }
@@ -92,7 +92,7 @@ pub fn bus_not_found(arn: &str) -> V2Error {
 }
 
 /// The bus an ARN names, in the caller's account.
-pub fn own_bus<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Bus, V2Error> {
+pub fn own_bus<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Bus, V2Error> {
     match e.bus.buses.get_mut(arn) {
         Some(bus) if bus.account == cx.account && bus.region == cx.region => Ok(bus),
         _ => Err(bus_not_found(arn)),
@@ -116,7 +116,7 @@ pub struct CreateEventBusOutput {
 }
 
 pub fn create_event_bus(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateEventBusInput,
 ) -> Result<CreateEventBusOutput, V2Error> {
@@ -190,7 +190,7 @@ fn describe(bus: &Bus) -> Value {
     out
 }
 
-pub fn get_event_bus(e: &mut Engine, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {
+pub fn get_event_bus(e: &mut State, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {
     own_bus(e, cx, &input.event_bus_arn).map(|bus| describe(bus))
 }
 
@@ -218,7 +218,7 @@ pub fn page<T>(
     Ok(crate::services::page_after(items, next_token, limit))
 }
 
-pub fn list_event_buses(e: &mut Engine, cx: &Context, input: ListInput) -> Result<Value, V2Error> {
+pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result<Value, V2Error> {
     if let Some(p) = &input.name_prefix {
         check_name(p, "namePrefix", 256)?;
     }
@@ -249,11 +249,7 @@ pub fn list_event_buses(e: &mut Engine, cx: &Context, input: ListInput) -> Resul
     Ok(out)
 }
 
-pub fn delete_event_bus(
-    e: &mut Engine,
-    cx: &Context,
-    input: BusArnInput,
-) -> Result<Value, V2Error> {
+pub fn delete_event_bus(e: &mut State, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {
     let arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
     let name = e.bus.buses[&arn].name.clone();
     if e.bus.subscribers.values().any(|s| s.bus_arn == arn) {
@@ -273,7 +269,7 @@ pub fn delete_event_bus(
 }
 
 /// The caller's bus, subscriber or event stream an ARN names, for the tag operations.
-fn tagged_resource(e: &Engine, cx: &Context, arn: &str) -> Result<(), V2Error> {
+fn tagged_resource(e: &State, cx: &Context, arn: &str) -> Result<(), V2Error> {
     let bus = e.bus.buses.get(arn).map(|b| (&b.account, &b.region));
     let subscriber = e.bus.subscribers.get(arn).map(|s| (&s.account, &s.region));
     let stream = e.streams.streams.get(arn).map(|s| (&s.account, &s.region));
@@ -293,7 +289,7 @@ pub struct TagResourceInput {
 }
 
 pub fn tag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: TagResourceInput,
 ) -> Result<Value, V2Error> {
@@ -319,7 +315,7 @@ pub struct UntagResourceInput {
 }
 
 pub fn untag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
 ) -> Result<Value, V2Error> {
@@ -339,7 +335,7 @@ pub struct ResourceArnInput {
 }
 
 pub fn list_tags_for_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
 ) -> Result<Value, V2Error> {

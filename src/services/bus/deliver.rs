@@ -5,10 +5,9 @@
 
 use super::retry::BY_ATTEMPTS;
 use super::store::{Invoke, PointInTime, Retained, Subscriber};
-use crate::engine::Engine;
-use crate::engine::batch::{BatchEntry, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE};
+use crate::engine::delivery::{BatchEntry, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE};
 use crate::engine::delivery::{
-    DeadLetter, Delivery, GiveUp, GiveUpMetrics, Outcome, Publisher, SqsMessage, Target,
+    Counters, DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
 };
 use crate::engine::time::format_rfc3339;
 use crate::services::event::input::{self, Reserved, TargetInput};
@@ -16,6 +15,7 @@ use crate::services::events::connections;
 use crate::services::events::put_events::{arn_service, envelope, lambda_target};
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -75,7 +75,7 @@ pub fn matches(s: &Subscriber, ev: &Retained, delivery_type: &str) -> bool {
 }
 
 /// Replays the retained events of the bus whose time lies in `window` (both ends included).
-pub fn replay(e: &mut Engine, s: &Subscriber, window: PointInTime) {
+pub fn replay(e: &mut State, s: &Subscriber, window: PointInTime) {
     let now = e.now();
     let Some(bus) = e.bus.buses.get_mut(&s.bus_arn) else {
         return;
@@ -100,7 +100,7 @@ fn lane(s: &Subscriber, ev: &Retained) -> String {
 
 /// Hands the events of `events` that match `s` to it, in order: batches of up to MaxBatchSize
 /// (SQS targets; events of one lane for FIFO subscribers), each one delivery.
-pub fn dispatch(e: &mut Engine, s: &Subscriber, events: &[Retained], delivery_type: &str) {
+pub fn dispatch(e: &mut State, s: &Subscriber, events: &[Retained], delivery_type: &str) {
     let matched: Vec<&Retained> = events
         .iter()
         .filter(|ev| matches(s, ev, delivery_type))
@@ -149,7 +149,12 @@ fn group_or_default(ev: &Retained) -> String {
 }
 
 /// One delivery of `batch` (one event, or up to MaxBatchSize for an SQS target).
-fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: &str) -> Delivery {
+fn delivery(
+    e: &mut State,
+    s: &Subscriber,
+    batch: &[&Retained],
+    delivery_type: &str,
+) -> Delivery<Step> {
     let now = e.now();
     let first = batch[0];
     let how = target_input(&s.invoke);
@@ -267,7 +272,7 @@ fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: 
                 body: record.to_string(),
                 attributes,
                 group_id: fifo_dlq.then(|| group_or_default(first)),
-                dedup_id: fifo_dlq.then(|| e.rng.uuid()),
+                dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
             },
             finish: Some(finish_record),
             bus: None,
@@ -290,11 +295,12 @@ fn delivery(e: &mut Engine, s: &Subscriber, batch: &[&Retained], delivery_type: 
     .born_at(born_at)
     .internal_faults(s.arn.clone())
     .with_request_ids()
-    .counted(GiveUpMetrics {
+    .counted(Counters {
         namespace: "AWS/Events",
         resource: s.arn.clone(),
-        dropped: "EventsDropped",
-        dlq_failed: "OnFailureDestinationFailed",
+        dropped: Some("EventsDropped"),
+        dlq_failed: Some("OnFailureDestinationFailed"),
+        ..Counters::default()
     });
     if s.fifo {
         d = d.in_lane(lane(s, first));

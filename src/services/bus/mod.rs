@@ -14,9 +14,14 @@ pub mod subscribers;
 
 pub use publish::forward;
 
+/// Whether `arn` names a custom bus (`...:event-busv2/<name>`), not a classic EventBridge bus.
+pub fn is_bus_arn(arn: &str) -> bool {
+    arn.contains(":event-busv2/")
+}
+
 use super::{Context, typed};
-use crate::app::App;
 use crate::error::AwsError;
+use crate::state::State;
 use serde_json::Value;
 
 /// The custom bus's errors, named as its API model names them.
@@ -102,45 +107,23 @@ pub(crate) fn length(value: &str, member: &str, low: usize, high: usize) -> Resu
     Ok(())
 }
 
-pub fn call(app: &App, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use buses::*;
     use subscribers::*;
-    let e = || app.engine();
     match operation {
-        "CreateEventBus" => typed(input, |i| create_event_bus(&mut e(), cx, i)),
-        "GetEventBus" => typed(input, |i| get_event_bus(&mut e(), cx, i)),
-        "ListEventBuses" => typed(input, |i| list_event_buses(&mut e(), cx, i)),
-        "DeleteEventBus" => typed(input, |i| delete_event_bus(&mut e(), cx, i)),
-        "CreateSubscriber" => typed(input, |i| create_subscriber(&mut e(), cx, i)),
-        "GetSubscriber" => typed(input, |i| get_subscriber(&mut e(), cx, i)),
-        "ListSubscribers" => typed(input, |i| list_subscribers(&mut e(), cx, i)),
-        "UpdateSubscriber" => typed(input, |i| update_subscriber(&mut e(), cx, i)),
-        "DeleteSubscriber" => typed(input, |i| delete_subscriber(&mut e(), cx, i)),
-        "TagResource" => typed(input, |i| tag_resource(&mut e(), cx, i)),
-        "UntagResource" => typed(input, |i| untag_resource(&mut e(), cx, i)),
-        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(&mut e(), cx, i)),
-        "PutEvents" => typed(input, |i| publish::put_events(&mut e(), cx, i)),
-        "CreateEventStream" => typed(input, |i| {
-            crate::services::streams::create_event_stream(&mut e(), cx, i)
-        }),
-        "GetEventStream" => typed(input, |i| {
-            crate::services::streams::get_event_stream(&mut e(), cx, i)
-        }),
-        "ListEventStreams" => typed(input, |i| {
-            crate::services::streams::list_event_streams(&mut e(), cx, i)
-        }),
-        "UpdateEventStream" => typed(input, |i| {
-            crate::services::streams::update_event_stream(&mut e(), cx, i)
-        }),
-        "StartEventStream" => typed(input, |i| {
-            crate::services::streams::start_event_stream(&mut e(), cx, i)
-        }),
-        "StopEventStream" => typed(input, |i| {
-            crate::services::streams::stop_event_stream(&mut e(), cx, i)
-        }),
-        "DeleteEventStream" => typed(input, |i| {
-            crate::services::streams::delete_event_stream(&mut e(), cx, i)
-        }),
+        "CreateEventBus" => typed(input, |i| create_event_bus(e, cx, i)),
+        "GetEventBus" => typed(input, |i| get_event_bus(e, cx, i)),
+        "ListEventBuses" => typed(input, |i| list_event_buses(e, cx, i)),
+        "DeleteEventBus" => typed(input, |i| delete_event_bus(e, cx, i)),
+        "CreateSubscriber" => typed(input, |i| create_subscriber(e, cx, i)),
+        "GetSubscriber" => typed(input, |i| get_subscriber(e, cx, i)),
+        "ListSubscribers" => typed(input, |i| list_subscribers(e, cx, i)),
+        "UpdateSubscriber" => typed(input, |i| update_subscriber(e, cx, i)),
+        "DeleteSubscriber" => typed(input, |i| delete_subscriber(e, cx, i)),
+        "TagResource" => typed(input, |i| tag_resource(e, cx, i)),
+        "UntagResource" => typed(input, |i| untag_resource(e, cx, i)),
+        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(e, cx, i)),
+        "PutEvents" => typed(input, |i| publish::put_events(e, cx, i)),
         _ => Err(super::not_yet(operation)),
     }
 }

@@ -5,12 +5,12 @@
 
 use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};
-use crate::engine::Engine;
 use crate::engine::delivery::Publisher;
-use crate::engine::observe::DeliveryRecord;
+use crate::engine::log::DeliveryRecord;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::services::Context;
 use crate::services::events::millis_of;
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -131,7 +131,7 @@ fn check_metadata(metadata: &SystemMetadata, i: usize) -> Result<(), V2Error> {
 }
 
 pub fn put_events(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutEventsInput,
 ) -> Result<PutEventsOutput, V2Error> {
@@ -203,7 +203,7 @@ pub fn put_events(
             });
             continue;
         }
-        let id = e.rng.uuid();
+        let id = e.engine.rng.uuid();
         if let Some(scope) = scope {
             e.bus.dedup.insert(scope, (now, id.clone()));
         }
@@ -279,7 +279,7 @@ fn check_entry(entry: &Entry, now: Millis) -> Result<(String, String, Value, Mil
 }
 
 /// Events accepted by a bus: kept for its retention period and delivered to its live subscribers.
-fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
+fn retain_and_deliver(e: &mut State, bus_arn: &str, events: Vec<Retained>) {
     if events.is_empty() {
         return;
     }
@@ -305,7 +305,7 @@ fn retain_and_deliver(e: &mut Engine, bus_arn: &str, events: Vec<Retained>) {
 /// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it
 /// (the bus itself when none would), naming the event it repeats (CONTROL_API.md).
 fn log_duplicate(
-    e: &mut Engine,
+    e: &mut State,
     bus_arn: &str,
     original: &str,
     event: &(String, String, Value, Millis),
@@ -342,8 +342,8 @@ fn log_duplicate(
         pairs.push((bus_arn.to_string(), bus_arn.to_string()));
     }
     for (source, target) in pairs {
-        e.metrics.delivery("eventsv2", "deduplicated", "");
-        e.log.push(DeliveryRecord {
+        e.engine.metrics.delivery("eventsv2", "deduplicated", "");
+        e.engine.log.push(DeliveryRecord {
             at: now,
             event: "deduplicated",
             source,
@@ -366,7 +366,7 @@ fn log_duplicate(
 /// event group and dedup id kept; no dedup check). An event coming back to a bus it already
 /// passed is refused: LOOP_DETECTED.
 pub fn forward(
-    e: &mut Engine,
+    e: &mut State,
     bus_arn: &str,
     publisher: &Publisher,
     event: &str,
@@ -401,7 +401,7 @@ pub fn forward(
         .unwrap_or_default();
     trail.push(bus_arn.to_string());
     let retained = Retained {
-        id: e.rng.uuid(),
+        id: e.engine.rng.uuid(),
         account: publisher.account.clone(),
         region,
         source: text("source").unwrap_or_default(),

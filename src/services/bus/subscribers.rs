@@ -7,11 +7,11 @@ use super::buses::{Tag, check_name, check_tags, new_id, own_bus, page, store_tag
 use super::retry::{DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_RETRIES, SubscriberRetry};
 use super::store::{Filter, Invoke, PointInTime, Subscriber, Transformer};
 use super::{V2Error, constraint, deliver, in_range, length, one_of};
-use crate::engine::Engine;
 use crate::services::Context;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::{epoch_seconds, millis_of};
+use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -316,7 +316,7 @@ pub fn subscriber_not_found(arn: &str) -> V2Error {
 }
 
 fn own_subscriber<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut Subscriber, V2Error> {
@@ -327,7 +327,7 @@ fn own_subscriber<'e>(
 }
 
 pub fn create_subscriber(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateSubscriberInput,
 ) -> Result<Value, V2Error> {
@@ -464,7 +464,7 @@ fn describe(s: &Subscriber) -> Value {
 }
 
 pub fn get_subscriber(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SubscriberArnInput,
 ) -> Result<Value, V2Error> {
@@ -481,7 +481,7 @@ pub struct ListSubscribersInput {
 }
 
 pub fn list_subscribers(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListSubscribersInput,
 ) -> Result<Value, V2Error> {
@@ -539,7 +539,7 @@ pub struct UpdateSubscriberInput {
 /// Replaces the settings the request gives; the others stay. Deliveries under way keep the
 /// settings they started with.
 pub fn update_subscriber(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateSubscriberInput,
 ) -> Result<Value, V2Error> {
@@ -582,7 +582,7 @@ pub fn update_subscriber(
 }
 
 pub fn delete_subscriber(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SubscriberArnInput,
 ) -> Result<Value, V2Error> {

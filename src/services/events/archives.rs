@@ -12,12 +12,11 @@ mod replays;
 use super::buses::{self, Empty, page};
 use super::store::{Archive, ArchivedEvent, Rule};
 use super::{EventsError, check_name, constraint, epoch_seconds, name_char};
-use crate::app::App;
-use crate::engine::Engine;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::error::AwsError;
 use crate::services::event::pattern::EventPattern;
 use crate::services::{Context, typed};
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -27,23 +26,17 @@ const DAY_MS: Millis = 86_400_000;
 const ARCHIVE_STATES: &str =
     "[ENABLED, DISABLED, CREATING, UPDATING, CREATE_FAILED, UPDATE_FAILED]";
 
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
-    let e = || app.engine();
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     match operation {
-        "CreateArchive" => typed(input, |i| create_archive(&mut e(), cx, i)),
-        "DescribeArchive" => typed(input, |i| describe_archive(&mut e(), cx, i)),
-        "UpdateArchive" => typed(input, |i| update_archive(&mut e(), cx, i)),
-        "DeleteArchive" => typed(input, |i| delete_archive(&mut e(), cx, i)),
-        "ListArchives" => typed(input, |i| list_archives(&mut e(), cx, i)),
-        "StartReplay" => typed(input, |i| replays::start_replay(&mut e(), cx, i)),
-        "DescribeReplay" => typed(input, |i| replays::describe_replay(&mut e(), cx, i)),
-        "CancelReplay" => typed(input, |i| replays::cancel_replay(&mut e(), cx, i)),
-        "ListReplays" => typed(input, |i| replays::list_replays(&mut e(), cx, i)),
+        "CreateArchive" => typed(input, |i| create_archive(e, cx, i)),
+        "DescribeArchive" => typed(input, |i| describe_archive(e, cx, i)),
+        "UpdateArchive" => typed(input, |i| update_archive(e, cx, i)),
+        "DeleteArchive" => typed(input, |i| delete_archive(e, cx, i)),
+        "ListArchives" => typed(input, |i| list_archives(e, cx, i)),
+        "StartReplay" => typed(input, |i| replays::start_replay(e, cx, i)),
+        "DescribeReplay" => typed(input, |i| replays::describe_replay(e, cx, i)),
+        "CancelReplay" => typed(input, |i| replays::cancel_replay(e, cx, i)),
+        "ListReplays" => typed(input, |i| replays::list_replays(e, cx, i)),
         _ => Err(crate::services::not_yet(operation)),
     }
 }
@@ -152,7 +145,7 @@ fn prune(archive: &mut Archive, now: Millis) {
 }
 
 /// A bus of the caller's, named by its ARN: (ARN, name).
-fn own_bus(e: &mut Engine, cx: &Context, arn: &str) -> Result<(String, String), EventsError> {
+fn own_bus(e: &mut State, cx: &Context, arn: &str) -> Result<(String, String), EventsError> {
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
     match e.events.buses.get(arn) {
@@ -167,7 +160,7 @@ fn own_bus(e: &mut Engine, cx: &Context, arn: &str) -> Result<(String, String), 
 
 /// The archive a request names, with its expired events dropped.
 fn archive_mut<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     name: &str,
 ) -> Result<&'e mut Archive, EventsError> {
@@ -184,7 +177,7 @@ fn archive_mut<'e>(
 
 /// Keeps `event` (just put on `bus_arn`) in every archive of that bus whose managed rule matches
 /// it: the archive's pattern, and no `replay-name` (a replayed event another bus forwarded here).
-pub fn capture(e: &mut Engine, bus_arn: &str, event: &Value, size: usize) {
+pub fn capture(e: &mut State, bus_arn: &str, event: &Value, size: usize) {
     let now = e.now();
     let time = event
         .get("time")
@@ -235,7 +228,7 @@ pub struct ArchiveStateOutput {
 }
 
 pub fn create_archive(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateArchiveInput,
 ) -> Result<ArchiveStateOutput, EventsError> {
@@ -330,7 +323,7 @@ pub struct DescribeArchiveOutput {
 }
 
 pub fn describe_archive(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ArchiveNameInput,
 ) -> Result<DescribeArchiveOutput, EventsError> {
@@ -361,7 +354,7 @@ pub struct UpdateArchiveInput {
 }
 
 pub fn update_archive(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateArchiveInput,
 ) -> Result<ArchiveStateOutput, EventsError> {
@@ -402,7 +395,7 @@ pub fn update_archive(
 }
 
 pub fn delete_archive(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ArchiveNameInput,
 ) -> Result<Empty, EventsError> {
@@ -447,7 +440,7 @@ pub struct ListArchivesOutput {
 }
 
 pub fn list_archives(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListArchivesInput,
 ) -> Result<ListArchivesOutput, EventsError> {
@@ -504,7 +497,7 @@ pub fn list_archives(
 }
 
 /// A replay's next step.
-pub fn step_replay(e: &mut Engine, replay_arn: &str) {
+pub fn step_replay(e: &mut State, replay_arn: &str) {
     replays::step(e, replay_arn);
 }
 

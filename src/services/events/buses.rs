@@ -4,8 +4,8 @@
 
 use super::store::{Bus, Store};
 use super::{EventsError, check_name, constraint, epoch_seconds};
-use crate::engine::Engine;
 use crate::services::Context;
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub fn not_found(name: &str) -> EventsError {
 
 /// The bus a request names, made sure to exist.
 pub fn existing<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     name_or_arn: Option<&str>,
 ) -> Result<&'e mut Bus, EventsError> {
@@ -91,7 +91,7 @@ fn check_dead_letter_config(config: &Option<Value>) -> Result<(), EventsError> {
 }
 
 pub fn create_event_bus(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateEventBusInput,
 ) -> Result<BusOutput, EventsError> {
@@ -180,7 +180,7 @@ fn describe(bus: &Bus) -> BusOutput {
 }
 
 pub fn describe_event_bus(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: BusNameInput,
 ) -> Result<BusOutput, EventsError> {
@@ -198,7 +198,7 @@ pub struct UpdateEventBusInput {
 }
 
 pub fn update_event_bus(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateEventBusInput,
 ) -> Result<BusOutput, EventsError> {
@@ -237,7 +237,7 @@ pub struct DeleteEventBusInput {
 pub struct Empty {}
 
 pub fn delete_event_bus(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: DeleteEventBusInput,
 ) -> Result<Empty, EventsError> {
@@ -310,7 +310,7 @@ pub fn page<T>(
 }
 
 pub fn list_event_buses(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListEventBusesInput,
 ) -> Result<ListEventBusesOutput, EventsError> {
@@ -361,7 +361,7 @@ pub struct Condition {
 }
 
 pub fn put_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutPermissionInput,
 ) -> Result<Empty, EventsError> {
@@ -448,7 +448,7 @@ pub struct RemovePermissionInput {
 }
 
 pub fn remove_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,
 ) -> Result<Empty, EventsError> {
@@ -552,7 +552,7 @@ pub struct ListTagsForResourceOutput {
 
 /// A rule EventBridge manages (an archive's) takes no tag changes (ManagedRuleException names
 /// TagResource and UntagResource).
-fn unmanaged(e: &Engine, arn: &str) -> Result<(), EventsError> {
+fn unmanaged(e: &State, arn: &str) -> Result<(), EventsError> {
     match e.events.rules.get(arn) {
         Some(rule) if rule.managed_by.is_some() => Err(super::rules::managed(&rule.name)),
         _ => Ok(()),
@@ -560,7 +560,7 @@ fn unmanaged(e: &Engine, arn: &str) -> Result<(), EventsError> {
 }
 
 /// Tags go on event buses and rules.
-fn taggable(e: &mut Engine, cx: &Context, arn: &str) -> Result<(), EventsError> {
+fn taggable(e: &mut State, cx: &Context, arn: &str) -> Result<(), EventsError> {
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
     if e.events.buses.contains_key(arn) || e.events.rules.contains_key(arn) {
@@ -580,7 +580,7 @@ fn taggable(e: &mut Engine, cx: &Context, arn: &str) -> Result<(), EventsError> 
 const MAX_TAGS: usize = 50;
 
 pub fn tag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: TagResourceInput,
 ) -> Result<Empty, EventsError> {
@@ -609,7 +609,7 @@ pub fn tag_resource(
 }
 
 pub fn untag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
 ) -> Result<Empty, EventsError> {
@@ -624,7 +624,7 @@ pub fn untag_resource(
 }
 
 pub fn list_tags_for_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListTagsForResourceInput,
 ) -> Result<ListTagsForResourceOutput, EventsError> {

@@ -47,50 +47,32 @@ impl Invocation {
 
 use super::store::{AuthParameters, Connection};
 use super::{EventsError, epoch_seconds};
-use crate::app::App;
-use crate::engine::Engine;
 use crate::error::AwsError;
-use crate::services::{Context, parse, typed};
+use crate::services::{Context, typed};
+use crate::state::State;
 use auth::{check_auth_parameters, check_fit, merge, shown};
 use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, Violations};
-use oauth::{TokenRequest, authorization, authorize};
+use oauth::authorization;
+pub use oauth::token_answered;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use destinations::*;
-    let e = || app.engine();
     match operation {
-        "CreateConnection" => {
-            let (out, token) = create_connection(&mut e(), cx, parse(input)?)?;
-            authorize(app, token).await;
-            encode(out)
-        }
-        "UpdateConnection" => {
-            let (out, token) = update_connection(&mut e(), cx, parse(input)?)?;
-            authorize(app, token).await;
-            encode(out)
-        }
-        "DescribeConnection" => typed(input, |i| describe_connection(&mut e(), cx, i)),
-        "DeleteConnection" => typed(input, |i| delete_connection(&mut e(), cx, i)),
-        "DeauthorizeConnection" => typed(input, |i| deauthorize_connection(&mut e(), cx, i)),
-        "ListConnections" => typed(input, |i| list_connections(&mut e(), cx, i)),
-        "CreateApiDestination" => typed(input, |i| create_api_destination(&mut e(), cx, i)),
-        "DescribeApiDestination" => typed(input, |i| describe_api_destination(&mut e(), cx, i)),
-        "UpdateApiDestination" => typed(input, |i| update_api_destination(&mut e(), cx, i)),
-        "DeleteApiDestination" => typed(input, |i| delete_api_destination(&mut e(), cx, i)),
-        "ListApiDestinations" => typed(input, |i| list_api_destinations(&mut e(), cx, i)),
+        "CreateConnection" => typed(input, |i| create_connection(e, cx, i)),
+        "UpdateConnection" => typed(input, |i| update_connection(e, cx, i)),
+        "DescribeConnection" => typed(input, |i| describe_connection(e, cx, i)),
+        "DeleteConnection" => typed(input, |i| delete_connection(e, cx, i)),
+        "DeauthorizeConnection" => typed(input, |i| deauthorize_connection(e, cx, i)),
+        "ListConnections" => typed(input, |i| list_connections(e, cx, i)),
+        "CreateApiDestination" => typed(input, |i| create_api_destination(e, cx, i)),
+        "DescribeApiDestination" => typed(input, |i| describe_api_destination(e, cx, i)),
+        "UpdateApiDestination" => typed(input, |i| update_api_destination(e, cx, i)),
+        "DeleteApiDestination" => typed(input, |i| delete_api_destination(e, cx, i)),
+        "ListApiDestinations" => typed(input, |i| list_api_destinations(e, cx, i)),
         _ => Err(crate::services::not_yet(operation)),
     }
-}
-
-fn encode(output: impl Serialize) -> Result<Value, AwsError> {
-    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
 }
 
 /// The store key of a resource named `name` in the caller's account and region.
@@ -107,7 +89,7 @@ fn not_found(name: &str, verb: &str) -> EventsError {
 }
 
 /// The connection an ARN names, if it exists (a recreated connection has another ARN).
-pub(crate) fn by_arn<'e>(e: &'e Engine, arn: &str) -> Option<&'e Connection> {
+pub(crate) fn by_arn<'e>(e: &'e State, arn: &str) -> Option<&'e Connection> {
     let (region, account, name) = checks::parse_arn(arn, "connection")?;
     e.events
         .connections
@@ -153,10 +135,10 @@ fn state_output(c: &Connection, state: &str, authorized_time: bool) -> Connectio
 }
 
 pub fn create_connection(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateConnectionInput,
-) -> Result<(ConnectionStateOutput, Option<TokenRequest>), EventsError> {
+) -> Result<ConnectionStateOutput, EventsError> {
     let mut v = Violations::default();
     check_auth_parameters(&mut v, &input.auth_parameters);
     v.one_of(
@@ -176,9 +158,9 @@ pub fn create_connection(
         )));
     }
     let now = e.now();
-    let id = e.rng.uuid();
-    let secret_id = e.rng.uuid();
-    let suffix = e.rng.token(
+    let id = e.engine.rng.uuid();
+    let secret_id = e.engine.rng.uuid();
+    let suffix = e.engine.rng.token(
         b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
         6,
     );
@@ -207,7 +189,8 @@ pub fn create_connection(
     connection.state = state.to_string();
     let out = state_output(&connection, state, false);
     e.events.connections.insert(key, connection);
-    Ok((out, token))
+    e.events.token_requests.extend(token);
+    Ok(out)
 }
 
 #[derive(Debug, Deserialize)]
@@ -222,10 +205,10 @@ pub struct UpdateConnectionInput {
 }
 
 pub fn update_connection(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateConnectionInput,
-) -> Result<(ConnectionStateOutput, Option<TokenRequest>), EventsError> {
+) -> Result<ConnectionStateOutput, EventsError> {
     let mut v = Violations::default();
     if let Some(p) = &input.auth_parameters {
         check_auth_parameters(&mut v, p);
@@ -281,7 +264,9 @@ pub fn update_connection(
         }
         token = request;
     }
-    Ok((state_output(c, &c.state, true), token))
+    let out = state_output(c, &c.state, true);
+    e.events.token_requests.extend(token);
+    Ok(out)
 }
 
 #[derive(Debug, Deserialize)]
@@ -313,7 +298,7 @@ pub struct DescribeConnectionOutput {
 }
 
 pub fn describe_connection(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<DescribeConnectionOutput, EventsError> {
@@ -346,7 +331,7 @@ pub fn describe_connection(
 /// use it are left alone (AWS documents no error for this): their invocations fail with
 /// `NO_RESOURCE` until they are given another connection.
 pub fn delete_connection(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
@@ -365,7 +350,7 @@ pub fn delete_connection(
 /// answers `DEAUTHORIZING`; the connection is `DEAUTHORIZED` at once, and invocations through
 /// it fail until an UpdateConnection gives it credentials again.
 pub fn deauthorize_connection(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
@@ -431,7 +416,7 @@ pub struct ListConnectionsOutput {
 }
 
 pub fn list_connections(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListConnectionsInput,
 ) -> Result<ListConnectionsOutput, EventsError> {

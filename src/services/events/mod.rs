@@ -15,10 +15,9 @@ pub mod store;
 pub use put_events::forward;
 
 use super::{Context, typed};
-use crate::app::App;
-use crate::engine::Engine;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
+use crate::state::State;
 use serde_json::Value;
 
 /// EventBridge's errors, named as its API model names them.
@@ -108,16 +107,9 @@ pub(crate) fn millis_of(value: &Value) -> Option<Millis> {
     value.as_f64().map(|s| (s * 1000.0).round() as Millis)
 }
 
-/// Something EventBridge must do at a virtual instant.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Timer {
-    /// A scheduled rule fires (if it still is the version that scheduled this).
-    Schedule { rule_arn: String, generation: u64 },
-    /// A replay takes its next step.
-    Replay { replay_arn: String },
-}
+pub use store::Timer;
 
-pub fn fire(e: &mut Engine, timer: Timer) {
+pub fn fire(e: &mut State, timer: Timer) {
     match timer {
         Timer::Schedule {
             rule_arn,
@@ -127,41 +119,35 @@ pub fn fire(e: &mut Engine, timer: Timer) {
     }
 }
 
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use buses::*;
     use rules::*;
-    let e = || app.engine();
     match operation {
-        "CreateEventBus" => typed(input, |i| create_event_bus(&mut e(), cx, i)),
-        "DescribeEventBus" => typed(input, |i| describe_event_bus(&mut e(), cx, i)),
-        "UpdateEventBus" => typed(input, |i| update_event_bus(&mut e(), cx, i)),
-        "DeleteEventBus" => typed(input, |i| delete_event_bus(&mut e(), cx, i)),
-        "ListEventBuses" => typed(input, |i| list_event_buses(&mut e(), cx, i)),
-        "PutPermission" => typed(input, |i| put_permission(&mut e(), cx, i)),
-        "RemovePermission" => typed(input, |i| remove_permission(&mut e(), cx, i)),
-        "TagResource" => typed(input, |i| tag_resource(&mut e(), cx, i)),
-        "UntagResource" => typed(input, |i| untag_resource(&mut e(), cx, i)),
-        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(&mut e(), cx, i)),
-        "PutRule" => typed(input, |i| put_rule(&mut e(), cx, i)),
-        "DescribeRule" => typed(input, |i| describe_rule(&mut e(), cx, i)),
-        "EnableRule" => typed(input, |i| set_rule_state(&mut e(), cx, i, "ENABLED")),
-        "DisableRule" => typed(input, |i| set_rule_state(&mut e(), cx, i, "DISABLED")),
-        "DeleteRule" => typed(input, |i| delete_rule(&mut e(), cx, i)),
-        "ListRules" => typed(input, |i| list_rules(&mut e(), cx, i)),
-        "ListRuleNamesByTarget" => typed(input, |i| list_rule_names_by_target(&mut e(), cx, i)),
-        "PutTargets" => typed(input, |i| put_targets(&mut e(), cx, i)),
-        "RemoveTargets" => typed(input, |i| remove_targets(&mut e(), cx, i)),
-        "ListTargetsByRule" => typed(input, |i| list_targets_by_rule(&mut e(), cx, i)),
+        "CreateEventBus" => typed(input, |i| create_event_bus(e, cx, i)),
+        "DescribeEventBus" => typed(input, |i| describe_event_bus(e, cx, i)),
+        "UpdateEventBus" => typed(input, |i| update_event_bus(e, cx, i)),
+        "DeleteEventBus" => typed(input, |i| delete_event_bus(e, cx, i)),
+        "ListEventBuses" => typed(input, |i| list_event_buses(e, cx, i)),
+        "PutPermission" => typed(input, |i| put_permission(e, cx, i)),
+        "RemovePermission" => typed(input, |i| remove_permission(e, cx, i)),
+        "TagResource" => typed(input, |i| tag_resource(e, cx, i)),
+        "UntagResource" => typed(input, |i| untag_resource(e, cx, i)),
+        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(e, cx, i)),
+        "PutRule" => typed(input, |i| put_rule(e, cx, i)),
+        "DescribeRule" => typed(input, |i| describe_rule(e, cx, i)),
+        "EnableRule" => typed(input, |i| set_rule_state(e, cx, i, "ENABLED")),
+        "DisableRule" => typed(input, |i| set_rule_state(e, cx, i, "DISABLED")),
+        "DeleteRule" => typed(input, |i| delete_rule(e, cx, i)),
+        "ListRules" => typed(input, |i| list_rules(e, cx, i)),
+        "ListRuleNamesByTarget" => typed(input, |i| list_rule_names_by_target(e, cx, i)),
+        "PutTargets" => typed(input, |i| put_targets(e, cx, i)),
+        "RemoveTargets" => typed(input, |i| remove_targets(e, cx, i)),
+        "ListTargetsByRule" => typed(input, |i| list_targets_by_rule(e, cx, i)),
         "TestEventPattern" => typed(input, test_event_pattern),
-        "PutEvents" => typed(input, |i| put_events::put_events(&mut e(), cx, i)),
+        "PutEvents" => typed(input, |i| put_events::put_events(e, cx, i)),
         "CreateArchive" | "DescribeArchive" | "UpdateArchive" | "DeleteArchive"
         | "ListArchives" | "StartReplay" | "DescribeReplay" | "CancelReplay" | "ListReplays" => {
-            archives::call(app, cx, operation, input).await
+            archives::call(e, cx, operation, input)
         }
         "CreateConnection"
         | "DescribeConnection"
@@ -173,7 +159,7 @@ pub async fn call(
         | "DescribeApiDestination"
         | "UpdateApiDestination"
         | "DeleteApiDestination"
-        | "ListApiDestinations" => connections::call(app, cx, operation, input).await,
+        | "ListApiDestinations" => connections::call(e, cx, operation, input),
         _ => Err(super::not_yet(operation)),
     }
 }

@@ -5,14 +5,14 @@
 use super::retry::TargetRetry;
 use super::store::{Rule, Store, Target as RuleTarget};
 use super::{EventsError, archives, buses, connections};
-use crate::engine::Engine;
 use crate::engine::delivery::{
-    DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
+    Counters, DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -190,7 +190,7 @@ fn check_detail(detail: &str) -> Option<Value> {
 }
 
 pub fn put_events(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutEventsInput,
 ) -> Result<PutEventsOutput, EventsError> {
@@ -237,7 +237,7 @@ pub fn put_events(
 }
 
 /// One entry: checked, turned into an event and put on its bus. Answers the event id.
-fn accept(e: &mut Engine, cx: &Context, entry: Entry, now: Millis) -> Result<String, ResultEntry> {
+fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<String, ResultEntry> {
     let required = |value: &Option<String>, name: &str| match value.as_deref() {
         Some(v) if !v.is_empty() => Ok(v.to_string()),
         _ => Err(ResultEntry::failed(
@@ -268,7 +268,7 @@ fn accept(e: &mut Engine, cx: &Context, entry: Entry, now: Millis) -> Result<Str
     let (bus_arn, _) = resolve_bus(cx, entry.event_bus_name.as_deref());
     let Some(bus) = e.events.buses.get(&bus_arn) else {
         // AWS accepts an event for a bus that does not exist and drops it (recorded).
-        return Ok(e.rng.uuid());
+        return Ok(e.engine.rng.uuid());
     };
     if bus.account != cx.account && !buses::allows(bus, &cx.account, "events:PutEvents") {
         return Err(ResultEntry::failed(
@@ -280,7 +280,7 @@ fn accept(e: &mut Engine, cx: &Context, entry: Entry, now: Millis) -> Result<Str
         ));
     }
     let region = bus.region.clone();
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let resources = entry.resources.unwrap_or_default();
     let event = envelope(
         &id,
@@ -315,7 +315,7 @@ pub struct Ingest<'a> {
 }
 
 /// An event on a bus: archived, and sent to the targets of the rules it matches.
-pub fn ingest(e: &mut Engine, bus_arn: &str, event: Value, how: Ingest) {
+pub fn ingest(e: &mut State, bus_arn: &str, event: Value, how: Ingest) {
     let now = e.now();
     let text = event.to_string();
     if how.replay.is_none() {
@@ -346,7 +346,9 @@ pub fn ingest(e: &mut Engine, bus_arn: &str, event: Value, how: Ingest) {
         }
     }
     for rule in triggered {
-        e.metrics.aws("AWS/Events", "TriggeredRules", &rule, 1);
+        e.engine
+            .metrics
+            .aws("AWS/Events", "TriggeredRules", &rule, 1);
     }
     for d in deliveries {
         e.deliver(d);
@@ -354,10 +356,12 @@ pub fn ingest(e: &mut Engine, bus_arn: &str, event: Value, how: Ingest) {
 }
 
 /// The event of a scheduled rule (`Scheduled Event` from `aws.events`), sent to its targets.
-pub fn fire_rule(e: &mut Engine, rule: &Rule, event: &Value) {
+pub fn fire_rule(e: &mut State, rule: &Rule, event: &Value) {
     let text = event.to_string();
     let now = e.now();
-    e.metrics.aws("AWS/Events", "TriggeredRules", &rule.arn, 1);
+    e.engine
+        .metrics
+        .aws("AWS/Events", "TriggeredRules", &rule.arn, 1);
     for target in &rule.targets {
         let d = delivery_for(
             e,
@@ -376,7 +380,7 @@ pub fn fire_rule(e: &mut Engine, rule: &Rule, event: &Value) {
 /// another account, its policy must let the rule's account put events; an event coming back to
 /// a bus it already passed is refused (AWS would loop until its own limits stopped it).
 pub fn forward(
-    e: &mut Engine,
+    e: &mut State,
     bus_arn: &str,
     publisher: &Publisher,
     event: &str,
@@ -421,7 +425,7 @@ pub fn arn_service(arn: &str) -> &str {
 
 /// A Lambda function as a target: a real POST of `body` to its `--lambda-endpoint` URL, or the
 /// outbox when it has none.
-pub fn lambda_target(e: &Engine, arn: &str, body: String) -> Target {
+pub fn lambda_target(e: &State, arn: &str, body: String) -> Target {
     match e.lambda_endpoints.get(arn) {
         Some(url) => Target::Http {
             method: "POST".into(),
@@ -435,14 +439,14 @@ pub fn lambda_target(e: &Engine, arn: &str, body: String) -> Target {
 
 /// One target's delivery of one event.
 fn delivery_for(
-    e: &Engine,
+    e: &State,
     rule: &Rule,
     target: &RuleTarget,
     event: &Value,
     text: &str,
     ingested_at: Millis,
     trail: &[String],
-) -> Delivery {
+) -> Delivery<Step> {
     let ingestion_time = format_rfc3339(ingested_at);
     let reserved = Reserved {
         rule_arn: &rule.arn,
@@ -572,7 +576,17 @@ fn delivery_for(
         Box::new(policy),
         dead_letter,
     )
-    .born_at(ingested_at);
+    .born_at(ingested_at)
+    .counted(Counters {
+        namespace: "AWS/Events",
+        resource: rule.arn.clone(),
+        // Invocations counts hand-overs to the target; FailedInvocations those given up.
+        delivered: Some("Invocations"),
+        failed: Some("FailedInvocations"),
+        dead_lettered: Some("InvocationsSentToDLQ"),
+        dlq_failed: Some("InvocationsFailedToBeSentToDLQ"),
+        ..Counters::default()
+    });
     if matches!(delivery.target, Target::Http { .. }) {
         delivery = delivery.also_known_as(target.arn.clone());
     }

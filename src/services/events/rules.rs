@@ -6,11 +6,11 @@ use super::buses::{self, Empty, Tag, page};
 use super::schedule::Schedule;
 use super::store::{Rule, Target};
 use super::{EventsError, Timer, check_name, constraint, name_char};
-use crate::engine::Engine;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
+use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -52,7 +52,7 @@ pub fn parse_pattern(text: &str) -> Result<EventPattern, EventsError> {
 
 /// The rule a request names, on the bus it names.
 fn rule_mut<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     name: &str,
     bus: Option<&str>,
@@ -89,7 +89,7 @@ pub struct PutRuleOutput {
 }
 
 /// Sets up the next firing of a scheduled rule.
-fn schedule_next(e: &mut Engine, rule_arn: &str, anchor: Millis) {
+fn schedule_next(e: &mut State, rule_arn: &str, anchor: Millis) {
     let now = e.now();
     let Some(rule) = e.events.rules.get(rule_arn) else {
         return;
@@ -102,12 +102,12 @@ fn schedule_next(e: &mut Engine, rule_arn: &str, anchor: Millis) {
             rule_arn: rule_arn.to_string(),
             generation: rule.generation,
         };
-        e.schedule(due, crate::engine::Timer::Events(timer));
+        e.schedule(due, Step::Events(timer));
     }
 }
 
 pub fn put_rule(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutRuleInput,
 ) -> Result<PutRuleOutput, EventsError> {
@@ -218,7 +218,7 @@ pub fn put_rule(
 }
 
 /// A scheduled rule's firing: its `Scheduled Event` to its targets, and the next one set up.
-pub fn fire_schedule(e: &mut Engine, rule_arn: &str, generation: u64) {
+pub fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
     let Some(rule) = e.events.rules.get(rule_arn) else {
         return;
     };
@@ -227,7 +227,7 @@ pub fn fire_schedule(e: &mut Engine, rule_arn: &str, generation: u64) {
     }
     let rule = rule.clone();
     let now = e.now();
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let event = super::put_events::envelope(
         &id,
         "Scheduled Event",
@@ -294,7 +294,7 @@ fn rule_output(r: &Rule, with_creator: bool) -> RuleOutput {
 }
 
 pub fn describe_rule(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RuleNameInput,
 ) -> Result<RuleOutput, EventsError> {
@@ -303,7 +303,7 @@ pub fn describe_rule(
 }
 
 pub fn set_rule_state(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RuleNameInput,
     state: &str,
@@ -333,7 +333,7 @@ pub struct DeleteRuleInput {
 }
 
 pub fn delete_rule(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: DeleteRuleInput,
 ) -> Result<Empty, EventsError> {
@@ -378,7 +378,7 @@ pub struct ListRulesOutput {
 }
 
 pub fn list_rules(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListRulesInput,
 ) -> Result<ListRulesOutput, EventsError> {
@@ -415,7 +415,7 @@ pub struct ListRuleNamesByTargetOutput {
 }
 
 pub fn list_rule_names_by_target(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListRuleNamesByTargetInput,
 ) -> Result<ListRuleNamesByTargetOutput, EventsError> {
@@ -561,7 +561,7 @@ fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
 }
 
 pub fn put_targets(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutTargetsInput,
 ) -> Result<TargetsOutput, EventsError> {
@@ -629,7 +629,7 @@ pub struct RemoveTargetsInput {
 }
 
 pub fn remove_targets(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RemoveTargetsInput,
 ) -> Result<TargetsOutput, EventsError> {
@@ -670,7 +670,7 @@ pub struct ListTargetsByRuleOutput {
 }
 
 pub fn list_targets_by_rule(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListTargetsByRuleInput,
 ) -> Result<ListTargetsByRuleOutput, EventsError> {

@@ -23,6 +23,8 @@ pub struct Store {
     pub api_destinations: BTreeMap<String, ApiDestination>,
     /// Resource ARN → tags, in key order.
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
+    /// Token requests of OAuth connections waiting to be made by the runtime.
+    pub token_requests: Vec<TokenRequest>,
 }
 
 #[derive(Debug, Clone)]
@@ -353,4 +355,26 @@ impl Store {
     pub fn rules_of<'a>(&'a self, bus_arn: &'a str) -> impl Iterator<Item = &'a Rule> + 'a {
         self.rules.values().filter(move |r| r.bus_arn == bus_arn)
     }
+}
+
+/// Something EventBridge must do at a virtual instant.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Timer {
+    /// A scheduled rule fires (if it still is the version that scheduled this).
+    Schedule { rule_arn: String, generation: u64 },
+    /// A replay takes its next step.
+    Replay { replay_arn: String },
+}
+
+/// An OAuth client-credentials token request to make for a connection (outside the lock: the
+/// runtime makes it and answers with `connections::token_answered`).
+#[derive(Debug, Clone)]
+pub struct TokenRequest {
+    /// The connection's store key and ARN, so a connection changed meanwhile is left alone.
+    pub key: String,
+    pub arn: String,
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
 }

@@ -6,9 +6,9 @@
 //! sub-pages for topic owners and subscribers; the attribute texts of the SNS API model.
 
 use super::types::MessageAttributeValue;
-use crate::engine::Engine;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
 use crate::services::Context;
+use crate::state::State;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -208,7 +208,7 @@ pub fn beginning_of(topic: &super::store::Topic, now: Millis) -> Option<Millis> 
 /// `[StartingPoint, EndingPoint or now]` goes to that one subscription, in publish order (FIFO
 /// lanes keep each group's order), through its filter policy, with the original MessageId,
 /// SequenceNumber and Timestamp. Only confirmed subscriptions receive anything.
-pub fn replay(e: &mut Engine, cx: &Context, sub_arn: &str) {
+pub fn replay(e: &mut State, cx: &Context, sub_arn: &str) {
     let now = e.now();
     let Some(sub) = e.sns.subscriptions.get(sub_arn).filter(|s| s.confirmed) else {
         return;

@@ -6,7 +6,7 @@ pub mod delivery_policy;
 pub mod envelope;
 pub mod filter;
 mod platform;
-mod publish;
+pub mod publish;
 pub use publish::deliver_to_topic;
 pub mod signing;
 mod sms;
@@ -16,8 +16,8 @@ mod topics;
 pub mod types;
 
 use super::{Context, typed};
-use crate::app::App;
 use crate::error::AwsError;
+use crate::state::State;
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -85,50 +85,35 @@ pub(crate) fn invalid(what: impl std::fmt::Display) -> SnsError {
     SnsError::InvalidParameter(format!("Invalid parameter: {what}"))
 }
 
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use publish::*;
     use subscriptions::*;
     use topics::*;
-    let e = || app.engine();
     match operation {
-        "CreateTopic" => typed(input, |i| create_topic(&mut e(), cx, i)),
-        "DeleteTopic" => typed(input, |i| delete_topic(&mut e(), cx, i)),
-        "GetTopicAttributes" => typed(input, |i| get_topic_attributes(&mut e(), cx, i)),
-        "SetTopicAttributes" => typed(input, |i| set_topic_attributes(&mut e(), cx, i)),
-        "ListTopics" => typed(input, |i| list_topics(&mut e(), cx, i)),
-        "TagResource" => typed(input, |i| tag_resource(&mut e(), cx, i)),
-        "UntagResource" => typed(input, |i| untag_resource(&mut e(), cx, i)),
-        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(&mut e(), cx, i)),
-        "AddPermission" => typed(input, |i| add_permission(&mut e(), cx, i)),
-        "RemovePermission" => typed(input, |i| remove_permission(&mut e(), cx, i)),
-        "GetDataProtectionPolicy" => typed(input, |i| get_data_protection_policy(&mut e(), cx, i)),
-        "PutDataProtectionPolicy" => typed(input, |i| put_data_protection_policy(&mut e(), cx, i)),
-        "Subscribe" => typed(input, |i| subscribe(&mut e(), cx, i)),
-        "ConfirmSubscription" => typed(input, |i| confirm_subscription(&mut e(), cx, i)),
-        "Unsubscribe" => typed(input, |i| unsubscribe(&mut e(), cx, i)),
-        "GetSubscriptionAttributes" => {
-            typed(input, |i| get_subscription_attributes(&mut e(), cx, i))
-        }
-        "SetSubscriptionAttributes" => {
-            typed(input, |i| set_subscription_attributes(&mut e(), cx, i))
-        }
-        "ListSubscriptions" => typed(input, |i| list_subscriptions(&mut e(), cx, i)),
-        "ListSubscriptionsByTopic" => {
-            typed(input, |i| list_subscriptions_by_topic(&mut e(), cx, i))
-        }
-        "Publish" => {
-            let input: types::PublishInput = crate::services::parse(input)?;
-            let prepared = publish::presign(app, &input).await;
-            let output = publish(&mut e(), cx, input, prepared)?;
-            serde_json::to_value(output).map_err(|e| AwsError::internal(e.to_string()))
-        }
-        "PublishBatch" => typed(input, |i| publish_batch(&mut e(), cx, i)),
-        _ => platform::call(&mut e(), cx, operation, input)
+        "CreateTopic" => typed(input, |i| create_topic(e, cx, i)),
+        "DeleteTopic" => typed(input, |i| delete_topic(e, cx, i)),
+        "GetTopicAttributes" => typed(input, |i| get_topic_attributes(e, cx, i)),
+        "SetTopicAttributes" => typed(input, |i| set_topic_attributes(e, cx, i)),
+        "ListTopics" => typed(input, |i| list_topics(e, cx, i)),
+        "TagResource" => typed(input, |i| tag_resource(e, cx, i)),
+        "UntagResource" => typed(input, |i| untag_resource(e, cx, i)),
+        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(e, cx, i)),
+        "AddPermission" => typed(input, |i| add_permission(e, cx, i)),
+        "RemovePermission" => typed(input, |i| remove_permission(e, cx, i)),
+        "GetDataProtectionPolicy" => typed(input, |i| get_data_protection_policy(e, cx, i)),
+        "PutDataProtectionPolicy" => typed(input, |i| put_data_protection_policy(e, cx, i)),
+        "Subscribe" => typed(input, |i| subscribe(e, cx, i)),
+        "ConfirmSubscription" => typed(input, |i| confirm_subscription(e, cx, i)),
+        "Unsubscribe" => typed(input, |i| unsubscribe(e, cx, i)),
+        "GetSubscriptionAttributes" => typed(input, |i| get_subscription_attributes(e, cx, i)),
+        "SetSubscriptionAttributes" => typed(input, |i| set_subscription_attributes(e, cx, i)),
+        "ListSubscriptions" => typed(input, |i| list_subscriptions(e, cx, i)),
+        "ListSubscriptionsByTopic" => typed(input, |i| list_subscriptions_by_topic(e, cx, i)),
+        // The runtime signs a plain publish's notification off the lock first (see
+        // [`publish::prepare`]) and calls [`publish::publish`] itself.
+        "Publish" => typed(input, |i| publish(e, cx, i, None)),
+        "PublishBatch" => typed(input, |i| publish_batch(e, cx, i)),
+        _ => platform::call(e, cx, operation, input)
             .unwrap_or_else(|| Err(crate::services::not_yet(operation))),
     }
 }

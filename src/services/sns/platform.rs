@@ -5,10 +5,10 @@
 use super::sms;
 use super::topics::page;
 use super::{SnsError, invalid, parse_topic_arn};
-use crate::engine::Engine;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
 use crate::services::{Context, typed};
+use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -219,7 +219,7 @@ pub struct ListEndpointsOutput {
 
 /// Runs one of the platform or SMS operations, or `None` if `operation` is not one of them.
 pub fn call(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     operation: &str,
     input: Value,
@@ -358,7 +358,7 @@ fn check_credentials(
 }
 
 pub fn create_platform_application(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreatePlatformApplicationInput,
 ) -> Result<CreatePlatformApplicationOutput, SnsError> {
@@ -401,7 +401,7 @@ pub fn create_platform_application(
 }
 
 fn application_mut<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut PlatformApplication, SnsError> {
@@ -414,7 +414,7 @@ fn application_mut<'e>(
 }
 
 pub fn delete_platform_application(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PlatformApplicationArnInput,
 ) -> Result<Empty, SnsError> {
@@ -438,7 +438,7 @@ pub fn delete_platform_application(
 }
 
 pub fn get_platform_application_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PlatformApplicationArnInput,
 ) -> Result<AttributesOutput, SnsError> {
@@ -449,7 +449,7 @@ pub fn get_platform_application_attributes(
 }
 
 pub fn set_platform_application_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetPlatformApplicationAttributesInput,
 ) -> Result<Empty, SnsError> {
@@ -492,7 +492,7 @@ pub fn set_platform_application_attributes(
 }
 
 pub fn list_platform_applications(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListPlatformApplicationsInput,
 ) -> Result<ListPlatformApplicationsOutput, SnsError> {
@@ -549,7 +549,7 @@ fn check_endpoint_attributes(attributes: &Attributes) -> Result<(), SnsError> {
 }
 
 pub fn create_platform_endpoint(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreatePlatformEndpointInput,
 ) -> Result<EndpointArnOutput, SnsError> {
@@ -595,7 +595,7 @@ pub fn create_platform_endpoint(
         cx.account,
         platform,
         app_name,
-        e.rng.uuid()
+        e.engine.rng.uuid()
     );
     e.sns.platform.endpoints.insert(
         arn.clone(),
@@ -610,7 +610,7 @@ pub fn create_platform_endpoint(
 }
 
 fn endpoint_mut<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     arn: &str,
     param: &str,
@@ -624,7 +624,7 @@ fn endpoint_mut<'e>(
 }
 
 pub fn delete_endpoint(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EndpointArnInput,
 ) -> Result<Empty, SnsError> {
@@ -635,7 +635,7 @@ pub fn delete_endpoint(
 }
 
 pub fn get_endpoint_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EndpointArnInput,
 ) -> Result<AttributesOutput, SnsError> {
@@ -646,7 +646,7 @@ pub fn get_endpoint_attributes(
 }
 
 pub fn set_endpoint_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetEndpointAttributesInput,
 ) -> Result<Empty, SnsError> {
@@ -662,7 +662,7 @@ pub fn set_endpoint_attributes(
 }
 
 pub fn list_endpoints_by_platform_application(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListEndpointsInput,
 ) -> Result<ListEndpointsOutput, SnsError> {
@@ -691,7 +691,7 @@ pub fn list_endpoints_by_platform_application(
 }
 
 /// Whether `arn` names an existing platform endpoint (for `Subscribe` with `application`).
-pub fn endpoint_exists(e: &Engine, arn: &str) -> bool {
+pub fn endpoint_exists(e: &State, arn: &str) -> bool {
     e.sns.platform.endpoints.contains_key(arn)
 }
 
@@ -700,7 +700,7 @@ pub fn endpoint_exists(e: &Engine, arn: &str) -> bool {
 /// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
 /// the message. Returns the message id.
 pub fn publish_to_endpoint(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     arn: &str,
     message: &str,
@@ -733,7 +733,7 @@ pub fn publish_to_endpoint(
     attributes.insert("Platform".to_string(), json!(ep.platform));
     attributes.insert("Token".to_string(), json!(ep.attributes["Token"]));
     let source = ep.application_arn.clone();
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     e.deliver(Delivery::new(
         "sns",
         source,
@@ -753,16 +753,9 @@ pub fn publish_to_endpoint(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::engine::Settings;
 
-    pub fn engine() -> Engine {
-        Engine::new(Settings {
-            start: 0,
-            seed: 0,
-            jitter: false,
-            delivery_log_size: 100,
-            lambda_endpoints: Default::default(),
-        })
+    pub fn engine() -> State {
+        State::for_tests(0)
     }
 
     pub fn cx() -> Context {
@@ -775,7 +768,7 @@ pub(super) mod tests {
         }
     }
 
-    fn endpoint(e: &mut Engine, platform: &str, attributes: &[(&str, &str)]) -> String {
+    fn endpoint(e: &mut State, platform: &str, attributes: &[(&str, &str)]) -> String {
         let mut app_attributes = Attributes::new();
         app_attributes.insert("PlatformCredential".into(), "k".into());
         app_attributes.insert("PlatformPrincipal".into(), "p".into());
@@ -835,7 +828,7 @@ pub(super) mod tests {
                 structure.as_ref().and_then(Value::as_object),
             )
             .unwrap();
-            let sent = e.outbox.last().expect("one push");
+            let sent = e.engine.outbox.last().expect("one push");
             assert_eq!(sent.protocol, "application");
             assert_eq!(sent.target, arn);
             assert_eq!(sent.message_id, id);
@@ -868,7 +861,7 @@ pub(super) mod tests {
             publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
             Err(SnsError::PlatformApplicationDisabled(_))
         ));
-        assert!(e.outbox.is_empty());
+        assert!(e.engine.outbox.is_empty());
     }
 
     #[test]

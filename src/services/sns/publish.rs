@@ -9,13 +9,13 @@ use super::store::Subscription;
 use super::topics::allows;
 use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
-use crate::engine::Engine;
-use crate::engine::delivery::{DeadLetter, Delivery, Publisher, SqsMessage, Target};
-use crate::engine::observe::DeliveryRecord;
+use crate::engine::delivery::{Counters, DeadLetter, Delivery, Publisher, SqsMessage, Target};
+use crate::engine::log::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
 use crate::services::sqs::types::MessageAttributeValue as SqsAttribute;
+use crate::state::{State, Step};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};
 
@@ -289,7 +289,7 @@ struct PublishBatchEntryRef<'a> {
 
 /// Publishes one message to a topic: checks, FIFO deduplication, fan-out.
 fn publish_to_topic(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     topic_arn: &str,
     fields: &PublishBatchEntryRef,
@@ -330,7 +330,7 @@ fn publish_to_topic(
         }
         topic.next_sequence_number += 1 + u128::from(now as u64 % 5);
         sequence_number = Some(topic.next_sequence_number);
-        let id = e.rng.uuid();
+        let id = e.engine.rng.uuid();
         let topic = super::topics::topic_mut(e, cx, topic_arn)?;
         topic.dedup.insert(
             key,
@@ -370,7 +370,7 @@ fn publish_to_topic(
     }
     let (id, timestamp) = match prepared {
         Some(p) => (p.id, Some(p.timestamp)),
-        None => (e.rng.uuid(), None),
+        None => (e.engine.rng.uuid(), None),
     };
     fan_out(
         e,
@@ -395,8 +395,9 @@ pub struct Prepared {
 }
 
 /// Settles the id and timestamp of a plain (not FIFO, no JSON structure) publish to an existing
-/// topic and signs its notification ahead; the fan-out then finds the signature made.
-pub async fn presign(app: &crate::app::App, input: &PublishInput) -> Option<Prepared> {
+/// topic, and what to sign for its notification: the runtime signs it off the lock (with
+/// [`sign_ahead`]), and the fan-out then finds the signature made.
+pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhead)> {
     let arn = input.topic_arn.clone()?;
     if input.message_structure.is_some()
         || input.target_arn.is_some()
@@ -404,12 +405,9 @@ pub async fn presign(app: &crate::app::App, input: &PublishInput) -> Option<Prep
     {
         return None;
     }
-    let (id, timestamp, version) = {
-        let mut e = app.engine();
-        let topic = e.sns.topics.get(&arn).filter(|t| !t.fifo)?;
-        let version = topic.signature_version;
-        (e.rng.uuid(), format_rfc3339(e.now()), version)
-    };
+    let topic = e.sns.topics.get(&arn).filter(|t| !t.fifo)?;
+    let version = topic.signature_version;
+    let (id, timestamp) = (e.engine.rng.uuid(), format_rfc3339(e.now()));
     let text = super::signing::string_to_sign(&[
         ("Message", Some(&input.message)),
         ("MessageId", Some(&id)),
@@ -418,13 +416,24 @@ pub async fn presign(app: &crate::app::App, input: &PublishInput) -> Option<Prep
         ("TopicArn", Some(&arn)),
         ("Type", Some("Notification")),
     ]);
-    let _ = tokio::task::spawn_blocking(move || SIGNER.sign(version, &text)).await;
-    Some(Prepared { id, timestamp })
+    Some((Prepared { id, timestamp }, SignAhead { version, text }))
+}
+
+/// A notification's signature to make ahead of its publish (see [`prepare`]).
+#[derive(Debug)]
+pub struct SignAhead {
+    version: super::signing::SignatureVersion,
+    text: String,
+}
+
+/// Signs ahead (a few milliseconds of RSA: off the lock); the signer keeps the signature.
+pub fn sign_ahead(s: SignAhead) {
+    let _ = SIGNER.sign(s.version, &s.text);
 }
 
 /// A duplicate suppressed at publish: one `deduplicated` record per subscription that would
 /// have received it (CONTROL_API.md, delivery log).
-fn log_duplicate(e: &mut Engine, topic_arn: &str, message_id: &str) {
+fn log_duplicate(e: &mut State, topic_arn: &str, message_id: &str) {
     let now = e.now();
     let subscriptions: Vec<(String, String, String)> = e
         .sns
@@ -433,8 +442,8 @@ fn log_duplicate(e: &mut Engine, topic_arn: &str, message_id: &str) {
         .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.clone()))
         .collect();
     for (source, target, protocol) in subscriptions {
-        e.metrics.delivery("sns", "deduplicated", "");
-        e.log.push(DeliveryRecord {
+        e.engine.metrics.delivery("sns", "deduplicated", "");
+        e.engine.log.push(DeliveryRecord {
             at: now,
             event: "deduplicated",
             source,
@@ -454,7 +463,7 @@ fn log_duplicate(e: &mut Engine, topic_arn: &str, message_id: &str) {
 
 #[allow(clippy::too_many_arguments)]
 fn fan_out(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     topic_arn: &str,
     fields: &PublishBatchEntryRef,
@@ -476,7 +485,8 @@ fn fan_out(
         timestamp: timestamp.unwrap_or_else(|| format_rfc3339(e.now())),
         replayed: false,
     };
-    e.metrics
+    e.engine
+        .metrics
         .aws("AWS/SNS", "NumberOfMessagesPublished", topic_arn, 1);
     let now = e.now();
     let arns: Vec<String> = e
@@ -490,7 +500,8 @@ fn fan_out(
         let delivery = {
             let sub = &e.sns.subscriptions[&arn];
             if !passes_filter(sub, &message) {
-                e.metrics
+                e.engine
+                    .metrics
                     .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
                 continue;
             }
@@ -515,7 +526,7 @@ fn fan_out(
 /// SequenceNumber, Timestamp and FIFO ids, through the subscription's filter policy. Answers
 /// whether it was handed to the engine.
 pub(super) fn deliver_archived(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     topic_arn: &str,
     sub_arn: &str,
@@ -680,7 +691,7 @@ fn delivery_for(
     sub: &Subscription,
     message: &Message,
     lambda_url: Option<&String>,
-) -> Delivery {
+) -> Delivery<Step> {
     let http = effective_policy(topic, sub);
     let http_headers = |kind: &str, raw: bool| {
         let mut headers = vec![
@@ -776,7 +787,18 @@ fn delivery_for(
         target,
         policy,
         dead_letter,
-    );
+    )
+    .counted(Counters {
+        namespace: "AWS/SNS",
+        resource: topic.arn.clone(),
+        delivered: Some("NumberOfNotificationsDelivered"),
+        failed: Some("NumberOfNotificationsFailed"),
+        // HTTP/S counts every failed attempt; other protocols one failure per message.
+        every_failure: sub.protocol.starts_with("http"),
+        dead_lettered: Some("NumberOfNotificationsRedrivenToDlq"),
+        dlq_failed: Some("NumberOfNotificationsFailedToRedriveToDlq"),
+        ..Counters::default()
+    });
     if sub.protocol == "lambda" && lambda_url.is_some() {
         // A fault on the function's ARN fails it, whatever URL it is mapped to.
         delivery = delivery.also_known_as(sub.endpoint.clone());
@@ -879,7 +901,7 @@ fn lambda_event(
 }
 
 pub fn publish(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PublishInput,
     prepared: Option<Prepared>,
@@ -929,7 +951,7 @@ pub fn publish(
 
 /// A text message straight to a phone number: the outbox.
 fn publish_sms(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     phone: &str,
     fields: &PublishBatchEntryRef,
@@ -941,7 +963,7 @@ fn publish_sms(
         )));
     }
     check_common(fields, false, false)?;
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let target = Target::Outbox {
         address: phone.to_string(),
         body: fields.message.to_string(),
@@ -964,7 +986,7 @@ fn publish_sms(
 }
 
 pub fn publish_batch(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PublishBatchInput,
 ) -> Result<PublishBatchOutput, SnsError> {
@@ -1060,14 +1082,14 @@ pub fn publish_batch(
 
 /// Sends a SubscriptionConfirmation or UnsubscribeConfirmation to the subscription's endpoint:
 /// an HTTP POST, or the outbox for e-mail.
-pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str) {
+pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str) {
     let Some(sub) = e.sns.subscriptions.get(sub_arn) else {
         return;
     };
     let Some(topic) = e.sns.topics.get(&sub.topic_arn) else {
         return;
     };
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     // The topic ARN as it is, colons included (spec §4.2 URL formats).
     let subscribe_url = format!(
         "{}/?Action=ConfirmSubscription&TopicArn={}&Token={}",
@@ -1154,7 +1176,7 @@ pub fn send_confirmation(e: &mut Engine, cx: &Context, sub_arn: &str, kind: &str
 /// A publish made by another service of this emulator (an EventBridge rule target), acting as
 /// `publisher`'s account. Fails with the SNS error code the publish would have answered.
 pub fn deliver_to_topic(
-    e: &mut Engine,
+    e: &mut State,
     topic_arn: &str,
     publisher: &Publisher,
     body: &str,

@@ -5,10 +5,10 @@
 use super::platform::{Empty, attributes_null};
 use super::topics::page;
 use super::{SnsError, invalid};
-use crate::engine::Engine;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
 use crate::services::{Context, typed};
+use crate::state::State;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde::{Deserialize, Serialize};
@@ -172,7 +172,7 @@ pub struct ListOriginationNumbersOutput {
 
 /// Runs one of the SMS operations, or `None` if `operation` is not one of them.
 pub fn call(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     operation: &str,
     input: Value,
@@ -311,7 +311,7 @@ fn with_defaults(attributes: &Attributes) -> Attributes {
 }
 
 pub fn get_sms_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: GetSmsAttributesInput,
 ) -> Result<SmsAttributesOutput, SnsError> {
@@ -327,7 +327,7 @@ pub fn get_sms_attributes(
 }
 
 pub fn set_sms_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetSmsAttributesInput,
 ) -> Result<Empty, SnsError> {
@@ -349,7 +349,7 @@ pub fn set_sms_attributes(
 }
 
 pub fn check_if_phone_number_is_opted_out(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PhoneNumberInput,
 ) -> Result<OptedOutOutput, SnsError> {
@@ -360,7 +360,7 @@ pub fn check_if_phone_number_is_opted_out(
 }
 
 pub fn list_phone_numbers_opted_out(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListOptedOutInput,
 ) -> Result<ListOptedOutOutput, SnsError> {
@@ -376,7 +376,7 @@ pub fn list_phone_numbers_opted_out(
 }
 
 pub fn opt_in_phone_number(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PhoneNumberInput,
 ) -> Result<Empty, SnsError> {
@@ -391,7 +391,7 @@ fn otp_message(otp: &str) -> String {
 }
 
 pub fn create_sms_sandbox_phone_number(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateSandboxNumberInput,
 ) -> Result<Empty, SnsError> {
@@ -429,7 +429,7 @@ pub fn create_sms_sandbox_phone_number(
         None => {}
     }
     // A new code each time: asking again re-sends, and only the latest code verifies.
-    let otp = format!("{:06}", e.rng.next_u64() % 1_000_000);
+    let otp = format!("{:06}", e.engine.rng.next_u64() % 1_000_000);
     e.sns.sms.of(cx).sandbox.insert(
         phone.clone(),
         SandboxNumber {
@@ -439,7 +439,7 @@ pub fn create_sms_sandbox_phone_number(
     );
     let mut attributes = BTreeMap::new();
     attributes.insert("LanguageCode".to_string(), json!(language));
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     e.deliver(Delivery::new(
         "sns",
         format!("arn:aws:sns:{}:{}:sms-sandbox", cx.region, cx.account),
@@ -463,7 +463,7 @@ fn sandbox_not_found(phone: &str) -> SnsError {
 }
 
 pub fn delete_sms_sandbox_phone_number(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SandboxNumberInput,
 ) -> Result<Empty, SnsError> {
@@ -478,7 +478,7 @@ pub fn delete_sms_sandbox_phone_number(
 }
 
 pub fn verify_sms_sandbox_phone_number(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: VerifySandboxNumberInput,
 ) -> Result<Empty, SnsError> {
@@ -556,7 +556,7 @@ fn page_of<T>(
 }
 
 pub fn list_sms_sandbox_phone_numbers(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PagedInput,
 ) -> Result<ListSandboxNumbersOutput, SnsError> {

@@ -7,9 +7,9 @@ use super::store::Subscription;
 use super::topics::{allows, page, topic_mut};
 use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
-use crate::engine::Engine;
 use crate::engine::time::Millis;
 use crate::services::Context;
+use crate::state::State;
 use std::collections::BTreeMap;
 
 const PROTOCOLS: [&str; 9] = [
@@ -166,7 +166,7 @@ fn parse_filter(text: &str, scope: FilterScope, prefix: &str) -> Result<FilterPo
 }
 
 /// SNS's default quotas: 200 filter policies per topic and 10,000 per account.
-fn check_filter_quota(e: &Engine, topic_arn: &str, account: &str) -> Result<(), SnsError> {
+fn check_filter_quota(e: &State, topic_arn: &str, account: &str) -> Result<(), SnsError> {
     let filtered = || e.sns.subscriptions.values().filter(|s| s.filter.is_some());
     let on_topic = filtered().filter(|s| s.topic_arn == topic_arn).count();
     let in_account = filtered().filter(|s| s.owner == account).count();
@@ -179,7 +179,7 @@ fn check_filter_quota(e: &Engine, topic_arn: &str, account: &str) -> Result<(), 
 }
 
 pub fn subscribe(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SubscribeInput,
 ) -> Result<SubscriptionArnOutput, SnsError> {
@@ -224,9 +224,9 @@ pub fn subscribe(
             "Attributes Reason: SubscriptionRoleArn must be specified for firehose subscriptions",
         ));
     }
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let token: String = (0..4)
-        .map(|_| format!("{:016x}", e.rng.next_u64()))
+        .map(|_| format!("{:016x}", e.engine.rng.next_u64()))
         .collect();
     let mut sub = Subscription {
         arn: format!("{}:{id}", input.topic_arn),
@@ -343,7 +343,7 @@ fn same_value(stored: &str, given: &str) -> bool {
 }
 
 pub fn confirm_subscription(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ConfirmSubscriptionInput,
 ) -> Result<SubscriptionArnOutput, SnsError> {
@@ -370,7 +370,7 @@ pub fn confirm_subscription(
     })
 }
 
-fn subscription_mut<'e>(e: &'e mut Engine, arn: &str) -> Result<&'e mut Subscription, SnsError> {
+fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscription, SnsError> {
     if arn.split(':').count() != 7 || !arn.starts_with("arn:aws:sns:") {
         return Err(invalid("SubscriptionArn"));
     }
@@ -381,7 +381,7 @@ fn subscription_mut<'e>(e: &'e mut Engine, arn: &str) -> Result<&'e mut Subscrip
 }
 
 pub fn unsubscribe(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SubscriptionArnInput,
 ) -> Result<Empty, SnsError> {
@@ -406,7 +406,7 @@ pub fn unsubscribe(
 }
 
 pub fn get_subscription_attributes(
-    e: &mut Engine,
+    e: &mut State,
     _cx: &Context,
     input: SubscriptionArnInput,
 ) -> Result<AttributesOutput, SnsError> {
@@ -457,7 +457,7 @@ pub fn get_subscription_attributes(
 }
 
 pub fn set_subscription_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetSubscriptionAttributesInput,
 ) -> Result<Empty, SnsError> {
@@ -495,7 +495,7 @@ fn entry(s: &Subscription) -> SubscriptionEntry {
 }
 
 pub fn list_subscriptions(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: NextTokenInput,
 ) -> Result<ListSubscriptionsOutput, SnsError> {
@@ -514,7 +514,7 @@ pub fn list_subscriptions(
 }
 
 pub fn list_subscriptions_by_topic(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: NextTokenInput,
 ) -> Result<ListSubscriptionsOutput, SnsError> {

@@ -5,9 +5,9 @@ use super::signing::SignatureVersion;
 use super::store::Topic;
 use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
-use crate::engine::Engine;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
+use crate::state::State;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
@@ -218,7 +218,7 @@ fn check_tags(tags: &[Tag]) -> Result<(), SnsError> {
 }
 
 pub fn create_topic(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateTopicInput,
 ) -> Result<TopicArnOutput, SnsError> {
@@ -298,7 +298,7 @@ pub fn create_topic(
 
 /// The topic an ARN names, in the caller's region.
 pub(crate) fn topic_mut<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut Topic, SnsError> {
@@ -309,7 +309,7 @@ pub(crate) fn topic_mut<'e>(
         .ok_or_else(|| SnsError::NotFound("Topic does not exist".into()))
 }
 
-pub fn delete_topic(e: &mut Engine, cx: &Context, input: TopicArnInput) -> Result<Empty, SnsError> {
+pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result<Empty, SnsError> {
     parse_topic_arn(cx, &input.topic_arn, "TopicArn")?;
     // Deleting a topic that does not exist succeeds, as in SNS.
     if e.sns.topics.remove(&input.topic_arn).is_some() {
@@ -321,7 +321,7 @@ pub fn delete_topic(e: &mut Engine, cx: &Context, input: TopicArnInput) -> Resul
 }
 
 pub fn get_topic_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: TopicArnInput,
 ) -> Result<AttributesOutput, SnsError> {
@@ -406,7 +406,7 @@ pub(crate) fn effective_delivery_policy(topic: &Topic) -> String {
 }
 
 pub fn set_topic_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetTopicAttributesInput,
 ) -> Result<Empty, SnsError> {
@@ -451,7 +451,7 @@ pub(crate) fn page<'a, T>(
 }
 
 pub fn list_topics(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: NextTokenInput,
 ) -> Result<ListTopicsOutput, SnsError> {
@@ -474,7 +474,7 @@ pub fn list_topics(
     Ok(ListTopicsOutput { topics, next_token })
 }
 
-fn tagged_topic<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Topic, SnsError> {
+fn tagged_topic<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Topic, SnsError> {
     parse_topic_arn(cx, arn, "ResourceArn")?;
     e.sns
         .topics
@@ -483,7 +483,7 @@ fn tagged_topic<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mu
 }
 
 pub fn tag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: TagResourceInput,
 ) -> Result<Empty, SnsError> {
@@ -503,7 +503,7 @@ pub fn tag_resource(
 }
 
 pub fn untag_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
 ) -> Result<Empty, SnsError> {
@@ -513,7 +513,7 @@ pub fn untag_resource(
 }
 
 pub fn list_tags_for_resource(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
 ) -> Result<TagsOutput, SnsError> {
@@ -542,7 +542,7 @@ const ACTIONS: [&str; 9] = [
 ];
 
 pub fn add_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: AddPermissionInput,
 ) -> Result<Empty, SnsError> {
@@ -588,7 +588,7 @@ pub fn add_permission(
 }
 
 pub fn remove_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,
 ) -> Result<Empty, SnsError> {
@@ -637,7 +637,7 @@ pub(crate) fn allows(topic: &Topic, account: &str, action: &str) -> bool {
 /// The topic a data protection call names: these operations answer `NotFound`, not the tagging
 /// operations' `ResourceNotFound` (SNS API model: their error lists).
 fn protected_topic<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut Topic, SnsError> {
@@ -649,7 +649,7 @@ fn protected_topic<'e>(
 }
 
 pub fn get_data_protection_policy(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
 ) -> Result<DataProtectionPolicyOutput, SnsError> {
@@ -660,7 +660,7 @@ pub fn get_data_protection_policy(
 }
 
 pub fn put_data_protection_policy(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: PutDataProtectionPolicyInput,
 ) -> Result<Empty, SnsError> {

@@ -3,21 +3,13 @@
 //! invisible while it is being delivered whatever the visibility timeout, then deleted, or
 //! released to be visible again.
 
-use super::store::{HELD, Message, Queue, QueueKey};
-use crate::engine::Engine;
+use super::store::{HELD, Held, Message, Queue, QueueKey};
 use crate::engine::time::Millis;
+use crate::state::State;
 use std::sync::Arc;
 
-/// A message held by its consumer, named by its place in the queue and the receive's nonce.
-#[derive(Debug, Clone)]
-pub struct Held {
-    pub seq: u64,
-    pub nonce: u64,
-    pub message: Message,
-}
-
 /// The queue's redrive target, when its dead-letter queue exists, and its maxReceiveCount.
-pub(super) fn redrive(e: &Engine, queue: &Queue) -> (Option<QueueKey>, Option<u32>) {
+pub(super) fn redrive(e: &State, queue: &Queue) -> (Option<QueueKey>, Option<u32>) {
     let policy = queue.attributes.redrive.as_ref().map(|(p, _)| p.clone());
     let dlq = policy
         .as_ref()
@@ -31,7 +23,7 @@ pub(super) fn redrive(e: &Engine, queue: &Queue) -> (Option<QueueKey>, Option<u3
 
 /// Moves messages past maxReceiveCount of `source_arn` to its dead-letter queue.
 pub(super) fn dead_letter(
-    e: &mut Engine,
+    e: &mut State,
     dlq: &QueueKey,
     source_arn: &Arc<str>,
     dead: Vec<Message>,
@@ -55,12 +47,12 @@ pub(super) fn dead_letter(
 pub struct NoSuchQueue;
 
 /// Receives the next message of `queue_arn` and holds it; `Ok(None)` when none is visible now.
-pub fn take_one(e: &mut Engine, queue_arn: &str) -> Result<Option<Held>, NoSuchQueue> {
+pub fn take_one(e: &mut State, queue_arn: &str) -> Result<Option<Held>, NoSuchQueue> {
     let key = QueueKey::from_arn(queue_arn).ok_or(NoSuchQueue)?;
     let now = e.now();
     let queue = e.sqs.queues.get(&key).ok_or(NoSuchQueue)?;
     let (dlq, max_receives) = redrive(e, queue);
-    let nonce = e.rng.next_u64();
+    let nonce = e.engine.rng.next_u64();
     let queue = e.sqs.queues.get_mut(&key).expect("checked above");
     let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
     // Too many messages in flight (OverLimit): nothing to take now.
@@ -82,7 +74,7 @@ pub fn take_one(e: &mut Engine, queue_arn: &str) -> Result<Option<Held>, NoSuchQ
 }
 
 /// Deletes a held message (delivered or disposed of).
-pub fn delete(e: &mut Engine, queue_arn: &str, held: &Held) {
+pub fn delete(e: &mut State, queue_arn: &str, held: &Held) {
     let now = e.now();
     if let Some(queue) = e.sqs.by_arn_mut(queue_arn) {
         let _ = queue.delete(held.seq, held.nonce, now);
@@ -93,35 +85,29 @@ pub fn delete(e: &mut Engine, queue_arn: &str, held: &Held) {
 }
 
 /// Lets go of a held message: visible again now, not deleted.
-pub fn release(e: &mut Engine, queue_arn: &str, held: &Held) {
+pub fn release(e: &mut State, queue_arn: &str, held: &Held) {
     let now = e.now();
     if let Some(queue) = e.sqs.by_arn_mut(queue_arn) {
         queue.release(held.seq, held.nonce, now);
+        e.wake_waiters(queue_arn);
     }
 }
 
 /// When the next message of `queue_arn` that is hidden now (delayed, or in flight with another
 /// consumer) becomes visible.
-pub fn next_visible_at(e: &Engine, queue_arn: &str) -> Option<Millis> {
+pub fn next_visible_at(e: &State, queue_arn: &str) -> Option<Millis> {
     e.sqs.by_arn(queue_arn)?.next_visible_at(e.now())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Settings;
     use crate::engine::delivery::SqsMessage;
     use crate::services::sqs::attributes::QueueAttributes;
 
     #[test]
     fn a_held_message_stays_invisible_until_deleted_or_released() {
-        let mut e = Engine::new(Settings {
-            start: 0,
-            seed: 1,
-            jitter: false,
-            delivery_log_size: 10,
-            lambda_endpoints: Default::default(),
-        });
+        let mut e = State::for_tests(0);
         let key = QueueKey::from_arn("arn:aws:sqs:us-east-1:000000000000:src").unwrap();
         let queue = Queue::new(key.clone(), 0, QueueAttributes::default());
         e.sqs.queues.insert(key, queue);

@@ -5,16 +5,12 @@ use super::digest::{md5_hex, md5_of_attributes};
 use super::store::{Outgoing, QueueKey, Visibility};
 use super::types::*;
 use super::{Context, SqsError, key_from_url, queue_mut};
-use crate::app::App;
-use crate::clock::Clock;
 use crate::engine::time::Millis;
-use crate::engine::{Engine, Timer};
-use crate::error::AwsError;
+use crate::state::State;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Largest total payload of a SendMessageBatch (and of one message).
 const MAX_PAYLOAD: usize = 1_048_576;
@@ -130,7 +126,7 @@ fn valid_fifo_token(text: &str) -> bool {
 
 /// Checks one message against its queue and turns it into what the queue takes.
 fn prepare(
-    e: &Engine,
+    e: &State,
     cx: &Context,
     key: &QueueKey,
     input: SendMessageInput,
@@ -236,9 +232,9 @@ fn prepare(
     Ok((outgoing, size))
 }
 
-fn send_one(e: &mut Engine, key: &QueueKey, m: Outgoing) -> Result<SendMessageOutput, SqsError> {
+fn send_one(e: &mut State, key: &QueueKey, m: Outgoing) -> Result<SendMessageOutput, SqsError> {
     let now = e.now();
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let (md5_body, md5_attrs, md5_sys) = (
         m.md5_of_body.clone(),
         m.md5_of_attributes.clone(),
@@ -256,7 +252,7 @@ fn send_one(e: &mut Engine, key: &QueueKey, m: Outgoing) -> Result<SendMessageOu
 }
 
 pub fn send_message(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SendMessageInput,
 ) -> Result<SendMessageOutput, SqsError> {
@@ -303,7 +299,7 @@ fn check_batch<'a>(
 }
 
 fn failure(id: String, err: SqsError) -> BatchResultErrorEntry {
-    let err = AwsError::from(err);
+    let err = crate::error::AwsError::from(err);
     let code = crate::model::SQS.query_code(err.code).to_string();
     BatchResultErrorEntry {
         id,
@@ -314,7 +310,7 @@ fn failure(id: String, err: SqsError) -> BatchResultErrorEntry {
 }
 
 pub fn send_message_batch(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SendMessageBatchInput,
 ) -> Result<BatchOutput<SendMessageBatchResultEntry>, SqsError> {
@@ -393,7 +389,7 @@ fn expired_receipt(handle: &str) -> SqsError {
     invalid_value("ReceiptHandle", handle, "The receipt handle has expired.")
 }
 
-fn delete_one(e: &mut Engine, key: &QueueKey, handle: &str) -> Result<(), SqsError> {
+fn delete_one(e: &mut State, key: &QueueKey, handle: &str) -> Result<(), SqsError> {
     let now = e.now();
     let (seq, nonce) = parse_receipt(key, handle)?;
     queue_mut(e, key)?
@@ -404,11 +400,7 @@ fn delete_one(e: &mut Engine, key: &QueueKey, handle: &str) -> Result<(), SqsErr
     Ok(())
 }
 
-pub fn delete_message(
-    e: &mut Engine,
-    cx: &Context,
-    input: ReceiptInput,
-) -> Result<Empty, SqsError> {
+pub fn delete_message(e: &mut State, cx: &Context, input: ReceiptInput) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     queue_mut(e, &key)?;
     delete_one(e, &key, &input.receipt_handle)?;
@@ -418,11 +410,11 @@ pub fn delete_message(
 /// A batch of receipt-handle operations: the whole-batch checks, then `one` per entry, each
 /// succeeding or failing on its own.
 fn receipt_batch(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReceiptBatchInput,
     entry_name: &str,
-    mut one: impl FnMut(&mut Engine, &QueueKey, &ReceiptBatchEntry) -> Result<(), SqsError>,
+    mut one: impl FnMut(&mut State, &QueueKey, &ReceiptBatchEntry) -> Result<(), SqsError>,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     queue_mut(e, &key)?;
@@ -441,7 +433,7 @@ fn receipt_batch(
 }
 
 pub fn delete_message_batch(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReceiptBatchInput,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
@@ -455,7 +447,7 @@ pub fn delete_message_batch(
 }
 
 fn change_one(
-    e: &mut Engine,
+    e: &mut State,
     key: &QueueKey,
     handle: &str,
     timeout: Option<i64>,
@@ -492,7 +484,7 @@ fn change_one(
 }
 
 pub fn change_message_visibility(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReceiptInput,
 ) -> Result<Empty, SqsError> {
@@ -503,7 +495,7 @@ pub fn change_message_visibility(
 }
 
 pub fn change_message_visibility_batch(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReceiptBatchInput,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
@@ -592,7 +584,7 @@ fn present(
 
 /// One receive attempt under the lock: messages (moving dead letters on), or `None` to wait.
 fn try_receive(
-    e: &mut Engine,
+    e: &mut State,
     key: &QueueKey,
     input: &ReceiveMessageInput,
     max: usize,
@@ -608,7 +600,7 @@ fn try_receive(
         .receive_request_attempt_id
         .as_deref()
         .filter(|_| queue.is_fifo());
-    let mut nonces: Vec<u64> = (0..max).map(|_| e.rng.next_u64()).collect();
+    let mut nonces: Vec<u64> = (0..max).map(|_| e.engine.rng.next_u64()).collect();
     let queue = e.sqs.queues.get_mut(key).expect("checked above");
     let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
     let received = queue.receive(now, max, visibility_ms, max_receives, fifo_attempt, || {
@@ -624,13 +616,11 @@ fn try_receive(
         .collect())
 }
 
-/// ReceiveMessage, long polling included: waits until a message is visible, the virtual
-/// deadline passes, or the wait's wall-clock duration runs out, whichever comes first.
-pub async fn receive_message(
-    app: &App,
+/// ReceiveMessage's checks of its input: the queue and how many messages at most.
+pub fn check_receive(
     cx: &Context,
-    input: ReceiveMessageInput,
-) -> Result<ReceiveMessageOutput, AwsError> {
+    input: &ReceiveMessageInput,
+) -> Result<(QueueKey, usize), SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let max = input.max_number_of_messages.unwrap_or(1);
     if !(1..=10).contains(&max) {
@@ -638,8 +628,7 @@ pub async fn receive_message(
             "MaxNumberOfMessages",
             max,
             "Must be between 1 and 10, if provided.",
-        )
-        .into());
+        ));
     }
     if let Some(v) = input
         .visibility_timeout
@@ -649,55 +638,66 @@ pub async fn receive_message(
             "VisibilityTimeout",
             v,
             "Must be >= 0 and <= 43200, if provided.",
-        )
-        .into());
+        ));
     }
     if let Some(w) = input.wait_time_seconds.filter(|w| !(0..=20).contains(w)) {
-        return Err(
-            invalid_value("WaitTimeSeconds", w, "Must be >= 0 and <= 20, if provided.").into(),
-        );
+        return Err(invalid_value(
+            "WaitTimeSeconds",
+            w,
+            "Must be >= 0 and <= 20, if provided.",
+        ));
     }
     if let Some(id) = input
         .receive_request_attempt_id
         .as_deref()
         .filter(|id| !valid_fifo_token(id))
     {
-        return Err(invalid_value("ReceiveRequestAttemptId", id, "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.").into());
+        return Err(invalid_value(
+            "ReceiveRequestAttemptId",
+            id,
+            "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+        ));
     }
-    let stopwatch = Clock::stopwatch();
-    let mut deadline: Option<(Millis, Duration)> = None;
-    loop {
-        let (notified, wall) = {
-            let mut e = app.engine();
-            let messages = try_receive(&mut e, &key, &input, max as usize)?;
-            let now = e.now();
-            let queue = queue_mut(&mut e, &key)?;
-            let wait_s = input
-                .wait_time_seconds
-                .unwrap_or(queue.attributes.receive_wait_s);
-            let (virtual_deadline, wall) =
-                *deadline.get_or_insert((now + wait_s * 1000, Duration::from_secs(wait_s as u64)));
-            if !messages.is_empty() || now >= virtual_deadline {
-                return Ok(ReceiveMessageOutput { messages });
-            }
-            let arrivals = queue.arrivals.clone();
-            let wake_at = queue
-                .next_visible_at(now)
-                .map_or(virtual_deadline, |at| at.min(virtual_deadline));
-            e.schedule(wake_at, Timer::Wake(arrivals.clone()));
-            let mut notified = Box::pin(arrivals.notified_owned());
-            notified.as_mut().enable();
-            (notified, wall)
-        };
-        let left = wall.saturating_sub(stopwatch.elapsed());
-        let woken = tokio::select! {
-            woken = Clock::within(left, notified) => woken.is_some(),
-            _ = app.closed() => false,
-        };
-        if !woken {
-            return Ok(ReceiveMessageOutput::default());
-        }
+    Ok((key, max as usize))
+}
+
+/// How long a long poll waits: until a virtual deadline, and at most so many seconds of wall
+/// time (whichever comes first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wait {
+    pub deadline: Millis,
+    pub wall_seconds: i64,
+}
+
+/// One look of ReceiveMessage (long polling included) at its queue: the messages received, or
+/// `None` when it must wait for an arrival on the queue's ARN, having scheduled a wake-up for the
+/// next message to become visible or the deadline. `wait` is settled by the first look.
+pub fn receive_or_wait(
+    e: &mut State,
+    key: &QueueKey,
+    input: &ReceiveMessageInput,
+    max: usize,
+    wait: &mut Option<Wait>,
+) -> Result<Option<ReceiveMessageOutput>, SqsError> {
+    let messages = try_receive(e, key, input, max)?;
+    let now = e.now();
+    let queue = queue_mut(e, key)?;
+    let wait_s = input
+        .wait_time_seconds
+        .unwrap_or(queue.attributes.receive_wait_s);
+    let wait = *wait.get_or_insert(Wait {
+        deadline: now + wait_s * 1000,
+        wall_seconds: wait_s,
+    });
+    if !messages.is_empty() || now >= wait.deadline {
+        return Ok(Some(ReceiveMessageOutput { messages }));
     }
+    let wake_at = queue
+        .next_visible_at(now)
+        .map_or(wait.deadline, |at| at.min(wait.deadline));
+    let arn = queue.arn.clone();
+    e.schedule_wake(wake_at, arn);
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -5,16 +5,18 @@ mod attributes;
 pub mod consume;
 mod digest;
 pub use digest::sha256_hex;
-mod messages;
+pub mod messages;
 pub mod moves;
 mod queues;
 pub mod store;
 pub mod types;
 
-use super::{Context, parse, typed};
-use crate::app::App;
-use crate::engine::Engine;
+use super::{Context, typed};
+use crate::engine::delivery::{
+    BatchEntry, MAX_BATCH_BYTES, Outcome, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE,
+};
 use crate::error::AwsError;
+use crate::state::State;
 use serde_json::Value;
 use store::{Queue, QueueKey};
 
@@ -71,47 +73,45 @@ impl From<SqsError> for AwsError {
     }
 }
 
-pub async fn call(
-    app: &App,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use messages::*;
     use moves::*;
     use queues::*;
-    let e = || app.engine();
     match operation {
-        "CreateQueue" => typed(input, |i| create_queue(&mut e(), cx, i)),
-        "GetQueueUrl" => typed(input, |i| get_queue_url(&mut e(), cx, i)),
-        "ListQueues" => typed(input, |i| list_queues(&mut e(), cx, i)),
-        "DeleteQueue" => typed(input, |i| delete_queue(&mut e(), cx, i)),
-        "GetQueueAttributes" => typed(input, |i| get_queue_attributes(&mut e(), cx, i)),
-        "SetQueueAttributes" => typed(input, |i| set_queue_attributes(&mut e(), cx, i)),
-        "PurgeQueue" => typed(input, |i| purge_queue(&mut e(), cx, i)),
-        "TagQueue" => typed(input, |i| tag_queue(&mut e(), cx, i)),
-        "UntagQueue" => typed(input, |i| untag_queue(&mut e(), cx, i)),
-        "ListQueueTags" => typed(input, |i| list_queue_tags(&mut e(), cx, i)),
-        "AddPermission" => typed(input, |i| add_permission(&mut e(), cx, i)),
-        "RemovePermission" => typed(input, |i| remove_permission(&mut e(), cx, i)),
-        "ListDeadLetterSourceQueues" => {
-            typed(input, |i| list_dead_letter_source_queues(&mut e(), cx, i))
-        }
-        "SendMessage" => typed(input, |i| send_message(&mut e(), cx, i)),
-        "SendMessageBatch" => typed(input, |i| send_message_batch(&mut e(), cx, i)),
-        "DeleteMessage" => typed(input, |i| delete_message(&mut e(), cx, i)),
-        "DeleteMessageBatch" => typed(input, |i| delete_message_batch(&mut e(), cx, i)),
-        "ChangeMessageVisibility" => typed(input, |i| change_message_visibility(&mut e(), cx, i)),
+        "CreateQueue" => typed(input, |i| create_queue(e, cx, i)),
+        "GetQueueUrl" => typed(input, |i| get_queue_url(e, cx, i)),
+        "ListQueues" => typed(input, |i| list_queues(e, cx, i)),
+        "DeleteQueue" => typed(input, |i| delete_queue(e, cx, i)),
+        "GetQueueAttributes" => typed(input, |i| get_queue_attributes(e, cx, i)),
+        "SetQueueAttributes" => typed(input, |i| set_queue_attributes(e, cx, i)),
+        "PurgeQueue" => typed(input, |i| purge_queue(e, cx, i)),
+        "TagQueue" => typed(input, |i| tag_queue(e, cx, i)),
+        "UntagQueue" => typed(input, |i| untag_queue(e, cx, i)),
+        "ListQueueTags" => typed(input, |i| list_queue_tags(e, cx, i)),
+        "AddPermission" => typed(input, |i| add_permission(e, cx, i)),
+        "RemovePermission" => typed(input, |i| remove_permission(e, cx, i)),
+        "ListDeadLetterSourceQueues" => typed(input, |i| list_dead_letter_source_queues(e, cx, i)),
+        "SendMessage" => typed(input, |i| send_message(e, cx, i)),
+        "SendMessageBatch" => typed(input, |i| send_message_batch(e, cx, i)),
+        "DeleteMessage" => typed(input, |i| delete_message(e, cx, i)),
+        "DeleteMessageBatch" => typed(input, |i| delete_message_batch(e, cx, i)),
+        "ChangeMessageVisibility" => typed(input, |i| change_message_visibility(e, cx, i)),
         "ChangeMessageVisibilityBatch" => {
-            typed(input, |i| change_message_visibility_batch(&mut e(), cx, i))
+            typed(input, |i| change_message_visibility_batch(e, cx, i))
         }
-        "StartMessageMoveTask" => typed(input, |i| start_message_move_task(&mut e(), cx, i)),
-        "CancelMessageMoveTask" => typed(input, |i| cancel_message_move_task(&mut e(), cx, i)),
-        "ListMessageMoveTasks" => typed(input, |i| list_message_move_tasks(&mut e(), cx, i)),
-        "ReceiveMessage" => {
-            let output = receive_message(app, cx, parse(input)?).await?;
-            serde_json::to_value(output).map_err(|e| AwsError::internal(e.to_string()))
-        }
+        "StartMessageMoveTask" => typed(input, |i| start_message_move_task(e, cx, i)),
+        "CancelMessageMoveTask" => typed(input, |i| cancel_message_move_task(e, cx, i)),
+        "ListMessageMoveTasks" => typed(input, |i| list_message_move_tasks(e, cx, i)),
+        // Long polls wait outside the lock: the runtime calls [`receive_or_wait`] itself. Here
+        // ReceiveMessage takes one look.
+        "ReceiveMessage" => typed(input, |i: types::ReceiveMessageInput| {
+            let (key, max) = check_receive(cx, &i)?;
+            let mut wait = Some(Wait {
+                deadline: e.now(),
+                wall_seconds: 0,
+            });
+            receive_or_wait(e, &key, &i, max, &mut wait).map(Option::unwrap_or_default)
+        }),
         _ => Err(AwsError::invalid_action(operation)),
     }
 }
@@ -132,7 +132,7 @@ pub fn message_size(m: &crate::engine::delivery::SqsMessage) -> usize {
 }
 
 /// The MaximumMessageSize of queue `queue_arn`, or `None` when there is no such queue.
-pub fn maximum_message_size(e: &Engine, queue_arn: &str) -> Option<usize> {
+pub fn maximum_message_size(e: &State, queue_arn: &str) -> Option<usize> {
     let key = QueueKey::from_arn(queue_arn)?;
     let queue = e.sqs.queues.get(&key)?;
     usize::try_from(queue.attributes.maximum_message_size).ok()
@@ -141,13 +141,13 @@ pub fn maximum_message_size(e: &Engine, queue_arn: &str) -> Option<usize> {
 /// Puts a message on a queue for another part of the emulator (SNS and EventBridge deliveries,
 /// dead-letter writes). Errors are the Query codes a sender would see.
 pub fn enqueue(
-    e: &mut Engine,
+    e: &mut State,
     queue_arn: &str,
     m: crate::engine::delivery::SqsMessage,
 ) -> Result<(), &'static str> {
     let missing = "AWS.SimpleQueueService.NonExistentQueue";
     let key = QueueKey::from_arn(queue_arn).ok_or(missing)?;
-    let (now, id) = (e.now(), e.rng.uuid());
+    let (now, id) = (e.now(), e.engine.rng.uuid());
     let queue = e.sqs.queues.get_mut(&key).ok_or(missing)?;
     let attrs = &queue.attributes;
     let dedup_id = match (attrs.fifo, m.dedup_id) {
@@ -178,8 +178,8 @@ pub fn enqueue(
 
 /// A message may have become receivable on queue `key` (sent, made visible, its FIFO group
 /// freed): event streams reading it look again.
-fn arrived(e: &mut Engine, key: &QueueKey) {
-    crate::services::streams::wake_source(e, &key.arn());
+fn arrived(e: &mut State, key: &QueueKey) {
+    e.engine.arrived(&key.arn());
 }
 
 fn valid_name(name: &str) -> bool {
@@ -217,7 +217,7 @@ fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
     })
 }
 
-fn queue_mut<'e>(e: &'e mut Engine, key: &QueueKey) -> Result<&'e mut Queue, SqsError> {
+fn queue_mut<'e>(e: &'e mut State, key: &QueueKey) -> Result<&'e mut Queue, SqsError> {
     e.sqs.queues.get_mut(key).ok_or(SqsError::QueueDoesNotExist)
 }
 
@@ -267,5 +267,85 @@ mod tests {
             crate::model::SQS.query_code("InvalidParameterValue"),
             "InvalidParameterValue"
         );
+    }
+}
+
+/// Hands `entries` to queue `queue_arn` in one go, as SendMessageBatch would: the whole batch is
+/// refused when it is over [`MAX_BATCH_BYTES`] or the queue is missing, an entry when it is over
+/// the queue's MaximumMessageSize or the queue refuses it. Answers the outcome and the entries
+/// refused (a batch delivery's hand-over).
+pub fn send_batch(
+    e: &mut State,
+    queue_arn: &str,
+    entries: Vec<BatchEntry>,
+) -> (Outcome, Vec<BatchEntry>) {
+    let refused = |code: &str| Outcome::Permanent {
+        status: None,
+        error_code: Some(code.to_string()),
+    };
+    let total: usize = entries.iter().map(|e| message_size(&e.message)).sum();
+    if total > MAX_BATCH_BYTES {
+        return (refused(REQUEST_TOO_LARGE), entries);
+    }
+    let Some(limit) = maximum_message_size(e, queue_arn) else {
+        return (refused("AWS.SimpleQueueService.NonExistentQueue"), entries);
+    };
+    let count = entries.len();
+    let mut kept = Vec::new();
+    let mut first_code = None;
+    for entry in entries {
+        let result = if message_size(&entry.message) > limit {
+            Err(REQUEST_TOO_LARGE)
+        } else {
+            enqueue(e, queue_arn, entry.message.clone())
+        };
+        if let Err(code) = result {
+            first_code.get_or_insert(code);
+            kept.push(entry);
+        }
+    }
+    let outcome = match (kept.len(), first_code) {
+        (0, _) => Outcome::Delivered { status: None },
+        (n, Some(code)) if n == count => refused(code),
+        _ => refused(PARTIAL_BATCH_FAILURE),
+    };
+    (outcome, kept)
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::*;
+    use crate::engine::delivery::SqsMessage;
+    use std::collections::BTreeMap;
+
+    fn entry(id: &str, body: String) -> BatchEntry {
+        BatchEntry {
+            id: id.into(),
+            message: SqsMessage {
+                body,
+                attributes: BTreeMap::new(),
+                group_id: None,
+                dedup_id: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_batch_is_refused_whole_or_in_part() {
+        let mut e = State::for_tests(0);
+        let missing = "arn:aws:sqs:us-east-1:000000000000:nowhere";
+        let (outcome, kept) = send_batch(&mut e, missing, vec![entry("a", "x".into())]);
+        assert_eq!(
+            outcome.error_code(),
+            Some("AWS.SimpleQueueService.NonExistentQueue")
+        );
+        assert_eq!(kept.len(), 1);
+        let huge = vec![
+            entry("a", "x".repeat(MAX_BATCH_BYTES / 2 + 1)),
+            entry("b", "x".repeat(MAX_BATCH_BYTES / 2)),
+        ];
+        let (outcome, kept) = send_batch(&mut e, missing, huge);
+        assert_eq!(outcome.error_code(), Some(REQUEST_TOO_LARGE));
+        assert_eq!(kept.len(), 2);
     }
 }

@@ -9,7 +9,7 @@ use super::types::*;
 use super::{Context, SqsError};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
-use crate::engine::{Engine, Timer};
+use crate::state::{State, Step};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 
@@ -56,7 +56,7 @@ fn not_found(what: &str) -> SqsError {
 }
 
 pub fn start_message_move_task(
-    e: &mut Engine,
+    e: &mut State,
     _cx: &Context,
     input: StartMessageMoveTaskInput,
 ) -> Result<TaskHandleOutput, SqsError> {
@@ -110,7 +110,7 @@ pub fn start_message_move_task(
     let id = e.sqs.tasks.len() as u64 + 1;
     let handle = B64.encode(format!(
         "{{\"taskId\":\"{}\",\"sourceArn\":\"{}\"}}",
-        e.rng.uuid(),
+        e.engine.rng.uuid(),
         input.source_arn
     ));
     e.sqs.tasks.push(MoveTask {
@@ -125,14 +125,34 @@ pub fn start_message_move_task(
         started_at: now,
         failure: None,
     });
-    e.schedule(now, Timer::SqsMoveTask(id));
+    e.schedule(now, Step::SqsMoveTask(id));
     Ok(TaskHandleOutput {
         task_handle: handle,
     })
 }
 
-/// One step of task `id` at `now`; answers when the next step is due, if any.
-pub fn step(store: &mut Store, rng: &mut Rng, id: u64, now: Millis) -> Option<Millis> {
+/// One step of task `id`, scheduling the next if one is due; long polls on the queues that
+/// received messages look again.
+pub fn step(e: &mut State, id: u64) {
+    let now = e.now();
+    let mut woken = Vec::new();
+    let next = step_store(&mut e.sqs, &mut e.engine.rng, id, now, &mut woken);
+    for arn in woken {
+        e.wake_waiters(&arn);
+    }
+    if let Some(next) = next {
+        e.schedule(next, Step::SqsMoveTask(id));
+    }
+}
+
+/// One step of task `id` at `now` on `store`; answers when the next step is due, if any.
+fn step_store(
+    store: &mut Store,
+    rng: &mut Rng,
+    id: u64,
+    now: Millis,
+    woken: &mut Vec<String>,
+) -> Option<Millis> {
     let task = store
         .tasks
         .iter()
@@ -164,6 +184,9 @@ pub fn step(store: &mut Store, rng: &mut Rng, id: u64, now: Millis) -> Option<Mi
                 fresh.sent_at = now;
                 fresh.dead_letter_source_arn = None;
                 queue.take_moved(fresh, now);
+                if !woken.contains(&queue.arn) {
+                    woken.push(queue.arn.clone());
+                }
                 moved += 1;
             }
             _ => failed.push(m),
@@ -226,7 +249,7 @@ fn task_by_handle<'s>(
 }
 
 pub fn cancel_message_move_task(
-    e: &mut Engine,
+    e: &mut State,
     _cx: &Context,
     input: TaskHandleInput,
 ) -> Result<MovedOutput, SqsError> {
@@ -243,7 +266,7 @@ pub fn cancel_message_move_task(
 }
 
 pub fn list_message_move_tasks(
-    e: &mut Engine,
+    e: &mut State,
     _cx: &Context,
     input: ListMessageMoveTasksInput,
 ) -> Result<ListMessageMoveTasksOutput, SqsError> {

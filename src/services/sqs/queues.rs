@@ -5,7 +5,7 @@ use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
 use super::store::{Queue, QueueKey, Store};
 use super::types::*;
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
-use crate::engine::Engine;
+use crate::state::State;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
@@ -60,7 +60,7 @@ fn check_redrive(
 }
 
 pub fn create_queue(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateQueueInput,
 ) -> Result<QueueUrlOutput, SqsError> {
@@ -115,7 +115,7 @@ pub fn create_queue(
 }
 
 pub fn get_queue_url(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: GetQueueUrlInput,
 ) -> Result<QueueUrlOutput, SqsError> {
@@ -166,7 +166,7 @@ fn page<'a>(
 }
 
 pub fn list_queues(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListQueuesInput,
 ) -> Result<ListQueuesOutput, SqsError> {
@@ -182,7 +182,7 @@ pub fn list_queues(
 }
 
 pub fn list_dead_letter_source_queues(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListDeadLetterSourceQueuesInput,
 ) -> Result<ListDeadLetterSourceQueuesOutput, SqsError> {
@@ -205,20 +205,20 @@ pub fn list_dead_letter_source_queues(
     })
 }
 
-pub fn delete_queue(e: &mut Engine, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
+pub fn delete_queue(e: &mut State, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = e
         .sqs
         .queues
         .remove(&key)
         .ok_or(SqsError::QueueDoesNotExist)?;
-    queue.arrivals.notify_waiters();
+    e.wake_waiters(&queue.arn);
     e.sqs.deleted_at.insert(key, e.now());
     Ok(Empty {})
 }
 
 pub fn get_queue_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: GetQueueAttributesInput,
 ) -> Result<AttributesOutput, SqsError> {
@@ -256,7 +256,7 @@ pub fn get_queue_attributes(
 }
 
 pub fn set_queue_attributes(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: SetQueueAttributesInput,
 ) -> Result<Empty, SqsError> {
@@ -276,11 +276,12 @@ pub fn set_queue_attributes(
     queue.attributes = updated;
     queue.modified_at = now;
     // A shorter wait or visibility may let long polls see messages now.
-    queue.arrivals.notify_waiters();
+    let arn = queue.arn.clone();
+    e.wake_waiters(&arn);
     Ok(Empty {})
 }
 
-pub fn purge_queue(e: &mut Engine, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
+pub fn purge_queue(e: &mut State, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let now = e.now();
     let queue = queue_mut(e, &key)?;
@@ -317,7 +318,7 @@ fn check_tags(
     Ok(())
 }
 
-pub fn tag_queue(e: &mut Engine, cx: &Context, input: TagQueueInput) -> Result<Empty, SqsError> {
+pub fn tag_queue(e: &mut State, cx: &Context, input: TagQueueInput) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = queue_mut(e, &key)?;
     let merged: std::collections::BTreeSet<_> =
@@ -327,11 +328,7 @@ pub fn tag_queue(e: &mut Engine, cx: &Context, input: TagQueueInput) -> Result<E
     Ok(Empty {})
 }
 
-pub fn untag_queue(
-    e: &mut Engine,
-    cx: &Context,
-    input: UntagQueueInput,
-) -> Result<Empty, SqsError> {
+pub fn untag_queue(e: &mut State, cx: &Context, input: UntagQueueInput) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = queue_mut(e, &key)?;
     for k in input.tag_keys {
@@ -341,7 +338,7 @@ pub fn untag_queue(
 }
 
 pub fn list_queue_tags(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: QueueUrlInput,
 ) -> Result<ListQueueTagsOutput, SqsError> {
@@ -373,7 +370,7 @@ fn one_or_many(items: Vec<String>) -> Value {
 }
 
 pub fn add_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: AddPermissionInput,
 ) -> Result<Empty, SqsError> {
@@ -453,7 +450,7 @@ pub fn add_permission(
 }
 
 pub fn remove_permission(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,
 ) -> Result<Empty, SqsError> {

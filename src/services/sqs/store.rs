@@ -9,7 +9,6 @@ use super::types::MessageAttributeValue;
 use crate::engine::time::Millis;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
-use tokio::sync::Notify;
 
 /// How long a FIFO deduplication id and a ReceiveRequestAttemptId are remembered.
 pub const DEDUP_INTERVAL_MS: Millis = 5 * 60 * 1000;
@@ -144,8 +143,6 @@ pub struct Queue {
     oldest_moved_sent_at: Option<Millis>,
     /// Received messages not yet known to be visible again (exact after `count_in_flight`).
     in_flight_hint: usize,
-    /// Long polls of this queue wait on it.
-    pub arrivals: Arc<Notify>,
 }
 
 impl Queue {
@@ -166,7 +163,6 @@ impl Queue {
             attempts: HashMap::new(),
             oldest_moved_sent_at: None,
             in_flight_hint: 0,
-            arrivals: Arc::new(Notify::new()),
         }
     }
 
@@ -181,7 +177,6 @@ impl Queue {
     fn enqueue(&mut self, message: Message) {
         self.next_seq += 1;
         self.messages.insert(self.next_seq, message);
-        self.arrivals.notify_waiters();
     }
 
     fn take_sequence_number(&mut self) -> u128 {
@@ -482,9 +477,6 @@ impl Queue {
             return Err(Visibility::BeyondLimit);
         }
         m.visible_at = now + timeout_ms;
-        if timeout_ms == 0 {
-            self.arrivals.notify_waiters();
-        }
         Ok(())
     }
 
@@ -523,7 +515,6 @@ impl Queue {
     pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
         if let Some(m) = self.held(seq, nonce) {
             m.visible_at = now;
-            self.arrivals.notify_waiters();
         }
     }
 
@@ -568,9 +559,6 @@ pub struct Store {
 
 impl Store {
     pub fn reset(&mut self) {
-        for q in self.queues.values() {
-            q.arrivals.notify_waiters();
-        }
         self.queues.clear();
         self.deleted_at.clear();
         self.tasks.clear();
@@ -803,4 +791,12 @@ mod tests {
         assert!(QueueKey::from_arn("arn:aws:sns:eu-west-1:1:x").is_none());
         assert!(QueueKey::from_arn("arn:aws:sqs:eu-west-1:1").is_none());
     }
+}
+
+/// A message held by its consumer, named by its place in the queue and the receive's nonce.
+#[derive(Debug, Clone)]
+pub struct Held {
+    pub seq: u64,
+    pub nonce: u64,
+    pub message: Message,
 }

@@ -5,27 +5,7 @@ use std::collections::BTreeMap;
 
 pub type Attributes = BTreeMap<String, String>;
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
-pub struct MessageAttributeValue {
-    pub data_type: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub string_value: Option<String>,
-    /// Base64, as both wires carry blobs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub binary_value: Option<String>,
-}
-
-impl MessageAttributeValue {
-    /// A `String` attribute.
-    pub fn string(value: &str) -> MessageAttributeValue {
-        MessageAttributeValue {
-            data_type: "String".into(),
-            string_value: Some(value.into()),
-            binary_value: None,
-        }
-    }
-}
+pub use crate::engine::delivery::MessageAttributeValue;
 
 #[derive(Debug, Serialize, Default)]
 pub struct Empty {}

@@ -4,8 +4,7 @@
 
 use super::retry::Strategy;
 use super::run::{begin_start, halt, refresh};
-use super::{Pattern, RunOptions, Source, State, Stream};
-use crate::engine::Engine;
+use super::{Pattern, RunOptions, Source, Stream, StreamState};
 use crate::services::Context;
 use crate::services::bus::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
 use crate::services::bus::subscribers::{InvokeInput, arn_parts, invoke_as, invoke_json};
@@ -13,6 +12,7 @@ use crate::services::bus::{V2Error, length, one_of};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
 use crate::services::sqs::store::QueueKey;
+use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -56,7 +56,7 @@ fn not_found(arn: &str) -> V2Error {
     V2Error::ResourceNotFound(format!("Event stream {arn} does not exist."))
 }
 
-fn own_stream<'e>(e: &'e mut Engine, cx: &Context, arn: &str) -> Result<&'e mut Stream, V2Error> {
+fn own_stream<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Stream, V2Error> {
     match e.streams.streams.get_mut(arn) {
         Some(s) if s.account == cx.account && s.region == cx.region => Ok(s),
         _ => Err(not_found(arn)),
@@ -157,7 +157,7 @@ fn target(
 }
 
 pub fn create_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateEventStreamInput,
 ) -> Result<Value, V2Error> {
@@ -223,7 +223,7 @@ pub fn create_event_stream(
         created_at: now,
         modified_at: now,
         // A new stream starts right away (the model's CreateEventStream).
-        state: State::Ready,
+        state: StreamState::Ready,
         reason: None,
         position,
         busy: None,
@@ -277,7 +277,7 @@ fn describe(s: &Stream) -> Value {
 }
 
 pub fn get_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EventStreamArnInput,
 ) -> Result<Value, V2Error> {
@@ -295,7 +295,7 @@ pub struct ListEventStreamsInput {
 }
 
 pub fn list_event_streams(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListEventStreamsInput,
 ) -> Result<Value, V2Error> {
@@ -365,7 +365,7 @@ pub struct UpdateEventStreamInput {
 /// others stay. The event under way keeps the settings it started with; the state is unchanged
 /// (a stream that failed to start is started again with StartEventStream).
 pub fn update_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateEventStreamInput,
 ) -> Result<Value, V2Error> {
@@ -404,7 +404,7 @@ pub fn update_event_stream(
 }
 
 pub fn start_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EventStreamArnInput,
 ) -> Result<Value, V2Error> {
@@ -416,13 +416,13 @@ pub fn start_event_stream(
 }
 
 pub fn stop_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EventStreamArnInput,
 ) -> Result<Value, V2Error> {
     let s = own_stream(e, cx, &input.event_stream_arn)?;
     let arn = s.arn.clone();
-    if matches!(s.state, State::Running | State::Starting) {
+    if matches!(s.state, StreamState::Running | StreamState::Starting) {
         halt(e, &arn);
     }
     let state = e.streams.streams[&arn].state;
@@ -430,7 +430,7 @@ pub fn stop_event_stream(
 }
 
 pub fn delete_event_stream(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: EventStreamArnInput,
 ) -> Result<Value, V2Error> {

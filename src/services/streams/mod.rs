@@ -8,134 +8,32 @@
 mod api;
 pub mod retry;
 mod run;
+pub mod store;
 
 pub use api::*;
-pub use run::{fire, wake_all, wake_source};
+pub use run::{delivered, fire, wake_all, wake_source};
+pub use store::*;
 
-use crate::engine::delivery::DeliveryId;
-use crate::engine::time::Millis;
-use crate::services::bus::store::Invoke;
-use crate::services::event::pattern::EventPattern;
-use crate::services::sqs::consume::Held;
-use retry::Strategy;
-use std::collections::BTreeMap;
+use crate::error::AwsError;
+use crate::services::{Context, typed};
+use crate::state::State;
+use serde_json::Value;
 
-/// The event streams of every account and region.
-#[derive(Debug, Default)]
-pub struct Store {
-    /// Event stream ARN → stream.
-    pub streams: BTreeMap<String, Stream>,
-    /// The last token handed to an event under way in a stream.
-    pub tokens: u64,
-    /// The stream whose delivery is being attempted right now (in-process targets are attempted
-    /// at once): a message reaching its own source meanwhile is its own echo (a loop).
-    pub delivering: Option<String>,
-}
-
-/// Something a stream must do at a virtual instant.
-#[derive(Debug)]
-pub enum Timer {
-    /// Finish starting (STARTING → RUNNING or START_FAILED).
-    Start(String),
-    /// Look at the source for the next event.
-    Poll(String),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
-    Running,
-    Ready,
-    Starting,
-    StartFailed,
-}
-
-impl State {
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Running => "RUNNING",
-            State::Ready => "READY",
-            State::Starting => "STARTING",
-            State::StartFailed => "START_FAILED",
-        }
+/// Runs an event stream operation (they come on the custom bus's API).
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+    match operation {
+        "CreateEventStream" => typed(input, |i| create_event_stream(e, cx, i)),
+        "GetEventStream" => typed(input, |i| get_event_stream(e, cx, i)),
+        "ListEventStreams" => typed(input, |i| list_event_streams(e, cx, i)),
+        "UpdateEventStream" => typed(input, |i| update_event_stream(e, cx, i)),
+        "StartEventStream" => typed(input, |i| start_event_stream(e, cx, i)),
+        "StopEventStream" => typed(input, |i| stop_event_stream(e, cx, i)),
+        "DeleteEventStream" => typed(input, |i| delete_event_stream(e, cx, i)),
+        _ => Err(crate::services::not_yet(operation)),
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Source {
-    Sqs(String),
-    Bus(String),
-}
-
-impl Source {
-    pub fn arn(&self) -> &str {
-        match self {
-            Source::Sqs(arn) | Source::Bus(arn) => arn,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    pub text: String,
-    pub pattern: EventPattern,
-}
-
-/// RunOptions, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOptions {
-    pub strategy: Strategy,
-    /// ErrorsTolerance ALL (true) or NONE.
-    pub tolerate_all: bool,
-    pub dead_letter: Option<String>,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            strategy: Strategy::Backoff,
-            tolerate_all: false,
-            dead_letter: None,
-        }
-    }
-}
-
-/// The event a stream is delivering.
-#[derive(Debug)]
-pub struct InFlight {
-    /// Names this event's delivery, so a late end of a cancelled one is ignored.
-    pub token: u64,
-    pub delivery: Option<DeliveryId>,
-    pub message_id: String,
-    /// SQS source: the message, held until it is delivered or disposed of.
-    pub held: Option<Held>,
-    /// Bus source: the event's SequenceNumber.
-    pub sequence: Option<u64>,
-}
-
-#[derive(Debug)]
-pub struct Stream {
-    pub arn: String,
-    pub name: String,
-    pub account: String,
-    pub region: String,
-    /// The host clients reached the emulator at (for SNS targets' URLs).
-    pub host: String,
-    pub source: Source,
-    pub filter: Option<Pattern>,
-    pub target: Invoke,
-    pub run: RunOptions,
-    pub description: Option<String>,
-    pub created_at: Millis,
-    pub modified_at: Millis,
-    pub state: State,
-    pub reason: Option<String>,
-    /// Bus source: the SequenceNumber of the last event taken (delivered, dead-lettered,
-    /// discarded or filtered out).
-    pub position: u64,
-    pub busy: Option<InFlight>,
-    /// When a look at the source is due, if one is scheduled.
-    pub poll_at: Option<Millis>,
-    /// Deliveries in a row that put a message on the stream's own source while they were
-    /// attempted (a target that feeds the source, through a topic or a bus: a loop).
-    pub echoes: u64,
+/// Whether `operation` of the custom bus's API is an event stream's.
+pub fn is_stream_operation(operation: &str) -> bool {
+    operation.ends_with("EventStream") || operation == "ListEventStreams"
 }

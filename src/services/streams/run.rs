@@ -10,13 +10,11 @@
 //! message of its queue becomes visible.
 
 use super::retry::{NON_RETRYABLE, StreamRetry};
-use super::{InFlight, Source, State, Stream, Timer};
+use super::{InFlight, Source, Stream, StreamState, Timer};
 use crate::engine::delivery::{
-    DeadLetter, Delivery, Ending, Follow, GiveUp, Outcome, Publisher, SqsMessage, Target,
+    Counters, DeadLetter, Delivery, Ending, Follow, Keep, Outcome, Publisher, SqsMessage, Target,
 };
-use crate::engine::observe::Metrics;
 use crate::engine::time::{Millis, format_rfc3339};
-use crate::engine::{Engine, Timer as EngineTimer};
 use crate::services::bus::deliver::{UNGROUPED, event_json, target_input};
 use crate::services::bus::store::Retained;
 use crate::services::event::input::{self, Reserved};
@@ -24,8 +22,10 @@ use crate::services::events::connections;
 use crate::services::events::put_events::arn_service;
 use crate::services::events::put_events::lambda_target;
 use crate::services::events::store::HttpParameters;
-use crate::services::sqs::consume::{self, Held};
+use crate::services::sqs::consume;
+use crate::services::sqs::store::Held;
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -38,7 +38,7 @@ pub const SQS_EVENT_DETAIL_TYPE: &str = "SQS Message";
 /// The longest StateReason.
 const MAX_REASON_CHARS: usize = 512;
 
-pub fn fire(e: &mut Engine, timer: Timer) {
+pub fn fire(e: &mut State, timer: Timer) {
     match timer {
         Timer::Start(arn) => finish_start(e, &arn),
         Timer::Poll(arn) => poll(e, &arn),
@@ -47,7 +47,7 @@ pub fn fire(e: &mut Engine, timer: Timer) {
 
 /// A message arrived in queue `source_arn`, or an event on bus `source_arn`: its idle running
 /// streams look at it now.
-pub fn wake_source(e: &mut Engine, source_arn: &str) {
+pub fn wake_source(e: &mut State, source_arn: &str) {
     if let Some(stream) = e.streams.delivering.clone()
         && let Some(s) = e.streams.streams.get_mut(&stream)
         && s.source.arn() == source_arn
@@ -67,7 +67,7 @@ pub fn wake_source(e: &mut Engine, source_arn: &str) {
 }
 
 /// Messages may have arrived in any queue (a move task step): every idle SQS stream looks.
-pub fn wake_all(e: &mut Engine) {
+pub fn wake_all(e: &mut State) {
     let arns: Vec<String> = e
         .streams
         .streams
@@ -82,15 +82,16 @@ pub fn wake_all(e: &mut Engine) {
 
 /// Schedules a look at the source at `at`, unless the stream is not running, is busy, or has
 /// one due by then already.
-fn schedule_poll(e: &mut Engine, arn: &str, at: Millis) {
+fn schedule_poll(e: &mut State, arn: &str, at: Millis) {
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
-    if s.state != State::Running || s.busy.is_some() || s.poll_at.is_some_and(|due| due <= at) {
+    if s.state != StreamState::Running || s.busy.is_some() || s.poll_at.is_some_and(|due| due <= at)
+    {
         return;
     }
     s.poll_at = Some(at);
-    e.schedule(at, EngineTimer::EventStream(Timer::Poll(arn.to_string())));
+    e.schedule(at, Step::Stream(Timer::Poll(arn.to_string())));
 }
 
 fn reason(text: String) -> Option<String> {
@@ -98,7 +99,7 @@ fn reason(text: String) -> Option<String> {
 }
 
 /// Whether the target, the dead-letter queue and the source exist: the checks of a start.
-pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
+pub fn check(e: &State, s: &Stream) -> Result<(), String> {
     let source_ok = match &s.source {
         Source::Sqs(arn) => e.sqs.by_arn(arn).is_some(),
         Source::Bus(arn) => e.bus.buses.contains_key(arn),
@@ -131,7 +132,7 @@ pub fn check(e: &Engine, s: &Stream) -> Result<(), String> {
     Ok(())
 }
 
-fn dead_letter_exists(e: &Engine, arn: &str) -> bool {
+fn dead_letter_exists(e: &State, arn: &str) -> bool {
     match arn_service(arn) {
         "sqs" => e.sqs.by_arn(arn).is_some(),
         _ => e.bus.buses.contains_key(arn),
@@ -140,37 +141,37 @@ fn dead_letter_exists(e: &Engine, arn: &str) -> bool {
 
 /// Starts a stream that is not running: STARTING now, RUNNING (or START_FAILED) at the next
 /// step of time.
-pub fn begin_start(e: &mut Engine, arn: &str) {
+pub fn begin_start(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
-    if matches!(s.state, State::Running | State::Starting) {
+    if matches!(s.state, StreamState::Running | StreamState::Starting) {
         return;
     }
-    s.state = State::Starting;
+    s.state = StreamState::Starting;
     s.reason = None;
     let now = e.now();
-    e.schedule(now, EngineTimer::EventStream(Timer::Start(arn.to_string())));
+    e.schedule(now, Step::Stream(Timer::Start(arn.to_string())));
 }
 
-fn finish_start(e: &mut Engine, arn: &str) {
+fn finish_start(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
-    if s.state != State::Starting {
+    if s.state != StreamState::Starting {
         return;
     }
     let checked = check(e, s);
     let s = e.streams.streams.get_mut(arn).expect("looked up above");
     match checked {
         Ok(()) => {
-            s.state = State::Running;
+            s.state = StreamState::Running;
             s.reason = None;
             s.poll_at = None;
             schedule_poll(e, arn, e.now());
         }
         Err(why) => {
-            s.state = State::StartFailed;
+            s.state = StreamState::StartFailed;
             s.reason = reason(why);
         }
     }
@@ -178,11 +179,11 @@ fn finish_start(e: &mut Engine, arn: &str) {
 
 /// Stops a stream (StopEventStream, DeleteEventStream): the event under way is dropped and stays
 /// in the source.
-pub fn halt(e: &mut Engine, arn: &str) {
+pub fn halt(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
-    s.state = State::Ready;
+    s.state = StreamState::Ready;
     s.reason = None;
     s.poll_at = None;
     let source = s.source.clone();
@@ -197,11 +198,11 @@ pub fn halt(e: &mut Engine, arn: &str) {
 }
 
 /// A running stream whose source is gone goes to START_FAILED.
-pub fn refresh(e: &mut Engine, arn: &str) {
+pub fn refresh(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
-    if s.state != State::Running {
+    if s.state != StreamState::Running {
         return;
     }
     let gone = match &s.source {
@@ -211,11 +212,11 @@ pub fn refresh(e: &mut Engine, arn: &str) {
     if gone {
         let why = format!("Source {} does not exist.", s.source.arn());
         halt(e, arn);
-        fail(e, arn, State::StartFailed, why);
+        fail(e, arn, StreamState::StartFailed, why);
     }
 }
 
-fn fail(e: &mut Engine, arn: &str, state: State, why: String) {
+fn fail(e: &mut State, arn: &str, state: StreamState, why: String) {
     if let Some(s) = e.streams.streams.get_mut(arn) {
         s.state = state;
         s.reason = reason(why);
@@ -324,7 +325,7 @@ fn passes(s: &Stream, view: &Value) -> bool {
 const MAX_ECHOES: u64 = 1_000;
 
 /// Looks at the source and starts delivering its next matching event, if any.
-fn poll(e: &mut Engine, arn: &str) {
+fn poll(e: &mut State, arn: &str) {
     let now = e.now();
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
@@ -332,7 +333,7 @@ fn poll(e: &mut Engine, arn: &str) {
     if s.poll_at.is_some_and(|due| due <= now) {
         s.poll_at = None;
     }
-    if s.state != State::Running || s.busy.is_some() {
+    if s.state != StreamState::Running || s.busy.is_some() {
         return;
     }
     if s.echoes >= MAX_ECHOES {
@@ -341,13 +342,13 @@ fn poll(e: &mut Engine, arn: &str) {
         let why = format!(
             "{MAX_ECHOES} deliveries in a row put a message back on the source: the target feeds the source (a loop)."
         );
-        return fail(e, arn, State::Ready, why);
+        return fail(e, arn, StreamState::Ready, why);
     }
     refresh(e, arn);
     let Some(s) = e.streams.streams.get(arn) else {
         return;
     };
-    if s.state != State::Running {
+    if s.state != StreamState::Running {
         return;
     }
     match s.source.clone() {
@@ -356,7 +357,7 @@ fn poll(e: &mut Engine, arn: &str) {
     }
 }
 
-fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
+fn poll_queue(e: &mut State, arn: &str, queue: &str) {
     loop {
         let now = e.now();
         let held = match consume::take_one(e, queue) {
@@ -369,10 +370,10 @@ fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
             }
             Err(_) => {
                 let why = format!("Source {queue} does not exist.");
-                return fail(e, arn, State::StartFailed, why);
+                return fail(e, arn, StreamState::StartFailed, why);
             }
         };
-        e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
+        e.engine.metrics.aws(NAMESPACE, "EventCount", arn, 1);
         let s = &e.streams.streams[arn];
         let taken = from_sqs(s, queue, &held, now);
         if !passes(s, &taken.view) {
@@ -384,18 +385,18 @@ fn poll_queue(e: &mut Engine, arn: &str, queue: &str) {
     }
 }
 
-fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
+fn poll_bus(e: &mut State, arn: &str, bus_arn: &str) {
     let now = e.now();
     let position = e.streams.streams[arn].position;
     let Some(bus) = e.bus.buses.get_mut(bus_arn) else {
         let why = format!("Source {bus_arn} does not exist.");
-        return fail(e, arn, State::StartFailed, why);
+        return fail(e, arn, StreamState::StartFailed, why);
     };
     bus.expire(now);
     let from = bus.events.partition_point(|ev| ev.sequence <= position);
     let candidates: Vec<Retained> = bus.events[from..].to_vec();
     for ev in candidates {
-        e.metrics.aws(NAMESPACE, "EventCount", arn, 1);
+        e.engine.metrics.aws(NAMESPACE, "EventCount", arn, 1);
         let taken = from_bus(&ev);
         let s = e.streams.streams.get_mut(arn).expect("polled above");
         if !passes(s, &taken.view) {
@@ -408,13 +409,13 @@ fn poll_bus(e: &mut Engine, arn: &str, bus_arn: &str) {
 
 /// Hands one event to the engine: a delivery in the stream's lane, followed by the stream.
 fn start_delivery(
-    e: &mut Engine,
+    e: &mut State,
     arn: &str,
     taken: Taken,
     held: Option<Held>,
     sequence: Option<u64>,
 ) {
-    e.metrics.aws(NAMESPACE, "MatchedEvents", arn, 1);
+    e.engine.metrics.aws(NAMESPACE, "MatchedEvents", arn, 1);
     e.streams.tokens += 1;
     let token = e.streams.tokens;
     let s = &e.streams.streams[arn];
@@ -533,10 +534,17 @@ fn start_delivery(
                 bus: to_bus.then(|| publisher.clone()),
             }
         });
-    let follower = Follower {
-        stream: arn.to_string(),
-        token,
-        tolerate_all: run.tolerate_all,
+    // ErrorsTolerance NONE keeps every event given up in its source; ALL only those that
+    // failed in a way retrying cannot fix.
+    let follow = Follow {
+        keep: match run.tolerate_all {
+            true => Keep::WhenExhaustedBy(NON_RETRYABLE),
+            false => Keep::Always,
+        },
+        then: Step::StreamDelivered {
+            stream: arn.to_string(),
+            token,
+        },
     };
     let mut d = Delivery::new(
         SERVICE,
@@ -548,7 +556,14 @@ fn start_delivery(
         dead_letter,
     )
     .in_lane(arn.to_string())
-    .followed_by(Box::new(follower));
+    .followed_by(follow)
+    .counted(Counters {
+        namespace: NAMESPACE,
+        resource: arn.to_string(),
+        attempted: Some("Invocations"),
+        retried: Some("RetryInvocationAttempts"),
+        ..Counters::default()
+    });
     if let (true, Some(seconds)) = (http, invoke.timeout_seconds) {
         d = d.timeout(seconds * 1000);
     }
@@ -590,108 +605,88 @@ fn start_delivery(
     }
 }
 
-/// The stream following one of its deliveries.
-#[derive(Debug)]
-struct Follower {
-    stream: String,
-    token: u64,
-    tolerate_all: bool,
-}
-
-impl Follow for Follower {
-    fn keep(&self, how: &GiveUp) -> bool {
-        !self.tolerate_all || how.exhausted == Some(NON_RETRYABLE)
+/// The delivery of the event under `token` of stream `arn` ended: the event is consumed and the
+/// stream looks at its source again, or it stays in the source and the stream stops.
+pub fn delivered(e: &mut State, arn: &str, token: u64, ending: Ending, last: Option<&Outcome>) {
+    let Some(s) = e.streams.streams.get_mut(arn) else {
+        return;
+    };
+    if s.busy.as_ref().is_none_or(|b| b.token != token) {
+        return;
     }
-
-    fn attempted(&self, metrics: &mut Metrics, _outcome: &str, retrying: bool) {
-        metrics.aws(NAMESPACE, "Invocations", &self.stream, 1);
-        if retrying {
-            metrics.aws(NAMESPACE, "RetryInvocationAttempts", &self.stream, 1);
-        }
+    let busy = s.busy.take().expect("checked above");
+    let source = s.source.clone();
+    let target = s.target.target_arn.clone();
+    let strategy = s.run.strategy;
+    let dlq = s.run.dead_letter.clone();
+    let metric = |e: &mut State, name: &str| e.engine.metrics.aws(NAMESPACE, name, arn, 1);
+    if ending != Ending::Delivered {
+        metric(e, "FailedInvocations");
     }
-
-    fn ended(&self, e: &mut Engine, ending: Ending, last: Option<&Outcome>) {
-        let arn = self.stream.as_str();
-        let Some(s) = e.streams.streams.get_mut(arn) else {
-            return;
-        };
-        if s.busy.as_ref().is_none_or(|b| b.token != self.token) {
-            return;
-        }
-        let busy = s.busy.take().expect("checked above");
-        let source = s.source.clone();
-        let target = s.target.target_arn.clone();
-        let strategy = s.run.strategy;
-        let dlq = s.run.dead_letter.clone();
-        let metric = |e: &mut Engine, name: &str| e.metrics.aws(NAMESPACE, name, arn, 1);
-        if ending != Ending::Delivered {
-            metric(e, "FailedInvocations");
-        }
-        match ending {
-            Ending::DeadLettered => metric(e, "InvocationsSentToDLQ"),
-            Ending::DlqFailed => metric(e, "InvocationsFailedToBeSentToDLQ"),
-            Ending::Discarded => metric(e, "EventsDropped"),
-            Ending::Delivered | Ending::Kept => {}
-        }
-        let consumed = matches!(
-            ending,
-            Ending::Delivered | Ending::DeadLettered | Ending::Discarded
-        );
-        match (&source, consumed) {
-            (Source::Sqs(queue), true) => {
-                if let Some(held) = &busy.held {
-                    consume::delete(e, queue, held);
-                }
+    match ending {
+        Ending::DeadLettered => metric(e, "InvocationsSentToDLQ"),
+        Ending::DlqFailed => metric(e, "InvocationsFailedToBeSentToDLQ"),
+        Ending::Discarded => metric(e, "EventsDropped"),
+        Ending::Delivered | Ending::Kept => {}
+    }
+    let consumed = matches!(
+        ending,
+        Ending::Delivered | Ending::DeadLettered | Ending::Discarded
+    );
+    match (&source, consumed) {
+        (Source::Sqs(queue), true) => {
+            if let Some(held) = &busy.held {
+                consume::delete(e, queue, held);
             }
-            (Source::Sqs(queue), false) => {
-                if let Some(held) = &busy.held {
-                    consume::release(e, queue, held);
-                }
-            }
-            (Source::Bus(_), true) => {
-                if let (Some(s), Some(seq)) = (e.streams.streams.get_mut(arn), busy.sequence) {
-                    s.position = s.position.max(seq);
-                }
-            }
-            (Source::Bus(_), false) => {}
         }
-        if consumed {
-            schedule_poll(e, arn, e.now());
-            return;
+        (Source::Sqs(queue), false) => {
+            if let Some(held) = &busy.held {
+                consume::release(e, queue, held);
+            }
         }
-        let id = &busy.message_id;
-        let code = last
-            .and_then(Outcome::error_code)
-            .map(str::to_string)
-            .or_else(|| last.and_then(Outcome::status).map(|s| format!("HTTP {s}")))
-            .unwrap_or_else(|| "an error".into());
-        let (state, why) = match (ending, last) {
-            (Ending::DlqFailed, _) => match dlq.filter(|d| !dead_letter_exists(e, d)) {
-                Some(missing) => (
-                    State::StartFailed,
-                    format!("Dead-letter queue {missing} does not exist."),
-                ),
-                None => (
-                    State::Ready,
-                    format!(
-                        "Writing event {id} to the dead-letter queue failed; the stream stopped with the event kept in its source."
-                    ),
-                ),
-            },
-            (_, Some(outcome)) if super::retry::non_retryable(outcome) => (
-                State::StartFailed,
+        (Source::Bus(_), true) => {
+            if let (Some(s), Some(seq)) = (e.streams.streams.get_mut(arn), busy.sequence) {
+                s.position = s.position.max(seq);
+            }
+        }
+        (Source::Bus(_), false) => {}
+    }
+    if consumed {
+        schedule_poll(e, arn, e.now());
+        return;
+    }
+    let id = &busy.message_id;
+    let code = last
+        .and_then(Outcome::error_code)
+        .map(str::to_string)
+        .or_else(|| last.and_then(Outcome::status).map(|s| format!("HTTP {s}")))
+        .unwrap_or_else(|| "an error".into());
+    let (state, why) = match (ending, last) {
+        (Ending::DlqFailed, _) => match dlq.filter(|d| !dead_letter_exists(e, d)) {
+            Some(missing) => (
+                StreamState::StartFailed,
+                format!("Dead-letter queue {missing} does not exist."),
+            ),
+            None => (
+                StreamState::Ready,
                 format!(
-                    "Delivering event {id} to {target} failed with {code}, which retrying cannot fix."
+                    "Writing event {id} to the dead-letter queue failed; the stream stopped with the event kept in its source."
                 ),
             ),
-            _ => (
-                State::Ready,
-                format!(
-                    "Delivering event {id} to {target} failed with {code} after the last retry of {}; ErrorsTolerance is NONE, so the stream stopped with the event kept in its source.",
-                    strategy.name()
-                ),
+        },
+        (_, Some(outcome)) if super::retry::non_retryable(outcome) => (
+            StreamState::StartFailed,
+            format!(
+                "Delivering event {id} to {target} failed with {code}, which retrying cannot fix."
             ),
-        };
-        fail(e, arn, state, why);
-    }
+        ),
+        _ => (
+            StreamState::Ready,
+            format!(
+                "Delivering event {id} to {target} failed with {code} after the last retry of {}; ErrorsTolerance is NONE, so the stream stopped with the event kept in its source.",
+                strategy.name()
+            ),
+        ),
+    };
+    fail(e, arn, state, why);
 }

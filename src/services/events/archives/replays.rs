@@ -17,7 +17,6 @@
 //!   not sent.
 
 use super::{NAME_PATTERN, arn_name, check_description, check_enum, own_bus, prune};
-use crate::engine::Engine;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::events::buses::page;
@@ -26,6 +25,7 @@ use crate::services::events::store::{Archive, ArchivedEvent, Replay};
 use crate::services::events::{
     EventsError, Timer, check_name, epoch_seconds, millis_of, name_char,
 };
+use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -109,7 +109,7 @@ fn next_slice(pending: &mut VecDeque<ArchivedEvent>, start: Millis) -> Vec<Archi
 }
 
 pub fn start_replay(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: StartReplayInput,
 ) -> Result<StartReplayOutput, EventsError> {
@@ -204,7 +204,7 @@ pub fn start_replay(
     let timer = Timer::Replay {
         replay_arn: arn.clone(),
     };
-    e.schedule(now + STEP_MS, crate::engine::Timer::Events(timer));
+    e.schedule(now + STEP_MS, Step::Events(timer));
     Ok(StartReplayOutput {
         replay_arn: arn,
         state: "STARTING".into(),
@@ -213,7 +213,7 @@ pub fn start_replay(
 }
 
 /// A replay's next step (see the module's notes on pacing).
-pub(super) fn step(e: &mut Engine, replay_arn: &str) {
+pub(super) fn step(e: &mut State, replay_arn: &str) {
     let now = e.now();
     let Some(replay) = e.events.replays.get_mut(replay_arn) else {
         return;
@@ -261,7 +261,7 @@ pub(super) fn step(e: &mut Engine, replay_arn: &str) {
     let timer = Timer::Replay {
         replay_arn: replay_arn.to_string(),
     };
-    e.schedule(now + STEP_MS, crate::engine::Timer::Events(timer));
+    e.schedule(now + STEP_MS, Step::Events(timer));
 }
 
 #[derive(Debug, Deserialize)]
@@ -292,7 +292,7 @@ pub struct DescribeReplayOutput {
 }
 
 fn replay_of<'e>(
-    e: &'e mut Engine,
+    e: &'e mut State,
     cx: &Context,
     name: &str,
 ) -> Result<&'e mut Replay, EventsError> {
@@ -304,7 +304,7 @@ fn replay_of<'e>(
 }
 
 pub fn describe_replay(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
 ) -> Result<DescribeReplayOutput, EventsError> {
@@ -336,7 +336,7 @@ pub struct CancelReplayOutput {
 }
 
 pub fn cancel_replay(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
 ) -> Result<CancelReplayOutput, EventsError> {
@@ -391,7 +391,7 @@ pub struct ListReplaysOutput {
 }
 
 pub fn list_replays(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListReplaysInput,
 ) -> Result<ListReplaysOutput, EventsError> {

@@ -4,10 +4,10 @@
 use super::auth::pairs;
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::{Invocation, by_arn, key, usable};
-use crate::engine::Engine;
 use crate::services::Context;
 use crate::services::events::store::{ApiDestination, Connection, HttpParameters};
 use crate::services::events::{EventsError, epoch_seconds};
+use crate::state::State;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,7 +32,7 @@ const FIXED_HEADERS: [&str; 2] = ["User-Agent", "Range"];
 /// the connection cannot authorize (deauthorized, authorization failed or still under way) —
 /// the code of AWS's list (eb-rule-dlq) for EventBridge lacking the right to invoke the target.
 pub fn invocation(
-    e: &Engine,
+    e: &State,
     arn: &str,
     params: &HttpParameters,
 ) -> Result<Invocation, &'static str> {
@@ -44,7 +44,7 @@ pub fn invocation(
     Ok(build(destination, connection, params))
 }
 
-fn destination_by_arn<'e>(e: &'e Engine, arn: &str) -> Option<&'e ApiDestination> {
+fn destination_by_arn<'e>(e: &'e State, arn: &str) -> Option<&'e ApiDestination> {
     let (region, account, name) = checks::parse_arn(arn, "api-destination")?;
     e.events
         .api_destinations
@@ -179,7 +179,7 @@ fn not_found(name: &str, verb: &str) -> EventsError {
 }
 
 /// The connection an API destination is to use, which must exist.
-fn connection_for<'e>(e: &'e Engine, arn: &str, verb: &str) -> Result<&'e Connection, EventsError> {
+fn connection_for<'e>(e: &'e State, arn: &str, verb: &str) -> Result<&'e Connection, EventsError> {
     by_arn(e, arn).ok_or_else(|| {
         let name = checks::parse_arn(arn, "connection").map_or(arn, |(_, _, n)| n);
         EventsError::ResourceNotFound(format!(
@@ -202,7 +202,7 @@ fn check_endpoint(url: &str, verb: &str) -> Result<(), EventsError> {
 /// ACTIVE while its connection can authorize invocations, else INACTIVE (AWS answers INACTIVE
 /// for a destination whose OAuth connection is still AUTHORIZING: LocalStack's recorded
 /// snapshot `test_api_destinations[auth2]`).
-fn state_of(e: &Engine, d: &ApiDestination) -> &'static str {
+fn state_of(e: &State, d: &ApiDestination) -> &'static str {
     match by_arn(e, &d.connection_arn) {
         Some(c) if usable(c) => "ACTIVE",
         _ => "INACTIVE",
@@ -229,7 +229,7 @@ pub struct ApiDestinationStateOutput {
     pub last_modified_time: Value,
 }
 
-fn state_output(e: &Engine, d: &ApiDestination) -> ApiDestinationStateOutput {
+fn state_output(e: &State, d: &ApiDestination) -> ApiDestinationStateOutput {
     ApiDestinationStateOutput {
         api_destination_arn: d.arn.clone(),
         api_destination_state: state_of(e, d).to_string(),
@@ -269,7 +269,7 @@ fn rate_limit(n: i64) -> u32 {
 }
 
 pub fn create_api_destination(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: CreateApiDestinationInput,
 ) -> Result<ApiDestinationStateOutput, EventsError> {
@@ -291,7 +291,7 @@ pub fn create_api_destination(
     }
     connection_for(e, &input.connection_arn, "create")?;
     let now = e.now();
-    let id = e.rng.uuid();
+    let id = e.engine.rng.uuid();
     let (region, account, name) = (&cx.region, &cx.account, &input.name);
     let destination = ApiDestination {
         name: name.clone(),
@@ -335,7 +335,7 @@ pub struct DescribeApiDestinationOutput {
     pub name: String,
 }
 
-fn describe(e: &Engine, d: &ApiDestination) -> DescribeApiDestinationOutput {
+fn describe(e: &State, d: &ApiDestination) -> DescribeApiDestinationOutput {
     DescribeApiDestinationOutput {
         api_destination_arn: d.arn.clone(),
         api_destination_state: state_of(e, d).to_string(),
@@ -351,7 +351,7 @@ fn describe(e: &Engine, d: &ApiDestination) -> DescribeApiDestinationOutput {
 }
 
 pub fn describe_api_destination(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
 ) -> Result<DescribeApiDestinationOutput, EventsError> {
@@ -376,7 +376,7 @@ pub struct UpdateApiDestinationInput {
 }
 
 pub fn update_api_destination(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: UpdateApiDestinationInput,
 ) -> Result<ApiDestinationStateOutput, EventsError> {
@@ -428,7 +428,7 @@ pub fn update_api_destination(
 pub struct Empty {}
 
 pub fn delete_api_destination(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
 ) -> Result<Empty, EventsError> {
@@ -472,7 +472,7 @@ pub struct ListApiDestinationsOutput {
 }
 
 pub fn list_api_destinations(
-    e: &mut Engine,
+    e: &mut State,
     cx: &Context,
     input: ListApiDestinationsInput,
 ) -> Result<ListApiDestinationsOutput, EventsError> {

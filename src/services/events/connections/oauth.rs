@@ -1,23 +1,14 @@
 //! The OAuth client-credentials flow of OAUTH_CLIENT_CREDENTIALS connections: the token request
-//! (built under the engine lock), made outside it through [`App::exchange`], and its outcome
+//! (built under the lock and left in the store for the runtime, which makes it outside the lock),
+//! and its answer
 //! recorded on the connection (AUTHORIZED with the access token, or DEAUTHORIZED with a reason).
 
 use super::auth::pairs;
-use crate::app::App;
 use crate::services::events::store::Connection;
+use crate::services::events::store::TokenRequest;
+use crate::state::State;
 use base64::Engine as _;
 use serde_json::Value;
-
-/// An OAuth client-credentials token request to make for a connection.
-#[derive(Debug)]
-pub struct TokenRequest {
-    key: String,
-    arn: String,
-    method: String,
-    url: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
 
 /// The state a connection takes when it is (re)authorized, and the token request to make.
 pub(super) fn authorization(c: &Connection, key: &str) -> (&'static str, Option<TokenRequest>) {
@@ -85,12 +76,10 @@ pub(super) fn token_request(c: &Connection, key: &str) -> TokenRequest {
     }
 }
 
-/// Makes an OAuth connection's token request (outside the engine lock) and records how it went.
-pub(super) async fn authorize(app: &App, request: Option<TokenRequest>) {
-    let Some(r) = request else { return };
-    let answer = app.exchange(&r.method, &r.url, r.headers, r.body).await;
+/// Records how an OAuth connection's token request went: `answer` is the endpoint's status and
+/// body, or why there was none.
+pub fn token_answered(e: &mut State, r: &TokenRequest, answer: Result<(u16, String), String>) {
     let token = access_token(answer);
-    let mut e = app.engine();
     let now = e.now();
     let current = e.events.connections.get_mut(&r.key);
     // A connection deleted, deauthorized or authorized again meanwhile keeps its newer state.

@@ -1,24 +1,30 @@
-//! The running emulator's shared state: configuration, the clock driver and the engine behind
-//! its one lock, and the async side that runs the engine's effects (HTTP deliveries). The lock is
-//! std's and is never held across an `.await`.
+//! The runtime: the running emulator's [`State`] behind its one lock (std's, never held across an
+//! `.await`), the clock driver that fires timers as virtual time reaches them, and the async side
+//! that carries out what the state hands out: HTTP deliveries ([`Effect`]), wake-ups of long polls,
+//! and the operations that wait or need I/O ([`calls`]). It must not depend on the protocols or
+//! the server.
+
+mod calls;
+mod http;
+
+pub use calls::call;
+pub use http::load_https_ca;
 
 use crate::clock::{Clock, ClockMode};
 use crate::config::Config;
 use crate::engine::delivery::Outcome;
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
-use crate::engine::{Effect, Engine, Settings};
+use crate::engine::{Effect, Settings};
+use crate::state::State;
 use bytes::Bytes;
+use http::{build_request, delivery_client, is_tls_error};
 use http_body_util::{BodyExt, Full, Limited};
-use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
-use rustls::RootCertStore;
-use rustls::pki_types::CertificateDer;
-use rustls::pki_types::pem::PemObject;
+use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
@@ -27,10 +33,12 @@ use tokio::sync::Notify;
 /// How long an HTTP endpoint has to answer a delivery (SNS: 15 s).
 const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
 
-pub struct App {
+pub struct Runtime {
     pub config: Config,
     pub clock: Clock,
-    engine: Mutex<Engine>,
+    state: Mutex<State>,
+    /// Long polls waiting on a key (a queue's ARN), woken when the state says so.
+    waiters: Mutex<HashMap<String, Arc<Notify>>>,
     /// Wakes the timer task (real and fast clocks) when an earlier timer appears.
     pub(crate) ticker: Notify,
     /// One clock advance at a time.
@@ -44,7 +52,7 @@ pub struct App {
     /// Built on the first delivery: loading the system's root certificates costs milliseconds
     /// that startup should not pay.
     http: std::sync::OnceLock<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
-    this: Weak<App>,
+    this: Weak<Runtime>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -55,25 +63,26 @@ pub enum AdvanceError {
     InPast { now: Millis },
 }
 
-impl App {
-    pub fn new(config: Config) -> Arc<App> {
+impl Runtime {
+    pub fn new(config: Config) -> Arc<Runtime> {
         let clock = Clock::new(config.clock);
         let seed = config.seed.unwrap_or_else(|| clock.wall_nanos_seed());
-        let engine = Engine::new(Settings {
+        let settings = Settings {
             start: clock.now(),
             seed,
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
-            lambda_endpoints: config.lambda_endpoints.iter().cloned().collect(),
-        });
+        };
+        let state = State::new(settings, config.lambda_endpoints.iter().cloned().collect());
         if let Some(path) = &config.https_ca {
             // Refuse a bad CA file now rather than at the first delivery.
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
         }
-        Arc::new_cyclic(|this| App {
+        Arc::new_cyclic(|this| Runtime {
             config,
             clock,
-            engine: Mutex::new(engine),
+            state: Mutex::new(state),
+            waiters: Mutex::new(HashMap::new()),
             ticker: Notify::new(),
             advancing: tokio::sync::Mutex::new(()),
             request_ids: Mutex::new(Rng::new(seed.rotate_left(17) ^ 0x5EED)),
@@ -85,20 +94,48 @@ impl App {
         })
     }
 
-    /// Locks the engine, first catching it up to the clock's current virtual time.
-    pub fn engine(&self) -> EngineGuard<'_> {
-        let mut engine = self.lock_raw();
-        engine.run_until(self.clock.now());
-        let next_due = engine.next_due();
-        EngineGuard {
-            engine,
-            app: self,
+    /// Locks the state, first catching it up to the clock's current virtual time.
+    pub fn state(&self) -> StateGuard<'_> {
+        let mut state = self.lock_raw();
+        state.run_until(self.clock.now());
+        let next_due = state.engine.next_due();
+        StateGuard {
+            state,
+            runtime: self,
             next_due,
         }
     }
 
-    fn lock_raw(&self) -> MutexGuard<'_, Engine> {
-        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    /// [`Runtime::state`] under the name it had when the state was the engine's.
+    pub fn engine(&self) -> StateGuard<'_> {
+        self.state()
+    }
+
+    fn lock_raw(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The wake-up of the waiters on `key`.
+    fn waiter(&self, key: &str) -> Arc<Notify> {
+        let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        waiters.entry(key.to_string()).or_default().clone()
+    }
+
+    /// Wakes the waiters on each of `keys`.
+    fn wake(&self, keys: Vec<String>) {
+        if keys.is_empty() {
+            return;
+        }
+        let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in keys {
+            if let Some(notify) = waiters.get(&key) {
+                notify.notify_waiters();
+                // Nobody else holds it: no long poll waits on this key any more.
+                if Arc::strong_count(notify) == 1 {
+                    waiters.remove(&key);
+                }
+            }
+        }
     }
 
     pub fn request_id(&self) -> String {
@@ -116,7 +153,7 @@ impl App {
             return Err(AdvanceError::NotAdjustable);
         }
         let _one_at_a_time = self.advancing.lock().await;
-        let now = self.engine().now();
+        let now = self.state().now();
         if target < now {
             return Err(AdvanceError::InPast { now });
         }
@@ -124,10 +161,12 @@ impl App {
         loop {
             // Work already under way finishes first: its outcome may schedule timers in the window.
             self.idle().await;
-            let mut engine = self.lock_raw();
-            let step = engine.fire_next(target);
-            let effects = engine.take_effects();
-            drop(engine);
+            let mut state = self.lock_raw();
+            let step = state.fire_next(target);
+            let effects = state.take_effects();
+            let woken = state.take_woken();
+            drop(state);
+            self.wake(woken);
             self.start_effects(effects);
             match step {
                 Some(n) => count += n,
@@ -138,7 +177,7 @@ impl App {
         self.clock
             .jump_to(target)
             .map_err(|_| AdvanceError::NotAdjustable)?;
-        count += self.engine().run_until(target);
+        count += self.state().run_until(target);
         self.idle().await;
         self.ticker.notify_one();
         Ok(count)
@@ -188,7 +227,7 @@ impl App {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
                 let (outcome, retry_after) = self.send(&method, &url, headers, body, timeout).await;
-                self.engine().complete_after(delivery, outcome, retry_after);
+                self.state().complete_after(delivery, outcome, retry_after);
             }
         }
     }
@@ -251,7 +290,7 @@ impl App {
     }
 }
 
-impl App {
+impl Runtime {
     fn client(&self) -> &Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
         self.http
             .get_or_init(|| delivery_client(self.config.https_ca.as_deref()))
@@ -286,144 +325,52 @@ impl App {
     }
 }
 
-/// An HTTP request as a delivery or an exchange sends it.
-fn build_request(
-    method: &str,
-    url: &str,
-    headers: Vec<(String, String)>,
-    body: String,
-) -> Result<hyper::Request<Full<Bytes>>, hyper::http::Error> {
-    let mut request = hyper::Request::builder().method(method).uri(url);
-    for (name, value) in headers {
-        request = request.header(name, value);
-    }
-    request.body(Full::new(Bytes::from(body)))
-}
-
-/// The client of HTTP/S deliveries: http:// and https:// through one connection pool, TCP_NODELAY,
-/// HTTP/1.1. HTTPS trusts the system's root certificates and those of `extra_ca` (`--https-ca`).
-///
-/// # Panics
-/// If `extra_ca` cannot be read or holds no certificate (the command line checks it first with
-/// [`load_https_ca`]).
-fn delivery_client(extra_ca: Option<&Path>) -> Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
-    let mut roots = system_roots().clone();
-    if let Some(path) = extra_ca {
-        let certs = load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
-        roots.add_parsable_certificates(certs);
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default TLS versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let mut tcp = HttpConnector::new();
-    tcp.set_nodelay(true);
-    tcp.enforce_http(false);
-    let connector = HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(tcp);
-    Client::builder(TokioExecutor::new()).build(connector)
-}
-
-/// The system's trusted root certificates, read once per process (tests start many emulators).
-fn system_roots() -> &'static RootCertStore {
-    static ROOTS: std::sync::OnceLock<RootCertStore> = std::sync::OnceLock::new();
-    ROOTS.get_or_init(|| {
-        let found = rustls_native_certs::load_native_certs();
-        for e in &found.errors {
-            tracing::warn!("system root certificates: {e}");
-        }
-        let mut roots = RootCertStore::empty();
-        let (_, ignored) = roots.add_parsable_certificates(found.certs);
-        if ignored > 0 {
-            tracing::debug!("{ignored} system root certificates could not be parsed");
-        }
-        roots
-    })
-}
-
-/// The CA certificates of a PEM file (`--https-ca`), checked to be usable as trust anchors.
-pub fn load_https_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let shown = path.display();
-    let certs = CertificateDer::pem_file_iter(path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| format!("{shown}: {e}"))?;
-    if certs.is_empty() {
-        return Err(format!("{shown}: no CERTIFICATE in the PEM file"));
-    }
-    let mut check = RootCertStore::empty();
-    for cert in &certs {
-        check
-            .add(cert.clone())
-            .map_err(|e| format!("{shown}: not a usable CA certificate: {e}"))?;
-    }
-    Ok(certs)
-}
-
-/// Whether a failed request failed in the TLS handshake (untrusted certificate, wrong host name,
-/// alert from the server): a rustls error somewhere in the chain, possibly inside `io::Error`s.
-fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
-    if e.is::<rustls::Error>() {
-        return true;
-    }
-    if let Some(inner) = e
-        .downcast_ref::<std::io::Error>()
-        .and_then(|io| io.get_ref())
-        && is_tls_error(inner)
-    {
-        return true;
-    }
-    e.source().is_some_and(is_tls_error)
-}
-
-/// The locked engine. On release it starts the effects the engine handed out and wakes the timer
-/// task if an earlier timer was scheduled.
-pub struct EngineGuard<'a> {
-    engine: MutexGuard<'a, Engine>,
-    app: &'a App,
+/// The locked state. On release it starts the effects the state handed out, wakes the waiters
+/// it named, and wakes the timer task if an earlier timer was scheduled.
+pub struct StateGuard<'a> {
+    state: MutexGuard<'a, State>,
+    runtime: &'a Runtime,
     next_due: Option<Millis>,
 }
 
-impl Deref for EngineGuard<'_> {
-    type Target = Engine;
-    fn deref(&self) -> &Engine {
-        &self.engine
+impl Deref for StateGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.state
     }
 }
 
-impl DerefMut for EngineGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Engine {
-        &mut self.engine
+impl DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.state
     }
 }
 
-impl Drop for EngineGuard<'_> {
+impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        let effects = self.engine.take_effects();
-        self.app.start_effects(effects);
-        let now_due = self.engine.next_due();
+        let effects = self.state.take_effects();
+        self.runtime.start_effects(effects);
+        let woken = self.state.take_woken();
+        self.runtime.wake(woken);
+        let now_due = self.state.engine.next_due();
         let earlier = match (now_due, self.next_due) {
             (Some(new), Some(old)) => new < old,
             (Some(_), None) => true,
             _ => false,
         };
-        if earlier && self.app.clock.mode() != ClockMode::Manual {
-            self.app.ticker.notify_one();
+        if earlier && self.runtime.clock.mode() != ClockMode::Manual {
+            self.runtime.ticker.notify_one();
         }
     }
 }
 
-impl App {
+impl Runtime {
     /// Starts shutting down: the server stops accepting and long polls end now.
     pub fn close(&self) {
         self.closing.send_replace(true);
     }
 
-    /// Resolves once [`App::close`] was called.
+    /// Resolves once [`Runtime::close`] was called.
     pub async fn closed(&self) {
         let mut rx = self.closing.subscribe();
         let _ = rx.wait_for(|closing| *closing).await;
@@ -431,13 +378,13 @@ impl App {
 }
 
 /// Fires timers as virtual time reaches them, for the real and fast clocks. Manual clocks move
-/// only through [`App::advance_to`].
-pub async fn run_timers(app: Arc<App>) {
+/// only through [`Runtime::advance_to`].
+pub async fn run_timers(app: Arc<Runtime>) {
     if app.clock.mode() == ClockMode::Manual {
         return;
     }
     loop {
-        let next_due = app.engine().next_due();
+        let next_due = app.state().engine.next_due();
         let wake = app.ticker.notified();
         match next_due.and_then(|due| app.clock.wall_until(due)) {
             Some(wait) => {

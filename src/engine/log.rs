@@ -1,0 +1,152 @@
+//! The delivery log (`GET /_switchyard/deliveries`): one record per decision of the delivery
+//! path, bounded, oldest out first. Plain data; it knows no service and no wire format beyond
+//! serde.
+
+use super::time::{Millis, format_rfc3339};
+use serde::{Serialize, Serializer};
+use std::collections::VecDeque;
+
+pub(crate) fn rfc3339<S: Serializer>(at: &Millis, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_rfc3339(*at))
+}
+
+pub(crate) fn rfc3339_opt<S: Serializer>(at: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(at) => rfc3339(at, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// One decision of the delivery engine, as CONTROL_API.md describes it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryRecord {
+    #[serde(serialize_with = "rfc3339")]
+    pub at: Millis,
+    pub event: &'static str,
+    pub source: String,
+    pub target: String,
+    pub protocol: String,
+    pub message_id: String,
+    pub attempt: u32,
+    pub phase: &'static str,
+    pub delay_seconds: f64,
+    pub outcome: Option<&'static str>,
+    pub status: Option<u16>,
+    pub error_code: Option<String>,
+    #[serde(serialize_with = "rfc3339_opt")]
+    pub next_attempt_at: Option<Millis>,
+}
+
+/// Filters of `GET /_switchyard/deliveries`.
+#[derive(Debug, Default)]
+pub struct DeliveryFilter {
+    pub source: Option<String>,
+    pub target: Option<String>,
+    pub message_id: Option<String>,
+    pub event: Option<String>,
+    pub limit: usize,
+}
+
+/// A bounded log: when full, the oldest record makes room for the newest.
+#[derive(Debug)]
+pub struct DeliveryLog {
+    records: VecDeque<DeliveryRecord>,
+    capacity: usize,
+}
+
+impl DeliveryLog {
+    pub fn new(capacity: usize) -> Self {
+        DeliveryLog {
+            records: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    pub fn push(&mut self, record: DeliveryRecord) {
+        if self.records.len() == self.capacity {
+            self.records.pop_front();
+        }
+        self.records.push_back(record);
+    }
+
+    /// The newest `filter.limit` matching records, oldest first.
+    pub fn query(&self, f: &DeliveryFilter) -> Vec<&DeliveryRecord> {
+        let eq = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
+        let mut hits: Vec<_> = self
+            .records
+            .iter()
+            .rev()
+            .filter(|r| {
+                eq(&f.source, &r.source)
+                    && eq(&f.target, &r.target)
+                    && eq(&f.message_id, &r.message_id)
+                    && eq(&f.event, r.event)
+            })
+            .take(f.limit)
+            .collect();
+        hits.reverse();
+        hits
+    }
+
+    pub fn clear(&mut self) {
+        self.records.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(at: Millis, event: &'static str, source: &str) -> DeliveryRecord {
+        DeliveryRecord {
+            at,
+            event,
+            source: source.into(),
+            target: "t".into(),
+            protocol: "sqs".into(),
+            message_id: format!("m{at}"),
+            attempt: 1,
+            phase: "initial",
+            delay_seconds: 0.0,
+            outcome: Some("delivered"),
+            status: None,
+            error_code: None,
+            next_attempt_at: None,
+        }
+    }
+
+    #[test]
+    fn log_is_bounded_and_answers_newest_last() {
+        let mut log = DeliveryLog::new(3);
+        for at in 1..=5 {
+            log.push(record(
+                at,
+                "attempt",
+                if at % 2 == 0 { "even" } else { "odd" },
+            ));
+        }
+        let all = DeliveryFilter {
+            limit: 10,
+            ..Default::default()
+        };
+        let ats: Vec<_> = log.query(&all).iter().map(|r| r.at).collect();
+        assert_eq!(ats, [3, 4, 5]);
+        let odd = DeliveryFilter {
+            source: Some("odd".into()),
+            limit: 1,
+            ..Default::default()
+        };
+        let ats: Vec<_> = log.query(&odd).iter().map(|r| r.at).collect();
+        assert_eq!(ats, [5]);
+    }
+
+    #[test]
+    fn record_serializes_as_documented() {
+        let json = serde_json::to_value(record(0, "attempt", "s")).unwrap();
+        assert_eq!(json["at"], "1970-01-01T00:00:00.000Z");
+        assert_eq!(json["messageId"], "m0");
+        assert_eq!(json["nextAttemptAt"], serde_json::Value::Null);
+        assert_eq!(json["errorCode"], serde_json::Value::Null);
+    }
+}

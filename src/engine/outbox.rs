@@ -1,0 +1,21 @@
+//! The outbox (`GET /_switchyard/outbox`): what was "sent" to receivers that cannot exist
+//! locally. Plain data.
+
+use super::log::rfc3339;
+use super::time::Millis;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A message "sent" to a receiver that cannot exist locally (e-mail, SMS, push, Lambda, ...).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxMessage {
+    #[serde(serialize_with = "rfc3339")]
+    pub at: Millis,
+    pub protocol: String,
+    pub target: String,
+    pub source: String,
+    pub message_id: String,
+    pub body: String,
+    pub attributes: BTreeMap<String, serde_json::Value>,
+}

@@ -1,0 +1,112 @@
+//! Operations as the runtime runs them: most are one synchronous call under the lock
+//! ([`State::call`]); the few that wait or need I/O are driven from here, their waiting and I/O
+//! outside the lock: ReceiveMessage's long poll, the signature of an SNS publish made ahead, and
+//! the OAuth token requests of EventBridge connections.
+
+use super::Runtime;
+use crate::clock::Clock;
+use crate::error::AwsError;
+use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
+use crate::services::sqs::types::{ReceiveMessageInput, ReceiveMessageOutput};
+use crate::services::{Context, ServiceId, events, parse, sns};
+use crate::state::State;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Runs `operation` of `service`.
+pub async fn call(
+    rt: &Runtime,
+    cx: &Context,
+    service: ServiceId,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    match (service, operation) {
+        (ServiceId::Sqs, "ReceiveMessage") => {
+            let output = receive_message(rt, cx, parse(input)?).await?;
+            encode(output)
+        }
+        (ServiceId::Sns, "Publish") => publish(rt, cx, parse(input)?).await,
+        _ => {
+            let (output, tokens) = {
+                let mut state = rt.state();
+                let output = state.call(cx, service, operation, input);
+                (output, std::mem::take(&mut state.events.token_requests))
+            };
+            for request in tokens {
+                let answer = rt
+                    .exchange(
+                        &request.method,
+                        &request.url,
+                        request.headers.clone(),
+                        request.body.clone(),
+                    )
+                    .await;
+                events::connections::token_answered(&mut rt.state(), &request, answer);
+            }
+            output
+        }
+    }
+}
+
+fn encode(output: impl serde::Serialize) -> Result<Value, AwsError> {
+    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
+}
+
+/// ReceiveMessage, long polling included: waits until a message is visible, the virtual
+/// deadline passes, or the wait's wall-clock duration runs out, whichever comes first.
+async fn receive_message(
+    rt: &Runtime,
+    cx: &Context,
+    input: ReceiveMessageInput,
+) -> Result<ReceiveMessageOutput, AwsError> {
+    let (key, max) = check_receive(cx, &input)?;
+    let stopwatch = Clock::stopwatch();
+    let mut wait: Option<Wait> = None;
+    loop {
+        let (notified, wall) = {
+            let mut state = rt.state();
+            let received = receive_or_wait(&mut state, &key, &input, max, &mut wait);
+            state.settle();
+            if let Some(output) = received? {
+                return Ok(output);
+            }
+            let wall = wait.map_or(0, |w| w.wall_seconds);
+            let mut notified = Box::pin(rt.waiter(&key.arn()).notified_owned());
+            notified.as_mut().enable();
+            (
+                notified,
+                Duration::from_secs(u64::try_from(wall).unwrap_or(0)),
+            )
+        };
+        let left = wall.saturating_sub(stopwatch.elapsed());
+        let woken = tokio::select! {
+            woken = Clock::within(left, notified) => woken.is_some(),
+            _ = rt.closed() => false,
+        };
+        if !woken {
+            return Ok(ReceiveMessageOutput::default());
+        }
+    }
+}
+
+/// Publish: a plain publish's notification is signed ahead, off the lock (RSA takes
+/// milliseconds; under the lock it would hold up every other request).
+async fn publish(
+    rt: &Runtime,
+    cx: &Context,
+    input: sns::types::PublishInput,
+) -> Result<Value, AwsError> {
+    let prepared = sns::publish::prepare(&mut rt.state(), &input);
+    let prepared = match prepared {
+        Some((prepared, sign)) => {
+            let _ = tokio::task::spawn_blocking(move || sns::publish::sign_ahead(sign)).await;
+            Some(prepared)
+        }
+        None => None,
+    };
+    let mut state = rt.state();
+    let output = sns::publish::publish(&mut state, cx, input, prepared);
+    State::settle(&mut state);
+    encode(output?)
+}

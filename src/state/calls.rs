@@ -1,0 +1,32 @@
+//! Service operations by name: the synchronous dispatch from (service, operation) to the
+//! operation's function over the state, and the settling of whatever it set off.
+
+use super::State;
+use crate::error::AwsError;
+use crate::services::{Context, ServiceId, bus, events, sns, sqs, streams, sts};
+use serde_json::Value;
+
+impl State {
+    /// Runs `operation` of `service` on its input (the model's JSON form), then whatever it set
+    /// off (in-process deliveries, arrivals).
+    pub fn call(
+        &mut self,
+        cx: &Context,
+        service: ServiceId,
+        operation: &str,
+        input: Value,
+    ) -> Result<Value, AwsError> {
+        let output = match service {
+            ServiceId::Sqs => sqs::call(self, cx, operation, input),
+            ServiceId::Sts => sts::call(cx, operation, input),
+            ServiceId::Sns => sns::call(self, cx, operation, input),
+            ServiceId::Events => events::call(self, cx, operation, input),
+            ServiceId::EventsV2 if streams::is_stream_operation(operation) => {
+                streams::call(self, cx, operation, input)
+            }
+            ServiceId::EventsV2 => bus::call(self, cx, operation, input),
+        };
+        self.settle();
+        output
+    }
+}

@@ -1,0 +1,133 @@
+//! What the state does with what the engine hands back: services' steps when due, hand-overs
+//! to services of this emulator, dead letters, the ends of followed deliveries, and arrivals
+//! (event streams look, long polls wake). Each piece of work runs to the end, and whatever it
+//! sets off runs before the next piece: the order a synchronous cascade would have.
+
+use super::{State, Step};
+use crate::engine::Fired;
+use crate::engine::delivery::{Outcome, SqsMessage, Target, Work};
+use crate::services::{bus, events, sns, sqs, streams};
+
+impl State {
+    /// Carries out a fired timer.
+    pub(super) fn fired(&mut self, fired: Fired<Step>) {
+        match fired {
+            Fired::Engine => {}
+            Fired::Wake(key) => self.woken.push(key),
+            Fired::Service(step) => self.step(step),
+        }
+        self.settle();
+    }
+
+    fn step(&mut self, step: Step) {
+        match step {
+            Step::Events(timer) => events::fire(self, timer),
+            Step::Stream(timer) => streams::fire(self, timer),
+            Step::SqsMoveTask(id) => {
+                sqs::moves::step(self, id);
+                // Moved messages arrive in queues that event streams may read.
+                streams::wake_all(self);
+            }
+            Step::StreamDelivered { .. } => {}
+        }
+    }
+
+    /// Runs the work the engine handed back, and the work that work sets off, to the end.
+    pub fn settle(&mut self) {
+        self.arrivals();
+        let work = self.engine.take_work();
+        for w in work {
+            self.run(w);
+            self.arrivals();
+        }
+    }
+
+    fn run(&mut self, work: Work<Step>) {
+        match work {
+            Work::HandOver { delivery, target } => match target {
+                Target::SqsBatch { queue_arn, entries } => {
+                    let (outcome, refused) = sqs::send_batch(self, &queue_arn, entries);
+                    self.arrivals();
+                    self.engine.complete_batch(delivery, outcome, refused);
+                }
+                target => {
+                    let outcome = Outcome::in_process(self.hand_over(target));
+                    self.arrivals();
+                    self.engine.complete(delivery, outcome);
+                }
+            },
+            Work::DeadLetter {
+                delivery,
+                letter,
+                message,
+            } => {
+                let written = self.write_dead_letter(&letter.queue_arn, letter.bus, message);
+                self.engine.dead_letter_written(delivery, written);
+            }
+            Work::Ended { then, ending, last } => {
+                if let Step::StreamDelivered { stream, token } = then {
+                    streams::delivered(self, &stream, token, ending, last.as_ref());
+                }
+            }
+        }
+        self.settle();
+    }
+
+    /// Hands a message to a service of this emulator: enqueued, published, or put on a bus.
+    fn hand_over(&mut self, target: Target) -> Result<(), &'static str> {
+        match target {
+            Target::Sqs { queue_arn, message } => sqs::enqueue(self, &queue_arn, message),
+            Target::Sns {
+                topic_arn,
+                publisher,
+                body,
+                group_id,
+                dedup_id,
+            } => sns::deliver_to_topic(self, &topic_arn, &publisher, &body, group_id, dedup_id),
+            Target::Bus {
+                bus_arn,
+                publisher,
+                event,
+                trail,
+            } if bus::is_bus_arn(&bus_arn) => {
+                bus::forward(self, &bus_arn, &publisher, &event, trail)
+            }
+            Target::Bus {
+                bus_arn,
+                publisher,
+                event,
+                trail,
+            } => events::forward(self, &bus_arn, &publisher, &event, trail),
+            Target::SqsBatch { .. } | Target::Http { .. } | Target::Outbox { .. } => {
+                unreachable!("the engine attempts these itself")
+            }
+        }
+    }
+
+    /// Writes a dead letter: to its queue, or put on its event bus as `bus`.
+    fn write_dead_letter(
+        &mut self,
+        arn: &str,
+        bus: Option<crate::engine::delivery::Publisher>,
+        message: SqsMessage,
+    ) -> bool {
+        match bus {
+            Some(publisher) if bus::is_bus_arn(arn) => {
+                bus::forward(self, arn, &publisher, &message.body, Vec::new()).is_ok()
+            }
+            Some(publisher) => {
+                events::forward(self, arn, &publisher, &message.body, Vec::new()).is_ok()
+            }
+            None => sqs::enqueue(self, arn, message).is_ok(),
+        }
+    }
+
+    /// Passes what arrived in queues and on buses to the event streams reading them and to the
+    /// waiters of those keys.
+    fn arrivals(&mut self) {
+        for key in self.engine.take_arrivals() {
+            streams::wake_source(self, &key);
+            self.woken.push(key);
+        }
+    }
+}
