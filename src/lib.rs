@@ -8,6 +8,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod arn;
 pub mod clock;
 pub mod config;
 pub mod engine;
