@@ -12,7 +12,7 @@ pub use http::load_https_ca;
 
 use crate::clock::{Clock, ClockMode};
 use crate::config::Config;
-use crate::engine::delivery::Outcome;
+use crate::engine::delivery::{Failure, Outcome};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings};
@@ -246,29 +246,13 @@ impl Runtime {
         let request = match build_request(method, url, headers, body) {
             Ok(r) => r,
             Err(_) => {
-                let invalid = Outcome::Permanent {
-                    status: None,
-                    error_code: Some("InvalidEndpoint".into()),
-                };
-                return (invalid, None);
+                return (Outcome::Permanent(Failure::InvalidEndpoint), None);
             }
         };
         let outcome = match Clock::within(timeout, self.client().request(request)).await {
-            None => Outcome::Retryable {
-                status: None,
-                error_code: Some("Timeout".into()),
-            },
-            Some(Err(e)) => Outcome::Retryable {
-                status: None,
-                error_code: Some(
-                    if is_tls_error(&e) {
-                        "TlsError"
-                    } else {
-                        "ConnectionError"
-                    }
-                    .into(),
-                ),
-            },
+            None => Outcome::Retryable(Failure::Timeout),
+            Some(Err(e)) if is_tls_error(&e) => Outcome::Retryable(Failure::Tls),
+            Some(Err(_)) => Outcome::Retryable(Failure::Connection),
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -283,7 +267,7 @@ impl Runtime {
                     Limited::new(response.into_body(), 1 << 20).collect(),
                 )
                 .await;
-                return (Outcome::from_status(status, None), retry_after);
+                return (Outcome::from_status(status), retry_after);
             }
         };
         (outcome, None)

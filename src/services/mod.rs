@@ -8,6 +8,7 @@ pub mod sns;
 pub mod sqs;
 pub mod streams;
 pub mod sts;
+pub mod target;
 
 use crate::error::AwsError;
 use crate::model::{self, Model};

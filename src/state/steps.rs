@@ -5,7 +5,7 @@
 
 use super::{State, Step};
 use crate::engine::Fired;
-use crate::engine::delivery::{Outcome, SqsMessage, Target, Work};
+use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
 use crate::services::{bus, events, sns, sqs, streams};
 
 impl State {
@@ -74,7 +74,7 @@ impl State {
     }
 
     /// Hands a message to a service of this emulator: enqueued, published, or put on a bus.
-    fn hand_over(&mut self, target: Target) -> Result<(), &'static str> {
+    fn hand_over(&mut self, target: Target) -> Result<(), Failure> {
         match target {
             Target::Sqs { queue_arn, message } => sqs::enqueue(self, &queue_arn, message),
             Target::Sns {

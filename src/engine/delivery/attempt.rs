@@ -3,8 +3,7 @@
 //! letter, a discard, its source keeping it), and the records and counters of each decision.
 
 use super::{
-    Counters, Delivery, DeliveryId, Ending, GiveUp, Outcome, PARTIAL_BATCH_FAILURE, Retry, Target,
-    Work,
+    Counters, Delivery, DeliveryId, Ending, Failure, GiveUp, Outcome, Retry, Target, Work,
 };
 use crate::engine::log::DeliveryRecord;
 use crate::engine::outbox::OutboxMessage;
@@ -146,7 +145,7 @@ impl<T> Engine<T> {
         };
         let outcome = match fault {
             _ if d.doomed.is_some() => d.doomed.clone(),
-            Some(fault) => Some(Outcome::from_status(fault.status, fault.error_code)),
+            Some(fault) => Some(Outcome::injected(fault.status, fault.error_code)),
             None => match &d.target {
                 Target::Outbox {
                     address,
@@ -213,12 +212,9 @@ impl<T> Engine<T> {
             return;
         };
         let mut outcome = outcome;
-        d.partly_delivered |= outcome.error_code() == Some(PARTIAL_BATCH_FAILURE);
+        d.partly_delivered |= outcome.failure() == Some(&Failure::PartialBatch);
         if d.partly_delivered && !refused.is_empty() {
-            outcome = Outcome::Permanent {
-                status: outcome.status(),
-                error_code: Some(PARTIAL_BATCH_FAILURE.into()),
-            };
+            outcome = Outcome::Permanent(Failure::PartialBatch);
         }
         if let Target::SqsBatch { entries, .. } = &mut d.target {
             *entries = refused;

@@ -12,10 +12,12 @@
 //! service.
 
 mod attempt;
+mod failure;
 mod outcome;
 mod policy;
 mod target;
 
+pub use failure::Failure;
 pub use outcome::*;
 pub use policy::*;
 pub use target::*;

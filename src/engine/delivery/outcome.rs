@@ -1,5 +1,7 @@
-//! How an attempt ended ([`Outcome`]), how a delivery ended ([`Ending`]) and, for one given up,
+//! How an attempt ended ([`Outcome`], failing with a [`Failure`]), how a delivery ended ([`Ending`]) and, for one given up,
 //! what the dead-letter message may tell of it ([`GiveUp`]). Values only.
+
+use super::failure::Failure;
 
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -8,67 +10,78 @@ pub enum Outcome {
         status: Option<u16>,
     },
     /// Worth retrying (5xx, 429, connection errors, timeouts).
-    Retryable {
-        status: Option<u16>,
-        error_code: Option<String>,
-    },
-    /// Not worth retrying (other 4xx, a missing queue).
-    Permanent {
-        status: Option<u16>,
-        error_code: Option<String>,
-    },
+    Retryable(Failure),
+    /// Not worth retrying (other 4xx, a missing queue, an event that loops).
+    Permanent(Failure),
 }
 
 impl Outcome {
-    /// The outcome an HTTP status means: 2xx delivered, 5xx and 429 retryable, else permanent.
-    pub fn from_status(status: u16, error_code: Option<String>) -> Outcome {
+    /// A failed attempt, retryable or not as the failure says.
+    pub fn failed(failure: Failure) -> Outcome {
+        match failure.retryable() {
+            true => Outcome::Retryable(failure),
+            false => Outcome::Permanent(failure),
+        }
+    }
+
+    /// The outcome of an HTTP answer: 2xx delivered, 5xx and 429 retryable, else permanent.
+    pub fn from_status(status: u16) -> Outcome {
         match status {
             200..=299 => Outcome::Delivered {
                 status: Some(status),
             },
-            429 | 500..=599 => Outcome::Retryable {
+            _ => Outcome::failed(Failure::Status(status)),
+        }
+    }
+
+    /// The outcome of an attempt meeting an injected fault: as its status says (a 2xx fault
+    /// delivers), failing with its error code.
+    pub fn injected(status: u16, code: Option<String>) -> Outcome {
+        match status {
+            200..=299 => Outcome::Delivered {
                 status: Some(status),
-                error_code,
             },
-            _ => Outcome::Permanent {
-                status: Some(status),
-                error_code,
-            },
+            _ => Outcome::failed(Failure::Injected { status, code }),
         }
     }
 
     /// The outcome of a hand-over to a service of this emulator: delivered, or refused for good
-    /// with the service's error code (a missing queue, topic or bus).
-    pub fn in_process(result: Result<(), impl ToString>) -> Outcome {
+    /// (a missing queue, topic or bus, a loop, an invalid message).
+    pub fn in_process(result: Result<(), Failure>) -> Outcome {
         match result {
             Ok(()) => Outcome::Delivered { status: None },
-            Err(code) => Outcome::Permanent {
-                status: None,
-                error_code: Some(code.to_string()),
-            },
+            Err(failure) => Outcome::Permanent(failure),
         }
     }
 
-    /// The HTTP status and error code of a failure.
-    pub fn status(&self) -> Option<u16> {
-        self.parts().1
-    }
-
-    pub fn error_code(&self) -> Option<&str> {
+    /// Why the attempt failed, if it did.
+    pub fn failure(&self) -> Option<&Failure> {
         match self {
             Outcome::Delivered { .. } => None,
-            Outcome::Retryable { error_code, .. } | Outcome::Permanent { error_code, .. } => {
-                error_code.as_deref()
-            }
+            Outcome::Retryable(f) | Outcome::Permanent(f) => Some(f),
         }
+    }
+
+    /// The HTTP status of the answer, if there was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Outcome::Delivered { status } => *status,
+            Outcome::Retryable(f) | Outcome::Permanent(f) => f.status(),
+        }
+    }
+
+    /// The error code the delivery log shows.
+    pub fn error_code(&self) -> Option<&str> {
+        self.failure().and_then(Failure::code)
     }
 
     pub(super) fn parts(&self) -> (&'static str, Option<u16>, Option<String>) {
-        match self {
-            Outcome::Delivered { status } => ("delivered", *status, None),
-            Outcome::Retryable { status, error_code } => ("retryable", *status, error_code.clone()),
-            Outcome::Permanent { status, error_code } => ("permanent", *status, error_code.clone()),
-        }
+        let name = match self {
+            Outcome::Delivered { .. } => "delivered",
+            Outcome::Retryable(_) => "retryable",
+            Outcome::Permanent(_) => "permanent",
+        };
+        (name, self.status(), self.error_code().map(str::to_string))
     }
 }
 

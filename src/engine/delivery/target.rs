@@ -47,10 +47,6 @@ pub struct BatchEntry {
     pub message: SqsMessage,
 }
 
-/// The error code of an attempt at a batch that the target took only in part.
-pub const PARTIAL_BATCH_FAILURE: &str = "PARTIAL_BATCH_FAILURE";
-/// The error code of a message or batch over the target's size limit.
-pub const REQUEST_TOO_LARGE: &str = "REQUEST_TOO_LARGE";
 /// The largest SendMessageBatch payload, all entries together (as large as one message may be).
 pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
@@ -87,7 +83,7 @@ pub enum Target {
     },
     /// Several messages for one SQS queue of this emulator, handed over in one attempt (a
     /// SendMessageBatch). Entries the queue refuses stay; those it took are done, so a retry
-    /// sends only the refused ones ([`PARTIAL_BATCH_FAILURE`]).
+    /// sends only the refused ones ([`super::Failure::PartialBatch`]).
     SqsBatch {
         queue_arn: String,
         entries: Vec<BatchEntry>,

@@ -212,10 +212,7 @@ fn http(policy: Box<dyn RetryPolicy>) -> Delivery<Step> {
 
 #[test]
 fn retry_after_lengthens_the_wait_and_a_negative_one_ends_the_retries() {
-    let failed = || Outcome::Retryable {
-        status: Some(503),
-        error_code: None,
-    };
+    let failed = || Outcome::Retryable(Failure::Status(503));
     let mut e = engine();
     let id = e.deliver(http(Box::new(Every10s)).honouring_retry_after());
     assert_eq!(e.take_effects().len(), 1);
@@ -309,10 +306,7 @@ fn a_dead_letter_is_written_by_the_layer_above_and_its_answer_is_logged() {
     for written in [true, false] {
         let id = e.deliver(to_queue(Some(dlq())).counted(counters.clone()));
         e.take_work();
-        let refused = Outcome::Permanent {
-            status: None,
-            error_code: Some("NO_QUEUE".into()),
-        };
+        let refused = Outcome::Permanent(Failure::NotFound("NO_QUEUE"));
         e.complete(id, refused);
         let work: Vec<_> = e.take_work().into_iter().collect();
         assert!(
@@ -342,10 +336,7 @@ fn a_followed_delivery_reports_its_end_and_may_stay_with_its_source() {
         (Keep::Always, Ending::Kept),
         (Keep::WhenExhaustedBy("never"), Ending::Discarded),
     ] {
-        let refused = Outcome::Permanent {
-            status: Some(400),
-            error_code: None,
-        };
+        let refused = Outcome::Permanent(Failure::Status(400));
         let d = outbox("a@b.c", Box::new(NoRetries)).doomed(refused);
         e.deliver(d.followed_by(Follow { keep, then: 7 }));
         let work: Vec<_> = e.take_work().into_iter().collect();

@@ -1,20 +1,20 @@
 //! What a subscriber does with matching events: the delivered event (the EventBridge envelope
 //! plus `system-metadata`), batches of up to MaxBatchSize for SQS targets, one ordered lane per
-//! (publishing account, EventGroupId) for FIFO subscribers, the target adapters, and the
+//! (publishing account, EventGroupId) for FIFO subscribers, and the
 //! dead-letter record (custom-bus-retry-dlq.md section 3) with its error code.
 
 use super::retry::BY_ATTEMPTS;
 use super::store::{Invoke, PointInTime, Retained, Subscriber};
-use crate::engine::delivery::{BatchEntry, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE};
+use crate::arn::Arn;
 use crate::engine::delivery::{
-    Counters, DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
+    BatchEntry, Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
 };
 use crate::engine::time::format_rfc3339;
 use crate::services::event::input::{self, Reserved, TargetInput};
-use crate::services::events::connections;
-use crate::services::events::put_events::{arn_service, envelope, lambda_target};
+use crate::services::events::put_events::envelope;
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -105,7 +105,7 @@ pub fn dispatch(e: &mut State, s: &Subscriber, events: &[Retained], delivery_typ
         .iter()
         .filter(|ev| matches(s, ev, delivery_type))
         .collect();
-    let size = match arn_service(&s.invoke.target_arn) {
+    let size = match Arn::service_of(&s.invoke.target_arn) {
         "sqs" => s.invoke.max_batch_size.max(1),
         _ => 1,
     };
@@ -158,7 +158,7 @@ fn delivery(
     let now = e.now();
     let first = batch[0];
     let how = target_input(&s.invoke);
-    let mut doomed: Option<(&'static str, String)> = None;
+    let mut doomed: Option<(Failure, String)> = None;
     let mut bodies = Vec::with_capacity(batch.len());
     for ev in batch {
         let event = event_json(ev, delivery_type);
@@ -172,7 +172,7 @@ fn delivery(
         match input::render(&how, &event, &text, &reserved) {
             Ok(body) => bodies.push(body),
             Err(err) => {
-                doomed.get_or_insert(("INPUT_TRANSFORMATION_FAILURE", err.0));
+                doomed.get_or_insert((Failure::InputTransformation, err.0));
                 bodies.push(String::new());
             }
         }
@@ -183,9 +183,8 @@ fn delivery(
         host: s.host.clone(),
     };
     let fifo_target = arn.ends_with(".fifo");
-    let mut throttle = None;
-    let mut http = false;
-    let (protocol, target) = match arn_service(&arn) {
+    // SQS targets take the batch; the others one event.
+    let (body, entries) = match Arn::service_of(&arn) {
         "sqs" => {
             let entries = batch
                 .iter()
@@ -200,55 +199,38 @@ fn delivery(
                     },
                 })
                 .collect();
-            let target = Target::SqsBatch {
-                queue_arn: arn.clone(),
-                entries,
-            };
-            ("sqs", target)
+            (String::new(), Some(entries))
         }
-        "sns" => {
-            let target = Target::Sns {
-                topic_arn: arn.clone(),
-                publisher,
-                body: bodies.swap_remove(0),
-                group_id: fifo_target.then(|| group_or_default(first)),
-                dedup_id: fifo_target.then(|| first.id.clone()),
-            };
-            ("sns", target)
-        }
-        "events" if arn.contains(":event-busv2/") => {
-            let target = Target::Bus {
-                bus_arn: arn.clone(),
-                publisher,
-                event: event_json(first, delivery_type).to_string(),
-                trail: first.trail.clone(),
-            };
-            ("event-bus", target)
-        }
-        "events" if arn.contains(":api-destination/") => {
-            let body = bodies.swap_remove(0);
-            match connections::invocation(e, &arn, &HttpParameters::default()) {
-                Ok(call) => {
-                    throttle = call.rate_limit_per_second.map(|r| (arn.clone(), r));
-                    http = true;
-                    ("api-destination", call.into_target(body))
-                }
-                Err(_) => {
-                    let message = format!(
-                        "EventBridge can't access {arn}. Check that it exists and that the subscriber's delivery role is allowed to access it."
-                    );
-                    doomed.get_or_insert(("RESOURCE_NOT_FOUND", message));
-                    ("api-destination", Target::outbox(&arn, body))
-                }
-            }
-        }
-        "lambda" => {
-            let target = lambda_target(e, &arn, bodies.swap_remove(0));
-            http = matches!(target, Target::Http { .. });
-            ("lambda", target)
-        }
-        other => (other, Target::outbox(&arn, bodies.swap_remove(0))),
+        _ => (bodies.swap_remove(0), None),
     };
+    let payload = Payload {
+        event: event_json(first, delivery_type).to_string(),
+        trail: first.trail.clone(),
+        group_id: fifo_target.then(|| group_or_default(first)),
+        dedup_id: fifo_target.then(|| first.id.clone()),
+        batch: entries,
+        ..Payload::of(body)
+    };
+    let custom = Buses {
+        classic: false,
+        custom: true,
+    };
+    let adapted = adapt(
+        e,
+        &arn,
+        &publisher,
+        payload,
+        custom,
+        &HttpParameters::default(),
+    );
+    if adapted.unusable.is_some() {
+        let message = format!(
+            "EventBridge can't access {arn}. Check that it exists and that the subscriber's delivery role is allowed to access it."
+        );
+        doomed.get_or_insert((Failure::NotFound("RESOURCE_NOT_FOUND"), message));
+    }
+    let (http, throttle) = (adapted.is_http(), adapted.throttle);
+    let (protocol, target) = (adapted.protocol, adapted.target);
     let dead_letter = s.on_failure.as_ref().map(|queue_arn| {
         let fifo_dlq = queue_arn.ends_with(".fifo");
         let record = record_template(s, batch, doomed.as_ref().map(|(_, m)| m.as_str()));
@@ -311,11 +293,8 @@ fn delivery(
     if let Some((key, per_second)) = throttle {
         d = d.throttled(key, per_second);
     }
-    if let Some((code, _)) = doomed {
-        d = d.doomed(Outcome::Permanent {
-            status: None,
-            error_code: Some(code.into()),
-        });
+    if let Some((failure, _)) = doomed {
+        d = d.doomed(Outcome::Permanent(failure));
     }
     d
 }
@@ -356,52 +335,35 @@ pub fn failure(outcome: &Outcome, target: &str, known: Option<&str>) -> (String,
             "EventBridge can't access {target}. Check that it exists and that the subscriber's delivery role is allowed to access it."
         )
     };
-    let (code, message) = match (outcome.error_code(), outcome.status()) {
-        (Some("INPUT_TRANSFORMATION_FAILURE"), _) => (
+    let Some(failed) = outcome.failure() else {
+        return ("INTERNAL_SERVER_ERROR".into(), generic());
+    };
+    let (code, message) = match failed.meaning() {
+        Failure::InputTransformation => (
             "INPUT_TRANSFORMATION_FAILURE",
             known.map_or_else(generic, str::to_string),
         ),
-        (Some(PARTIAL_BATCH_FAILURE), _) => (PARTIAL_BATCH_FAILURE, generic()),
-        (Some(REQUEST_TOO_LARGE), _) => (REQUEST_TOO_LARGE, generic()),
-        (Some("LOOP_DETECTED"), _) => ("LOOP_DETECTED", generic()),
-        (Some("Timeout"), _) => ("EXECUTION_TIMEOUT", generic()),
-        (
-            Some(
-                "AWS.SimpleQueueService.NonExistentQueue"
-                | "NotFound"
-                | "NO_RESOURCE"
-                | "RESOURCE_NOT_FOUND"
-                | "ResourceNotFoundException",
-            ),
-            _,
-        ) => ("RESOURCE_NOT_FOUND", cannot_access()),
-        (Some("ACCESS_DENIED" | "AuthorizationError" | "AccessDeniedException"), _) => {
-            ("ACCESS_DENIED", cannot_access())
-        }
-        (Some("THROTTLING" | "ThrottlingException" | "Throttling"), _) | (None, Some(429)) => {
-            ("THROTTLING", generic())
-        }
-        (Some("ConnectionError" | "TlsError"), _) => ("INVOCATION_DEPENDENCY_INTERNAL", generic()),
-        (
-            Some(
-                code @ ("InvalidParameterValue"
-                | "MissingParameter"
-                | "InvalidParameter"
-                | "ValidationException"
-                | "InvalidArgument"),
-            ),
-            None,
-        ) => (
+        Failure::PartialBatch => ("PARTIAL_BATCH_FAILURE", generic()),
+        Failure::TooLarge => ("REQUEST_TOO_LARGE", generic()),
+        Failure::Loop("LOOP_DETECTED") => ("LOOP_DETECTED", generic()),
+        Failure::Timeout => ("EXECUTION_TIMEOUT", generic()),
+        Failure::NotFound(_) => ("RESOURCE_NOT_FOUND", cannot_access()),
+        Failure::AccessDenied(_) => ("ACCESS_DENIED", cannot_access()),
+        Failure::Status(429) => ("THROTTLING", generic()),
+        Failure::Connection | Failure::Tls => ("INVOCATION_DEPENDENCY_INTERNAL", generic()),
+        Failure::InvalidParameter(code) => (
             "CUSTOMER_VALIDATION",
             format!("The target API rejected the request: {code}."),
         ),
-        (Some(code), _) => return (code.to_string(), generic()),
-        (None, Some(500..=599)) => ("INVOCATION_DEPENDENCY_INTERNAL", generic()),
-        (None, Some(status)) => (
+        Failure::Status(500..=599) => ("INVOCATION_DEPENDENCY_INTERNAL", generic()),
+        Failure::Status(status) => (
             "CUSTOMER_VALIDATION",
             format!("The target answered HTTP status code {status}."),
         ),
-        (None, None) => ("INTERNAL_SERVER_ERROR", generic()),
+        other => {
+            let code = other.code().unwrap_or("INTERNAL_SERVER_ERROR");
+            return (code.to_string(), generic());
+        }
     };
     (code.to_string(), message)
 }
@@ -451,50 +413,50 @@ fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
 mod tests {
     use super::*;
 
-    fn failed(status: Option<u16>, code: Option<&str>) -> Outcome {
-        Outcome::Permanent {
+    fn failed(failure: Failure) -> Outcome {
+        Outcome::failed(failure)
+    }
+
+    fn injected(status: u16, code: &str) -> Failure {
+        Failure::Injected {
             status,
-            error_code: code.map(str::to_string),
+            code: Some(code.into()),
         }
     }
 
     #[test]
     fn error_codes_follow_the_spec_table() {
         let table = [
-            (Some(500), None, "INVOCATION_DEPENDENCY_INTERNAL"),
-            (Some(503), None, "INVOCATION_DEPENDENCY_INTERNAL"),
-            (Some(400), None, "CUSTOMER_VALIDATION"),
-            (Some(429), None, "THROTTLING"),
+            (Failure::Status(500), "INVOCATION_DEPENDENCY_INTERNAL"),
+            (Failure::Status(503), "INVOCATION_DEPENDENCY_INTERNAL"),
+            (Failure::Status(400), "CUSTOMER_VALIDATION"),
+            (Failure::Status(429), "THROTTLING"),
             (
-                None,
-                Some("AWS.SimpleQueueService.NonExistentQueue"),
+                Failure::NotFound("AWS.SimpleQueueService.NonExistentQueue"),
                 "RESOURCE_NOT_FOUND",
             ),
-            (None, Some("Timeout"), "EXECUTION_TIMEOUT"),
+            (Failure::Timeout, "EXECUTION_TIMEOUT"),
+            (Failure::Connection, "INVOCATION_DEPENDENCY_INTERNAL"),
+            (Failure::InputTransformation, "INPUT_TRANSFORMATION_FAILURE"),
+            (Failure::TooLarge, "REQUEST_TOO_LARGE"),
+            (Failure::PartialBatch, "PARTIAL_BATCH_FAILURE"),
+            (Failure::Loop("LOOP_DETECTED"), "LOOP_DETECTED"),
             (
-                None,
-                Some("INPUT_TRANSFORMATION_FAILURE"),
-                "INPUT_TRANSFORMATION_FAILURE",
+                Failure::InvalidParameter("MissingParameter"),
+                "CUSTOMER_VALIDATION",
             ),
-            (None, Some("REQUEST_TOO_LARGE"), "REQUEST_TOO_LARGE"),
-            (None, Some("PARTIAL_BATCH_FAILURE"), "PARTIAL_BATCH_FAILURE"),
-            (None, Some("LOOP_DETECTED"), "LOOP_DETECTED"),
-            (None, Some("MissingParameter"), "CUSTOMER_VALIDATION"),
-            (Some(500), Some("KMS_INVALID_STATE"), "KMS_INVALID_STATE"),
-            (Some(403), Some("ACCESS_DENIED"), "ACCESS_DENIED"),
+            (injected(500, "KMS_INVALID_STATE"), "KMS_INVALID_STATE"),
+            (injected(403, "ACCESS_DENIED"), "ACCESS_DENIED"),
+            (injected(500, "ThrottlingException"), "THROTTLING"),
         ];
-        for (status, code, want) in table {
-            let (got, message) = failure(&failed(status, code), "arn:t", Some("expr"));
-            assert_eq!(got, want, "{status:?} {code:?}");
+        for (failure, want) in table {
+            let (got, message) = super::failure(&failed(failure.clone()), "arn:t", Some("expr"));
+            assert_eq!(got, want, "{failure:?}");
             assert!(!message.is_empty());
         }
-        let (_, message) = failure(&failed(Some(500), None), "arn:t", None);
+        let (_, message) = failure(&failed(Failure::Status(500)), "arn:t", None);
         assert_eq!(message, GENERIC_MESSAGE);
-        let (_, message) = failure(
-            &failed(None, Some("INPUT_TRANSFORMATION_FAILURE")),
-            "t",
-            Some("bad"),
-        );
+        let (_, message) = failure(&failed(Failure::InputTransformation), "t", Some("bad"));
         assert_eq!(message, "bad");
     }
 
@@ -515,7 +477,7 @@ mod tests {
             group_id: None,
             dedup_id: None,
         };
-        let outcome = failed(None, Some("INPUT_TRANSFORMATION_FAILURE"));
+        let outcome = failed(Failure::InputTransformation);
         let how = GiveUp {
             attempts: 3,
             exhausted: Some("MaximumEventAgeInSeconds"),

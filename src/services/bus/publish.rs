@@ -5,7 +5,7 @@
 
 use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};
-use crate::engine::delivery::Publisher;
+use crate::engine::delivery::{Failure, Publisher};
 use crate::engine::log::DeliveryRecord;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::services::Context;
@@ -371,16 +371,20 @@ pub fn forward(
     publisher: &Publisher,
     event: &str,
     mut trail: Vec<String>,
-) -> Result<(), &'static str> {
-    let bus = e.bus.buses.get(bus_arn).ok_or("RESOURCE_NOT_FOUND")?;
+) -> Result<(), Failure> {
+    let bus = e
+        .bus
+        .buses
+        .get(bus_arn)
+        .ok_or(Failure::NotFound("RESOURCE_NOT_FOUND"))?;
     if bus.account != publisher.account {
-        return Err("ACCESS_DENIED");
+        return Err(Failure::AccessDenied("ACCESS_DENIED"));
     }
     if trail.iter().any(|b| b == bus_arn) {
-        return Err("LOOP_DETECTED");
+        return Err(Failure::Loop("LOOP_DETECTED"));
     }
     let region = bus.region.clone();
-    let event: Value = serde_json::from_str(event).map_err(|_| "INPUT_TRANSFORMATION_FAILURE")?;
+    let event: Value = serde_json::from_str(event).map_err(|_| Failure::InputTransformation)?;
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_string);
     let metadata = event.get("system-metadata");
     let meta = |key: &str| {

@@ -87,12 +87,10 @@ impl RetryPolicy for SubscriberRetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::delivery::Failure;
 
     fn failed() -> Outcome {
-        Outcome::Permanent {
-            status: Some(400),
-            error_code: None,
-        }
+        Outcome::Permanent(Failure::Status(400))
     }
 
     /// Every attempt's time (ms after the event) until the policy stops, and why it stopped.

@@ -4,14 +4,16 @@
 
 use super::retry::TargetRetry;
 use super::store::{Rule, Store, Target as RuleTarget};
-use super::{EventsError, archives, buses, connections};
+use super::{EventsError, archives, buses};
+use crate::arn::Arn;
 use crate::engine::delivery::{
-    Counters, DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
+    Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -385,26 +387,30 @@ pub fn forward(
     publisher: &Publisher,
     event: &str,
     mut trail: Vec<String>,
-) -> Result<(), &'static str> {
-    let bus = e.events.buses.get(bus_arn).ok_or("NO_RESOURCE")?;
+) -> Result<(), Failure> {
+    let bus = e
+        .events
+        .buses
+        .get(bus_arn)
+        .ok_or(Failure::NotFound("NO_RESOURCE"))?;
     if bus.account != publisher.account
         && !buses::allows(bus, &publisher.account, "events:PutEvents")
     {
-        return Err("NO_PERMISSIONS");
+        return Err(Failure::AccessDenied("NO_PERMISSIONS"));
     }
     if trail.iter().any(|b| b == bus_arn) {
-        return Err("LOOP_DETECTED");
+        return Err(Failure::Loop("LOOP_DETECTED"));
     }
     // A third account is one hop too far (THIRD_ACCOUNT_HOP_DETECTED in AWS's list).
     let accounts: std::collections::BTreeSet<&str> = trail
         .iter()
         .chain([&bus.arn])
-        .filter_map(|arn| arn.split(':').nth(4))
+        .map(|arn| Arn::account_of(arn))
         .collect();
     if accounts.len() > 2 {
-        return Err("THIRD_ACCOUNT_HOP_DETECTED");
+        return Err(Failure::Loop("THIRD_ACCOUNT_HOP_DETECTED"));
     }
-    let event: Value = serde_json::from_str(event).map_err(|_| "INVALID_JSON")?;
+    let event: Value = serde_json::from_str(event).map_err(|_| Failure::InvalidJson)?;
     trail.push(bus_arn.to_string());
     ingest(
         e,
@@ -416,25 +422,6 @@ pub fn forward(
         },
     );
     Ok(())
-}
-
-/// The ARN's service: `sqs`, `sns`, `lambda`, `events`, ...
-pub fn arn_service(arn: &str) -> &str {
-    arn.split(':').nth(2).unwrap_or_default()
-}
-
-/// A Lambda function as a target: a real POST of `body` to its `--lambda-endpoint` URL, or the
-/// outbox when it has none.
-pub fn lambda_target(e: &State, arn: &str, body: String) -> Target {
-    match e.lambda_endpoints.get(arn) {
-        Some(url) => Target::Http {
-            method: "POST".into(),
-            url: url.clone(),
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body,
-        },
-        None => Target::outbox(arn, body),
-    }
 }
 
 /// One target's delivery of one event.
@@ -458,72 +445,37 @@ fn delivery_for(
     let body = match input::render(&how, event, text, &reserved) {
         Ok(body) => body,
         Err(_) => {
-            doomed = Some("INVALID_JSON");
+            doomed = Some(Failure::InvalidJson);
             String::new()
         }
     };
+    // Lambda takes JSON only.
+    if doomed.is_none()
+        && Arn::service_of(&target.arn) == "lambda"
+        && serde_json::from_str::<Value>(&body).is_err()
+    {
+        doomed = Some(Failure::InvalidJson);
+    }
     let publisher = Publisher {
         account: rule.account.clone(),
         host: rule.host.clone(),
     };
-    let service = arn_service(&target.arn);
-    let mut throttle = None;
-    let (protocol, delivery_target) = match service {
-        "sqs" => (
-            "sqs",
-            Target::Sqs {
-                queue_arn: target.arn.clone(),
-                message: SqsMessage {
-                    body,
-                    attributes: BTreeMap::new(),
-                    group_id: target
-                        .sqs_parameters
-                        .as_ref()
-                        .and_then(|p| p.message_group_id.clone()),
-                    dedup_id: None,
-                },
-            },
-        ),
-        "sns" => (
-            "sns",
-            Target::Sns {
-                topic_arn: target.arn.clone(),
-                publisher,
-                body,
-                group_id: None,
-                dedup_id: None,
-            },
-        ),
-        "events" if target.arn.contains(":event-bus/") => (
-            "event-bus",
-            Target::Bus {
-                bus_arn: target.arn.clone(),
-                publisher,
-                event: text.to_string(),
-                trail: trail.to_vec(),
-            },
-        ),
-        "events" if target.arn.contains(":api-destination/") => {
-            let params = target.http_parameters.clone().unwrap_or_default();
-            match connections::invocation(e, &target.arn, &params) {
-                Ok(call) => {
-                    throttle = call.rate_limit_per_second.map(|r| (target.arn.clone(), r));
-                    ("api-destination", call.into_target(body))
-                }
-                Err(code) => {
-                    doomed = Some(code);
-                    ("api-destination", Target::outbox(&target.arn, body))
-                }
-            }
-        }
-        "lambda" => {
-            if doomed.is_none() && serde_json::from_str::<Value>(&body).is_err() {
-                doomed = Some("INVALID_JSON");
-            }
-            ("lambda", lambda_target(e, &target.arn, body))
-        }
-        other => (other, Target::outbox(&target.arn, body)),
+    let payload = Payload {
+        event: text.to_string(),
+        trail: trail.to_vec(),
+        group_id: target
+            .sqs_parameters
+            .as_ref()
+            .and_then(|p| p.message_group_id.clone()),
+        ..Payload::of(body)
     };
+    let classic = Buses {
+        classic: true,
+        custom: false,
+    };
+    let params = target.http_parameters.clone().unwrap_or_default();
+    let adapted = adapt(e, &target.arn, &publisher, payload, classic, &params);
+    doomed = doomed.or(adapted.unusable.clone());
     let policy = target.retry_policy.map_or_else(TargetRetry::default, |p| {
         let defaults = TargetRetry::default();
         TargetRetry {
@@ -567,12 +519,13 @@ fn delivery_for(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
+    let is_http = adapted.is_http();
     let mut delivery = Delivery::new(
         "events",
         format!("{}#{}", rule.arn, target.id),
-        protocol.to_string(),
+        adapted.protocol,
         message_id,
-        delivery_target,
+        adapted.target,
         Box::new(policy),
         dead_letter,
     )
@@ -587,10 +540,10 @@ fn delivery_for(
         dlq_failed: Some("InvocationsFailedToBeSentToDLQ"),
         ..Counters::default()
     });
-    if matches!(delivery.target, Target::Http { .. }) {
+    if is_http {
         delivery = delivery.also_known_as(target.arn.clone());
     }
-    if let Some((key, per_second)) = throttle {
+    if let Some((key, per_second)) = adapted.throttle {
         // An API destination: AWS gives the endpoint 5 seconds to answer and honours its
         // Retry-After (eb-api-destinations).
         delivery = delivery
@@ -598,11 +551,8 @@ fn delivery_for(
             .timeout(5_000)
             .honouring_retry_after();
     }
-    if let Some(code) = doomed {
-        delivery = delivery.doomed(Outcome::Permanent {
-            status: None,
-            error_code: Some(code.into()),
-        });
+    if let Some(failure) = doomed {
+        delivery = delivery.doomed(Outcome::Permanent(failure));
     }
     delivery
 }
@@ -623,45 +573,51 @@ fn target_input(target: &RuleTarget) -> TargetInput<'_> {
 }
 
 /// The ERROR_CODE and ERROR_MESSAGE of a failed delivery, in the terms of AWS's list
-/// (eb-rule-dlq): a fault's own errorCode is used as given.
+/// (eb-rule-dlq): EventBridge's one table of delivery failures. A fault's own error code that
+/// names no failure is used as given.
 fn failure(outcome: &Outcome, target: &str) -> (String, String) {
-    let code = outcome.error_code();
-    let status = outcome.status();
-    let (code, message) = match (code, status) {
-        (Some("AWS.SimpleQueueService.NonExistentQueue" | "NotFound" | "NO_RESOURCE"), _) => {
-            ("NO_RESOURCE", format!("Target {target} does not exist."))
-        }
-        (Some("AuthorizationError" | "NO_PERMISSIONS"), _) => (
+    let Some(failed) = outcome.failure() else {
+        return (
+            "UNKNOWN".into(),
+            format!("Failed to invoke target {target}."),
+        );
+    };
+    let (code, message) = match failed.meaning() {
+        Failure::NotFound(_) => ("NO_RESOURCE", format!("Target {target} does not exist.")),
+        Failure::AccessDenied(_) => (
             "NO_PERMISSIONS",
             format!("Not authorized to deliver to target {target}."),
         ),
-        (Some("Timeout"), _) => ("TIMEOUT", format!("Timed out invoking target {target}.")),
-        (Some("ConnectionError" | "TlsError"), _) => (
+        Failure::Timeout => ("TIMEOUT", format!("Timed out invoking target {target}.")),
+        Failure::Connection | Failure::Tls => (
             "CONNECTION_FAILURE",
             format!("Failed to connect to target {target}."),
         ),
-        (Some("InvalidParameterValue" | "MissingParameter" | "InvalidParameter"), _) => (
+        Failure::InvalidParameter(_) => (
             "INVALID_PARAMETER",
             format!("Target {target} refused the event as invalid."),
         ),
-        (Some("INVALID_JSON"), _) => (
+        Failure::InvalidJson => (
             "INVALID_JSON",
             "The target input is not valid JSON.".to_string(),
         ),
-        (Some("LOOP_DETECTED" | "THIRD_ACCOUNT_HOP_DETECTED"), _) => (
-            code.unwrap_or_default(),
+        Failure::Loop(code) => (
+            code,
             format!("The event already passed event bus {target}."),
         ),
-        (Some(other), _) => (other, format!("Failed to invoke target {target}: {other}.")),
-        (None, Some(429)) => (
+        Failure::Status(429) => (
             "THROTTLING",
             format!("Target {target} throttled the request (HTTP 429)."),
         ),
-        (None, Some(status)) => (
+        Failure::Status(status) => (
             "SDK_CLIENT_ERROR",
             format!("Target {target} answered HTTP status code {status}."),
         ),
-        (None, None) => ("UNKNOWN", format!("Failed to invoke target {target}.")),
+        other => {
+            let code = other.code().unwrap_or("UNKNOWN").to_string();
+            let message = format!("Failed to invoke target {target}: {code}.");
+            return (code, message);
+        }
     };
     (code.to_string(), message)
 }

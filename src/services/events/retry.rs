@@ -127,12 +127,10 @@ impl RetryPolicy for TargetRetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::delivery::Failure;
 
     fn failed() -> Outcome {
-        Outcome::Retryable {
-            status: Some(500),
-            error_code: None,
-        }
+        Outcome::Retryable(Failure::Status(500))
     }
 
     /// Every attempt's time (ms after the event) until the policy stops, and why it stopped.

@@ -223,9 +223,7 @@ impl RetryPolicy for Firehose {
         jitter: bool,
     ) -> Option<Retry> {
         let throttled = match outcome {
-            Outcome::Retryable { status, error_code } => {
-                *status == Some(429) || error_code.as_deref().is_some_and(|c| c.contains("Throttl"))
-            }
+            Outcome::Retryable(failure) => failure.throttled(),
             _ => false,
         };
         let schedule = if throttled {
@@ -468,6 +466,7 @@ impl Effective {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::delivery::Failure;
 
     fn backoff_delays(lo: u32, hi: u32, b: u32, f: Backoff) -> Vec<f64> {
         let s = Schedule {
@@ -580,14 +579,8 @@ mod tests {
     #[test]
     fn firehose_throttling_follows_the_customer_managed_schedule() {
         let mut rng = Rng::new(1);
-        let throttled = Outcome::Retryable {
-            status: Some(429),
-            error_code: None,
-        };
-        let failed = Outcome::Retryable {
-            status: Some(500),
-            error_code: None,
-        };
+        let throttled = Outcome::Retryable(Failure::Status(429));
+        let failed = Outcome::Retryable(Failure::Status(500));
         // The first retry: customer managed waits 10 s (pre-backoff), AWS managed none.
         assert_eq!(
             Firehose

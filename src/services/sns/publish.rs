@@ -9,7 +9,9 @@ use super::store::Subscription;
 use super::topics::allows;
 use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
-use crate::engine::delivery::{Counters, DeadLetter, Delivery, Publisher, SqsMessage, Target};
+use crate::engine::delivery::{
+    Counters, DeadLetter, Delivery, Failure, Publisher, SqsMessage, Target,
+};
 use crate::engine::log::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
@@ -1174,7 +1176,8 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
 }
 
 /// A publish made by another service of this emulator (an EventBridge rule target), acting as
-/// `publisher`'s account. Fails with the SNS error code the publish would have answered.
+/// `publisher`'s account. Fails as the publish would have: a missing topic, a topic policy that
+/// refuses the account, or a message the topic refuses.
 pub fn deliver_to_topic(
     e: &mut State,
     topic_arn: &str,
@@ -1182,7 +1185,7 @@ pub fn deliver_to_topic(
     body: &str,
     group_id: Option<String>,
     dedup_id: Option<String>,
-) -> Result<(), &'static str> {
+) -> Result<(), Failure> {
     let cx = Context {
         request_id: String::new(),
         account: publisher.account.clone(),
@@ -1201,5 +1204,9 @@ pub fn deliver_to_topic(
     };
     publish_to_topic(e, &cx, topic_arn, &fields, None)
         .map(|_| ())
-        .map_err(|err| AwsError::from(err).code)
+        .map_err(|err| match err {
+            SnsError::NotFound(_) | SnsError::ResourceNotFound(_) => Failure::NotFound("NotFound"),
+            SnsError::AuthorizationError(_) => Failure::AccessDenied("AuthorizationError"),
+            other => Failure::InvalidParameter(AwsError::from(other).code),
+        })
 }

@@ -12,9 +12,7 @@ pub mod store;
 pub mod types;
 
 use super::{Context, typed};
-use crate::engine::delivery::{
-    BatchEntry, MAX_BATCH_BYTES, Outcome, PARTIAL_BATCH_FAILURE, REQUEST_TOO_LARGE,
-};
+use crate::engine::delivery::{BatchEntry, Failure, MAX_BATCH_BYTES, Outcome};
 use crate::error::AwsError;
 use crate::state::State;
 use serde_json::Value;
@@ -139,14 +137,14 @@ pub fn maximum_message_size(e: &State, queue_arn: &str) -> Option<usize> {
 }
 
 /// Puts a message on a queue for another part of the emulator (SNS and EventBridge deliveries,
-/// dead-letter writes). Errors are the Query codes a sender would see.
+/// dead-letter writes). Failures carry the Query codes a sender would see.
 pub fn enqueue(
     e: &mut State,
     queue_arn: &str,
     m: crate::engine::delivery::SqsMessage,
-) -> Result<(), &'static str> {
-    let missing = "AWS.SimpleQueueService.NonExistentQueue";
-    let key = QueueKey::from_arn(queue_arn).ok_or(missing)?;
+) -> Result<(), Failure> {
+    let missing = Failure::NotFound("AWS.SimpleQueueService.NonExistentQueue");
+    let key = QueueKey::from_arn(queue_arn).ok_or(missing.clone())?;
     let (now, id) = (e.now(), e.engine.rng.uuid());
     let queue = e.sqs.queues.get_mut(&key).ok_or(missing)?;
     let attrs = &queue.attributes;
@@ -154,10 +152,10 @@ pub fn enqueue(
         (false, _) => None,
         (true, Some(d)) => Some(d),
         (true, None) if attrs.content_based_dedup => Some(digest::sha256_hex(m.body.as_bytes())),
-        (true, None) => return Err("InvalidParameterValue"),
+        (true, None) => return Err(Failure::InvalidParameter("InvalidParameterValue")),
     };
     if attrs.fifo && m.group_id.is_none() {
-        return Err("MissingParameter");
+        return Err(Failure::InvalidParameter("MissingParameter"));
     }
     let outgoing = store::Outgoing {
         md5_of_body: digest::md5_hex(m.body.as_bytes()),
@@ -279,23 +277,20 @@ pub fn send_batch(
     queue_arn: &str,
     entries: Vec<BatchEntry>,
 ) -> (Outcome, Vec<BatchEntry>) {
-    let refused = |code: &str| Outcome::Permanent {
-        status: None,
-        error_code: Some(code.to_string()),
-    };
     let total: usize = entries.iter().map(|e| message_size(&e.message)).sum();
     if total > MAX_BATCH_BYTES {
-        return (refused(REQUEST_TOO_LARGE), entries);
+        return (Outcome::Permanent(Failure::TooLarge), entries);
     }
     let Some(limit) = maximum_message_size(e, queue_arn) else {
-        return (refused("AWS.SimpleQueueService.NonExistentQueue"), entries);
+        let missing = Failure::NotFound("AWS.SimpleQueueService.NonExistentQueue");
+        return (Outcome::Permanent(missing), entries);
     };
     let count = entries.len();
     let mut kept = Vec::new();
     let mut first_code = None;
     for entry in entries {
         let result = if message_size(&entry.message) > limit {
-            Err(REQUEST_TOO_LARGE)
+            Err(Failure::TooLarge)
         } else {
             enqueue(e, queue_arn, entry.message.clone())
         };
@@ -306,8 +301,8 @@ pub fn send_batch(
     }
     let outcome = match (kept.len(), first_code) {
         (0, _) => Outcome::Delivered { status: None },
-        (n, Some(code)) if n == count => refused(code),
-        _ => refused(PARTIAL_BATCH_FAILURE),
+        (n, Some(failure)) if n == count => Outcome::Permanent(failure),
+        _ => Outcome::Permanent(Failure::PartialBatch),
     };
     (outcome, kept)
 }
@@ -345,7 +340,7 @@ mod batch_tests {
             entry("b", "x".repeat(MAX_BATCH_BYTES / 2)),
         ];
         let (outcome, kept) = send_batch(&mut e, missing, huge);
-        assert_eq!(outcome.error_code(), Some(REQUEST_TOO_LARGE));
+        assert_eq!(outcome, Outcome::Permanent(Failure::TooLarge));
         assert_eq!(kept.len(), 2);
     }
 }

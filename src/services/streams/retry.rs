@@ -11,7 +11,7 @@
 //! Every failure is retried, except those retrying cannot fix ([`non_retryable`]): they end the
 //! delivery at once, and the stream goes to `START_FAILED`.
 
-use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
+use crate::engine::delivery::{Failure, Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 
@@ -77,24 +77,15 @@ impl Strategy {
 /// Failures that no retry can fix: the target (or what it forwards to) does not exist or
 /// refuses access, the event loops, or the configured input cannot be built from the event.
 pub fn non_retryable(outcome: &Outcome) -> bool {
-    matches!(
-        outcome.error_code(),
-        Some(
-            "AWS.SimpleQueueService.NonExistentQueue"
-                | "QueueDoesNotExist"
-                | "NotFound"
-                | "NO_RESOURCE"
-                | "RESOURCE_NOT_FOUND"
-                | "ResourceNotFoundException"
-                | "ACCESS_DENIED"
-                | "AccessDeniedException"
-                | "AuthorizationError"
-                | "NO_PERMISSIONS"
-                | "LOOP_DETECTED"
-                | "THIRD_ACCOUNT_HOP_DETECTED"
-                | "INPUT_TRANSFORMATION_FAILURE"
+    outcome.failure().is_some_and(|f| {
+        matches!(
+            f.meaning(),
+            Failure::NotFound(_)
+                | Failure::AccessDenied(_)
+                | Failure::Loop(_)
+                | Failure::InputTransformation
         )
-    )
+    })
 }
 
 /// A stream's retry policy.
@@ -138,10 +129,10 @@ mod tests {
     use super::*;
 
     fn failed(code: Option<&str>) -> Outcome {
-        Outcome::Retryable {
-            status: Some(500),
-            error_code: code.map(str::to_string),
-        }
+        Outcome::Retryable(Failure::Injected {
+            status: 500,
+            code: code.map(str::to_string),
+        })
     }
 
     /// The waits before each retry until the policy stops, and why it stopped.
@@ -210,10 +201,7 @@ mod tests {
             let r = policy.retry(1, &failed(Some(code)), 0, &mut rng, true);
             assert_eq!(r, Err(Some(NON_RETRYABLE)), "{code}");
         }
-        let client_error = Outcome::Permanent {
-            status: Some(400),
-            error_code: None,
-        };
+        let client_error = Outcome::Permanent(Failure::Status(400));
         assert!(policy.retry(1, &client_error, 0, &mut rng, true).is_ok());
     }
 }

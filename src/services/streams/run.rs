@@ -11,20 +11,19 @@
 
 use super::retry::{NON_RETRYABLE, StreamRetry};
 use super::{InFlight, Source, Stream, StreamState, Timer};
+use crate::arn::Arn;
 use crate::engine::delivery::{
-    Counters, DeadLetter, Delivery, Ending, Follow, Keep, Outcome, Publisher, SqsMessage, Target,
+    Counters, DeadLetter, Delivery, Ending, Failure, Follow, Keep, Outcome, Publisher, SqsMessage,
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::bus::deliver::{UNGROUPED, event_json, target_input};
 use crate::services::bus::store::Retained;
 use crate::services::event::input::{self, Reserved};
-use crate::services::events::connections;
-use crate::services::events::put_events::arn_service;
-use crate::services::events::put_events::lambda_target;
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::consume;
 use crate::services::sqs::store::Held;
 use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::target::{self, Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -108,18 +107,7 @@ pub fn check(e: &State, s: &Stream) -> Result<(), String> {
         return Err(format!("Source {} does not exist.", s.source.arn()));
     }
     let target = &s.target.target_arn;
-    let target_ok = match arn_service(target) {
-        "sqs" => e.sqs.by_arn(target).is_some(),
-        "sns" => e.sns.topics.contains_key(target),
-        "events" if target.contains(":event-busv2/") => e.bus.buses.contains_key(target),
-        "events" if target.contains(":event-bus/") => e.events.buses.contains_key(target),
-        "events" if target.contains(":api-destination/") => {
-            connections::invocation(e, target, &HttpParameters::default()).is_ok()
-        }
-        // Lambda functions, Firehose streams, ...: the outbox or a mapped URL takes anything.
-        _ => true,
-    };
-    if !target_ok {
+    if !target::exists(e, target) {
         return Err(format!(
             "Target {target} does not exist or cannot be invoked."
         ));
@@ -133,7 +121,7 @@ pub fn check(e: &State, s: &Stream) -> Result<(), String> {
 }
 
 fn dead_letter_exists(e: &State, arn: &str) -> bool {
-    match arn_service(arn) {
+    match Arn::service_of(arn) {
         "sqs" => e.sqs.by_arn(arn).is_some(),
         _ => e.bus.buses.contains_key(arn),
     }
@@ -440,79 +428,48 @@ fn start_delivery(
         };
         let text = taken.view.to_string();
         input::render(&how, &taken.view, &text, &reserved).unwrap_or_else(|_| {
-            doomed = Some("INPUT_TRANSFORMATION_FAILURE");
+            doomed = Some(Failure::InputTransformation);
             String::new()
         })
     };
     let target_arn = invoke.target_arn.clone();
     let fifo_target = target_arn.ends_with(".fifo");
     let group = || taken.group.clone().unwrap_or_else(|| UNGROUPED.into());
-    let mut http = false;
-    let mut throttle = None;
-    let (protocol, target) = match arn_service(&target_arn) {
-        "sqs" => {
-            let message = SqsMessage {
-                body: payload,
-                attributes: if sqs_source {
-                    taken.attributes.clone()
-                } else {
-                    BTreeMap::new()
-                },
-                group_id: fifo_target.then(group),
-                dedup_id: fifo_target.then(|| taken.id.clone()),
-            };
-            let target = Target::Sqs {
-                queue_arn: target_arn.clone(),
-                message,
-            };
-            ("sqs", target)
-        }
-        "sns" => {
-            let target = Target::Sns {
-                topic_arn: target_arn.clone(),
-                publisher: publisher.clone(),
-                body: payload,
-                group_id: fifo_target.then(group),
-                dedup_id: fifo_target.then(|| taken.id.clone()),
-            };
-            ("sns", target)
-        }
-        "events" if target_arn.contains(":event-bus") => {
-            let target = Target::Bus {
-                bus_arn: target_arn.clone(),
-                publisher: publisher.clone(),
-                event: taken.bus_event.clone(),
-                trail: Vec::new(),
-            };
-            ("event-bus", target)
-        }
-        "events" if target_arn.contains(":api-destination/") => {
-            match connections::invocation(e, &target_arn, &HttpParameters::default()) {
-                Ok(call) => {
-                    http = true;
-                    throttle = call.rate_limit_per_second.map(|r| (target_arn.clone(), r));
-                    ("api-destination", call.into_target(payload))
-                }
-                Err(_) => {
-                    doomed = Some("RESOURCE_NOT_FOUND");
-                    ("api-destination", Target::outbox(&target_arn, payload))
-                }
-            }
-        }
-        "lambda" => {
-            let target = lambda_target(e, &target_arn, payload);
-            http = matches!(target, Target::Http { .. });
-            ("lambda", target)
-        }
-        other => (other, Target::outbox(&target_arn, payload)),
+    let payload = Payload {
+        event: taken.bus_event.clone(),
+        attributes: if sqs_source {
+            taken.attributes.clone()
+        } else {
+            BTreeMap::new()
+        },
+        group_id: fifo_target.then(group),
+        dedup_id: fifo_target.then(|| taken.id.clone()),
+        ..Payload::of(payload)
     };
+    let both = Buses {
+        classic: true,
+        custom: true,
+    };
+    let adapted = adapt(
+        e,
+        &target_arn,
+        &publisher,
+        payload,
+        both,
+        &HttpParameters::default(),
+    );
+    if adapted.unusable.is_some() {
+        doomed = Some(Failure::NotFound("RESOURCE_NOT_FOUND"));
+    }
+    let (http, throttle) = (adapted.is_http(), adapted.throttle);
+    let (protocol, target) = (adapted.protocol, adapted.target);
     // The dead-letter queue gets the raw event data (ErrorsTolerance ALL only).
     let dead_letter = run
         .dead_letter
         .as_ref()
         .filter(|_| run.tolerate_all)
         .map(|dlq| {
-            let to_bus = arn_service(dlq) != "sqs";
+            let to_bus = Arn::service_of(dlq) != "sqs";
             let fifo_dlq = dlq.ends_with(".fifo");
             DeadLetter {
                 queue_arn: dlq.clone(),
@@ -570,11 +527,8 @@ fn start_delivery(
     if let Some((key, per_second)) = throttle {
         d = d.throttled(key, per_second);
     }
-    if let Some(code) = doomed {
-        d = d.doomed(Outcome::Permanent {
-            status: None,
-            error_code: Some(code.into()),
-        });
+    if let Some(failure) = doomed {
+        d = d.doomed(Outcome::Permanent(failure));
     }
     let s = e.streams.streams.get_mut(arn).expect("polled above");
     s.busy = Some(InFlight {
@@ -657,10 +611,8 @@ pub fn delivered(e: &mut State, arn: &str, token: u64, ending: Ending, last: Opt
     }
     let id = &busy.message_id;
     let code = last
-        .and_then(Outcome::error_code)
-        .map(str::to_string)
-        .or_else(|| last.and_then(Outcome::status).map(|s| format!("HTTP {s}")))
-        .unwrap_or_else(|| "an error".into());
+        .and_then(Outcome::failure)
+        .map_or_else(|| "an error".to_string(), Failure::to_string);
     let (state, why) = match (ending, last) {
         (Ending::DlqFailed, _) => match dlq.filter(|d| !dead_letter_exists(e, d)) {
             Some(missing) => (

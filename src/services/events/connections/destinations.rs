@@ -4,6 +4,7 @@
 use super::auth::pairs;
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::{Invocation, by_arn, key, usable};
+use crate::engine::delivery::Failure;
 use crate::services::Context;
 use crate::services::events::store::{ApiDestination, Connection, HttpParameters};
 use crate::services::events::{EventsError, epoch_seconds};
@@ -27,19 +28,16 @@ const OWN_HEADERS: [(&str, &str); 5] = [
 /// EventBridge's headers that parameters cannot replace (the others they can).
 const FIXED_HEADERS: [&str; 2] = ["User-Agent", "Range"];
 
-/// The request an event to API destination `arn` makes, or the DLQ error code why none can be made:
-/// `NO_RESOURCE` when the destination or its connection does not exist, `NO_PERMISSIONS` when
-/// the connection cannot authorize (deauthorized, authorization failed or still under way) —
-/// the code of AWS's list (eb-rule-dlq) for EventBridge lacking the right to invoke the target.
-pub fn invocation(
-    e: &State,
-    arn: &str,
-    params: &HttpParameters,
-) -> Result<Invocation, &'static str> {
-    let destination = destination_by_arn(e, arn).ok_or("NO_RESOURCE")?;
-    let connection = by_arn(e, &destination.connection_arn).ok_or("NO_RESOURCE")?;
+/// The request an event to API destination `arn` makes, or why none can be made: not found
+/// (`NO_RESOURCE`) when the destination or its connection does not exist, access denied
+/// (`NO_PERMISSIONS`) when the connection cannot authorize (deauthorized, authorization failed
+/// or still under way) — the codes of AWS's list (eb-rule-dlq).
+pub fn invocation(e: &State, arn: &str, params: &HttpParameters) -> Result<Invocation, Failure> {
+    let missing = Failure::NotFound("NO_RESOURCE");
+    let destination = destination_by_arn(e, arn).ok_or(missing.clone())?;
+    let connection = by_arn(e, &destination.connection_arn).ok_or(missing)?;
     if !usable(connection) {
-        return Err("NO_PERMISSIONS");
+        return Err(Failure::AccessDenied("NO_PERMISSIONS"));
     }
     Ok(build(destination, connection, params))
 }
