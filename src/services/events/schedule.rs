@@ -10,7 +10,8 @@
 //! Schedules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
 //! schedule fires every `every_ms` counted from the rule's creation.
 
-use crate::engine::time::{Millis, civil_from_days, days_from_civil, days_in_month};
+use crate::engine::time::Millis;
+use time::{Date, Month, UtcDateTime};
 
 const MINUTE_MS: Millis = 60_000;
 const HOUR_MS: Millis = 3_600_000;
@@ -148,6 +149,8 @@ const DAYS_OF_WEEK: Field = Field {
     wraps: true,
 };
 const YEARS: Field = numeric(1970, 2199, false);
+// The first year begins at instant 0: `Cron::next_after` starts no earlier.
+const _: () = assert!(YEARS.lo == 1970);
 
 impl Field {
     /// A number or (case-insensitive) name within the field's range.
@@ -298,12 +301,15 @@ impl Cron {
             .div_euclid(MINUTE_MS)
             .checked_add(1)?
             .checked_mul(MINUTE_MS)?;
-        let (mut y, mut m, mut d) = civil_from_days(start.div_euclid(DAY_MS));
-        let in_day = start.rem_euclid(DAY_MS);
-        let (mut h, mut min) = (in_day / HOUR_MS, in_day / MINUTE_MS % 60);
-        if y < YEARS.lo {
-            (y, m, d, h, min) = (YEARS.lo, 1, 1, 0, 0);
-        }
+        // Nothing fires before 1970-01-01T00:00Z, instant 0. An instant past the crate's last
+        // year (9999) is past the year field's (2199) too.
+        let start = UtcDateTime::from_unix_timestamp(start.max(0) / 1000).ok()?;
+        let (mut y, mut m, mut d) = (
+            i64::from(start.year()),
+            i64::from(u8::from(start.month())),
+            i64::from(start.day()),
+        );
+        let (mut h, mut min) = (i64::from(start.hour()), i64::from(start.minute()));
         loop {
             let year = self.years.next_at_or_after(y)?;
             if year != y {
@@ -339,15 +345,17 @@ impl Cron {
                 (h, min) = (h + 1, 0);
                 continue;
             };
-            return Some(days_from_civil(y, m, d) * DAY_MS + h * HOUR_MS + minute * MINUTE_MS);
+            let midnight = date(y, m, d).midnight().as_utc().unix_timestamp() * 1000;
+            return Some(midnight + h * HOUR_MS + minute * MINUTE_MS);
         }
     }
 
     /// The matching days of month `m` of year `y`, as bits `1 << day`.
     fn day_mask(&self, y: i64, m: i64) -> u64 {
-        let last = days_in_month(y, m);
-        // 1 = Sunday; day 0 of the epoch (1970-01-01) was a Thursday.
-        let first_weekday = (days_from_civil(y, m, 1) + 4).rem_euclid(7) + 1;
+        let first = date(y, m, 1);
+        let last = i64::from(first.month().length(first.year()));
+        // 1 = Sunday, as in the day-of-week field.
+        let first_weekday = i64::from(first.weekday().number_from_sunday());
         let weekday = |d: i64| (first_weekday - 1 + d - 1) % 7 + 1;
         let only = |d: i64| {
             if (1..=last).contains(&d) {
@@ -383,6 +391,21 @@ impl Cron {
             DayRule::NthWeekday(w, k) => only(1 + (w - first_weekday).rem_euclid(7) + 7 * (k - 1)),
         }
     }
+}
+
+/// The date `y-m-d`. The search only asks for real dates: years 1970-2199 (the year field's),
+/// months 1-12, days of that month.
+fn date(y: i64, m: i64, d: i64) -> Date {
+    let parts = (
+        i32::try_from(y),
+        u8::try_from(m).map(Month::try_from),
+        u8::try_from(d),
+    );
+    match parts {
+        (Ok(year), Ok(Ok(month)), Ok(day)) => Date::from_calendar_date(year, month, day).ok(),
+        _ => None,
+    }
+    .unwrap_or_else(|| panic!("the cron search visited {y}-{m}-{d}, not a date"))
 }
 
 /// `*`, a list of days, `L`, `LW` or `nW`.
@@ -696,13 +719,13 @@ mod tests {
                 panic!()
             };
             let matches = |t: Millis| {
-                let (y, m, d) = civil_from_days(t.div_euclid(DAY_MS));
-                let in_day = t.rem_euclid(DAY_MS);
-                cron.minutes.contains(in_day / MINUTE_MS % 60)
-                    && cron.hours.contains(in_day / HOUR_MS)
+                let at = UtcDateTime::from_unix_timestamp(t / 1000).unwrap();
+                let (y, m) = (i64::from(at.year()), i64::from(u8::from(at.month())));
+                cron.minutes.contains(i64::from(at.minute()))
+                    && cron.hours.contains(i64::from(at.hour()))
                     && cron.months.contains(m)
                     && cron.years.contains(y)
-                    && cron.day_mask(y, m) & 1 << d != 0
+                    && cron.day_mask(y, m) & 1 << at.day() != 0
             };
             let walked: Vec<Millis> = (from / MINUTE_MS + 1..to / MINUTE_MS)
                 .map(|minute| minute * MINUTE_MS)
