@@ -10,7 +10,8 @@
 //! Schedules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
 //! schedule fires every `every_ms` counted from the rule's creation.
 
-use crate::engine::time::{Millis, civil_from_days, days_from_civil, days_in_month};
+use crate::engine::time::Millis;
+use time::{Date, Month, UtcDateTime};
 
 const MINUTE_MS: Millis = 60_000;
 const HOUR_MS: Millis = 3_600_000;
@@ -148,6 +149,8 @@ const DAYS_OF_WEEK: Field = Field {
     wraps: true,
 };
 const YEARS: Field = numeric(1970, 2199, false);
+// The first year begins at instant 0: `Cron::next_after` starts no earlier.
+const _: () = assert!(YEARS.lo == 1970);
 
 impl Field {
     /// A number or (case-insensitive) name within the field's range.
@@ -298,12 +301,15 @@ impl Cron {
             .div_euclid(MINUTE_MS)
             .checked_add(1)?
             .checked_mul(MINUTE_MS)?;
-        let (mut y, mut m, mut d) = civil_from_days(start.div_euclid(DAY_MS));
-        let in_day = start.rem_euclid(DAY_MS);
-        let (mut h, mut min) = (in_day / HOUR_MS, in_day / MINUTE_MS % 60);
-        if y < YEARS.lo {
-            (y, m, d, h, min) = (YEARS.lo, 1, 1, 0, 0);
-        }
+        // Nothing fires before 1970-01-01T00:00Z, instant 0. An instant past the crate's last
+        // year (9999) is past the year field's (2199) too.
+        let start = UtcDateTime::from_unix_timestamp(start.max(0) / 1000).ok()?;
+        let (mut y, mut m, mut d) = (
+            i64::from(start.year()),
+            i64::from(u8::from(start.month())),
+            i64::from(start.day()),
+        );
+        let (mut h, mut min) = (i64::from(start.hour()), i64::from(start.minute()));
         loop {
             let year = self.years.next_at_or_after(y)?;
             if year != y {
@@ -339,15 +345,17 @@ impl Cron {
                 (h, min) = (h + 1, 0);
                 continue;
             };
-            return Some(days_from_civil(y, m, d) * DAY_MS + h * HOUR_MS + minute * MINUTE_MS);
+            let midnight = date(y, m, d).midnight().as_utc().unix_timestamp() * 1000;
+            return Some(midnight + h * HOUR_MS + minute * MINUTE_MS);
         }
     }
 
     /// The matching days of month `m` of year `y`, as bits `1 << day`.
     fn day_mask(&self, y: i64, m: i64) -> u64 {
-        let last = days_in_month(y, m);
-        // 1 = Sunday; day 0 of the epoch (1970-01-01) was a Thursday.
-        let first_weekday = (days_from_civil(y, m, 1) + 4).rem_euclid(7) + 1;
+        let first = date(y, m, 1);
+        let last = i64::from(first.month().length(first.year()));
+        // 1 = Sunday, as in the day-of-week field.
+        let first_weekday = i64::from(first.weekday().number_from_sunday());
         let weekday = |d: i64| (first_weekday - 1 + d - 1) % 7 + 1;
         let only = |d: i64| {
             if (1..=last).contains(&d) {
@@ -383,6 +391,21 @@ impl Cron {
             DayRule::NthWeekday(w, k) => only(1 + (w - first_weekday).rem_euclid(7) + 7 * (k - 1)),
         }
     }
+}
+
+/// The date `y-m-d`. The search only asks for real dates: years 1970-2199 (the year field's),
+/// months 1-12, days of that month.
+fn date(y: i64, m: i64, d: i64) -> Date {
+    let parts = (
+        i32::try_from(y),
+        u8::try_from(m).map(Month::try_from),
+        u8::try_from(d),
+    );
+    match parts {
+        (Ok(year), Ok(Ok(month)), Ok(day)) => Date::from_calendar_date(year, month, day).ok(),
+        _ => None,
+    }
+    .unwrap_or_else(|| panic!("the cron search visited {y}-{m}-{d}, not a date"))
 }
 
 /// `*`, a list of days, `L`, `LW` or `nW`.
@@ -443,6 +466,18 @@ mod tests {
             t = next;
         }
         out
+    }
+
+    /// Checks rows of "expression | from | the next firings (minute precision)".
+    fn assert_firings(cases: &[&str]) {
+        for case in cases {
+            let [expression, from, expected] = *case.split(" | ").collect::<Vec<_>>() else {
+                panic!("{case}")
+            };
+            let expected: Vec<&str> = expected.split_whitespace().collect();
+            let got = firings(expression, from, expected.len().max(1));
+            assert_eq!(got, expected, "{expression} after {from}");
+        }
     }
 
     #[test]
@@ -621,14 +656,51 @@ mod tests {
             "cron(0 0 31 2 ? *) | 1970-01-01T00:00:00Z | ",
             "cron(0 0 ? * 1#5 2026) | 2026-12-01T00:00:00Z | ",
         ];
-        for case in cases {
-            let [expression, from, expected] = *case.split(" | ").collect::<Vec<_>>() else {
-                panic!("{case}")
-            };
-            let expected: Vec<&str> = expected.split_whitespace().collect();
-            let got = firings(expression, from, expected.len().max(1));
-            assert_eq!(got, expected, "{expression} after {from}");
-        }
+        assert_firings(&cases);
+    }
+
+    /// Firings across month ends, leap years (2028, 2100 not, 2032's Sunday 29 February) and year
+    /// boundaries, recorded from the hand-written calendar this module used before the `time`
+    /// crate.
+    #[test]
+    fn next_firings_across_month_and_year_ends() {
+        let cases = [
+            "cron(0 0 L * ? *) | 2099-12-15T00:00:00Z | 2099-12-31T00:00 2100-01-31T00:00 2100-02-28T00:00 2100-03-31T00:00",
+            "cron(0 0 L 2 ? *) | 2023-03-01T00:00:00Z | 2024-02-29T00:00 2025-02-28T00:00 2026-02-28T00:00 2027-02-28T00:00 2028-02-29T00:00 2029-02-28T00:00",
+            "cron(0 0 L 2 ? *) | 2099-03-01T00:00:00Z | 2100-02-28T00:00 2101-02-28T00:00",
+            "cron(30 23 L * ? *) | 2026-12-31T23:30:00Z | 2027-01-31T23:30 2027-02-28T23:30 2027-03-31T23:30",
+            "cron(0 0 LW * ? *) | 2026-10-01T00:00:00Z | 2026-10-30T00:00 2026-11-30T00:00 2026-12-31T00:00 2027-01-29T00:00 2027-02-26T00:00 2027-03-31T00:00",
+            "cron(59 23 31 12 ? *) | 2026-12-31T23:59:00Z | 2027-12-31T23:59 2028-12-31T23:59 2029-12-31T23:59",
+            "cron(0 0 1 1 ? *) | 2026-12-31T23:59:59.999Z | 2027-01-01T00:00 2028-01-01T00:00",
+            "cron(0 0 1 1 ? *) | 2027-01-01T00:00:00Z | 2028-01-01T00:00",
+            "cron(0 0 29 2 ? 2096-2104) | 2090-01-01T00:00:00Z | 2096-02-29T00:00 2104-02-29T00:00",
+            "cron(0 0 29,30,31 * ? *) | 2028-01-30T12:00:00Z | 2028-01-31T00:00 2028-02-29T00:00 2028-03-29T00:00 2028-03-30T00:00 2028-03-31T00:00",
+            "cron(0 12 ? * 2#5 *) | 2026-11-01T00:00:00Z | 2026-11-30T12:00 2027-03-29T12:00 2027-05-31T12:00 2027-08-30T12:00",
+            "cron(0 12 ? * 1L *) | 2026-12-01T00:00:00Z | 2026-12-27T12:00 2027-01-31T12:00 2027-02-28T12:00 2027-03-28T12:00",
+            "cron(0 12 ? * 4L *) | 2027-12-01T00:00:00Z | 2027-12-29T12:00 2028-01-26T12:00 2028-02-23T12:00 2028-03-29T12:00",
+            "cron(0 9 30W * ? *) | 2028-01-01T00:00:00Z | 2028-01-31T09:00 2028-03-30T09:00 2028-04-28T09:00 2028-05-30T09:00",
+            "cron(0 9 1W * ? *) | 2026-12-31T00:00:00Z | 2027-01-01T09:00 2027-02-01T09:00 2027-03-01T09:00 2027-04-01T09:00 2027-05-03T09:00 2027-06-01T09:00",
+            "cron(0 9 29W 2 ? *) | 2026-01-01T00:00:00Z | 2028-02-29T09:00 2032-02-27T09:00 2036-02-29T09:00",
+            "cron(0 9 31W 12 ? *) | 2026-01-01T00:00:00Z | 2026-12-31T09:00 2027-12-31T09:00 2028-12-29T09:00 2029-12-31T09:00",
+            "cron(15 10 ? * 6L 2026-2027) | 2026-11-01T00:00:00Z | 2026-11-27T10:15 2026-12-25T10:15 2027-01-29T10:15 2027-02-26T10:15",
+            "cron(0 0 * * ? 2027) | 2026-12-31T23:00:00Z | 2027-01-01T00:00 2027-01-02T00:00",
+            "cron(0 0 31 12 ? 2026) | 2026-12-31T00:00:00Z | ",
+            "cron(*/30 23-0 31,1 12,1 ? *) | 2026-12-31T22:00:00Z | 2026-12-31T23:00 2026-12-31T23:30 2027-01-01T00:00 2027-01-01T00:30 2027-01-01T23:00 2027-01-01T23:30",
+            "cron(0 6 ? * MON-FRI *) | 2027-12-30T00:00:00Z | 2027-12-30T06:00 2027-12-31T06:00 2028-01-03T06:00",
+            "cron(0 0 ? * SAT#1 *) | 2026-12-06T00:00:00Z | 2027-01-02T00:00 2027-02-06T00:00 2027-03-06T00:00",
+            "cron(0 0 ? * 7#5 *) | 2027-12-01T00:00:00Z | 2028-01-29T00:00 2028-04-29T00:00 2028-07-29T00:00",
+            "cron(0 0 1 1 ? *) | 1969-12-31T23:59:00Z | 1970-01-01T00:00 1971-01-01T00:00",
+            "cron(* * * * ? *) | 1969-12-31T23:59:59.999Z | 1970-01-01T00:00 1970-01-01T00:01",
+            "cron(0 0 1 1 ? *) | 2199-06-01T00:00:00Z | ",
+            "cron(0 0 1 1 ? *) | 9999-06-01T00:00:00Z | ",
+            "cron(59 23 L 12 ? 2199) | 2199-12-31T23:58:59.999Z | 2199-12-31T23:59",
+            "cron(0 0 L * ? 2199) | 2199-11-30T00:00:00Z | 2199-12-31T00:00",
+            "cron(0 0 28-31 2 ? *) | 2100-02-01T00:00:00Z | 2100-02-28T00:00 2101-02-28T00:00 2102-02-28T00:00",
+            "cron(0 0 ? 2 5#5 *) | 2026-01-01T00:00:00Z | 2052-02-29T00:00 2080-02-29T00:00 2120-02-29T00:00",
+            "rate(1 day) | 2099-02-27T12:00:00Z | 2099-02-28T12:00 2099-03-01T12:00 2099-03-02T12:00",
+            "rate(7 days) | 2027-12-20T00:00:00Z | 2027-12-27T00:00 2028-01-03T00:00 2028-01-10T00:00",
+        ];
+        assert_firings(&cases);
     }
 
     #[test]
@@ -647,13 +719,13 @@ mod tests {
                 panic!()
             };
             let matches = |t: Millis| {
-                let (y, m, d) = civil_from_days(t.div_euclid(DAY_MS));
-                let in_day = t.rem_euclid(DAY_MS);
-                cron.minutes.contains(in_day / MINUTE_MS % 60)
-                    && cron.hours.contains(in_day / HOUR_MS)
+                let at = UtcDateTime::from_unix_timestamp(t / 1000).unwrap();
+                let (y, m) = (i64::from(at.year()), i64::from(u8::from(at.month())));
+                cron.minutes.contains(i64::from(at.minute()))
+                    && cron.hours.contains(i64::from(at.hour()))
                     && cron.months.contains(m)
                     && cron.years.contains(y)
-                    && cron.day_mask(y, m) & 1 << d != 0
+                    && cron.day_mask(y, m) & 1 << at.day() != 0
             };
             let walked: Vec<Millis> = (from / MINUTE_MS + 1..to / MINUTE_MS)
                 .map(|minute| minute * MINUTE_MS)
