@@ -14,7 +14,7 @@ use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::events::connections;
 use crate::services::events::put_events::{arn_service, envelope, lambda_target};
 use crate::services::events::store::HttpParameters;
-use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -11,7 +11,7 @@ use crate::engine::delivery::{
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use crate::services::event::input::{self, Reserved, TargetInput};
-use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
