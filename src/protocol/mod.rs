@@ -1,7 +1,10 @@
 //! The protocol front-ends. They know the wire and nothing else: which service and operation a
-//! request is for (target header, content type, `Action`, SigV4 scope, path), its typed input,
-//! and how its output or error looks in AWS Query (XML) or AWS JSON 1.0 / 1.1.
+//! request is for ([`detect`]: target header, content type, `Action`, SigV4 scope, path), its
+//! typed input, and how its output or error looks in AWS Query (XML) or AWS JSON 1.0 / 1.1.
+//! They sit on top: nothing but the server imports them (not the services, the state, the
+//! engine or the runtime).
 
+pub mod detect;
 pub mod query;
 pub mod sigv4;
 
@@ -29,20 +32,6 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// The wire as far as the headers tell it; `Action`-based Query is the fallback.
-    fn sniff(parts: &Parts) -> Protocol {
-        let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or_default();
-        if content_type.starts_with("application/x-amz-json-1.0") {
-            Protocol::Json10
-        } else if content_type.starts_with("application/x-amz-json")
-            || parts.headers.contains_key("x-amz-target")
-        {
-            Protocol::Json11
-        } else {
-            Protocol::Query
-        }
-    }
-
     fn content_type(self) -> &'static str {
         match self {
             Protocol::Query => "text/xml",
@@ -67,7 +56,7 @@ struct Route {
 pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
     let stopwatch = Clock::stopwatch();
     let request_id = app.request_id();
-    let protocol = Protocol::sniff(&parts);
+    let protocol = detect::protocol(&parts);
     let mut route = Route::default();
     let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
         Ok(response) => response,
@@ -105,7 +94,7 @@ async fn serve(
     let signature = sigv4::read(&parts.headers, &query_params)?;
     let scope_service = signature
         .as_ref()
-        .and_then(|s| ServiceId::from_signing_name(&s.service));
+        .and_then(|s| detect::signing_service(&s.service));
     route.service = scope_service;
 
     let declared =
@@ -121,14 +110,11 @@ async fn serve(
     let (service, operation, raw) = match protocol {
         Protocol::Json10 | Protocol::Json11 => {
             let target = header_str(parts, "x-amz-target").unwrap_or_default();
-            let (prefix, op) = target
-                .rsplit_once('.')
-                .ok_or_else(AwsError::unknown_operation)?;
-            let service =
-                ServiceId::from_target_prefix(prefix).ok_or_else(AwsError::unknown_operation)?;
+            let (service, op) = detect::json_target(target)?;
             route.service = Some(service);
-            let model = service.model().filter(|m| m.operations.contains_key(op));
-            model.ok_or_else(AwsError::unknown_operation)?;
+            if !detect::has_operation(service, protocol, op) {
+                return Err(AwsError::unknown_operation());
+            }
             (service, op.to_string(), Raw::Json(body.clone()))
         }
         Protocol::Query => {
@@ -141,25 +127,16 @@ async fn serve(
                 .get("Action")
                 .cloned()
                 .ok_or_else(AwsError::missing_action)?;
-            let service = scope_service
-                .or_else(|| ServiceId::from_queue_path(parts.uri.path()))
-                .or_else(|| {
-                    params
-                        .get("Version")
-                        .and_then(|v| ServiceId::from_api_version(v))
-                })
-                .or_else(|| ServiceId::from_query_action(&action))
-                .ok_or_else(|| AwsError::invalid_action(&action))?;
+            let service = detect::query_service(scope_service, parts.uri.path(), &params, &action)?;
             route.service = Some(service);
-            let model = service
-                .model()
-                .filter(|m| m.speaks("query") && m.operations.contains_key(&action));
-            model.ok_or_else(|| AwsError::invalid_action(&action))?;
+            if !detect::has_operation(service, protocol, &action) {
+                return Err(AwsError::invalid_action(&action));
+            }
             // SQS's Query API may name the queue by the request path instead of a parameter.
             let path = parts.uri.path();
             if service == ServiceId::Sqs
                 && !params.contains_key("QueueUrl")
-                && ServiceId::from_queue_path(path).is_some()
+                && detect::is_queue_path(path)
             {
                 let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
                 params.insert("QueueUrl".into(), format!("http://{host}{path}"));

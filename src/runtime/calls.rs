@@ -7,7 +7,7 @@ use super::Runtime;
 use crate::clock::Clock;
 use crate::error::AwsError;
 use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
-use crate::services::sqs::types::{ReceiveMessageInput, ReceiveMessageOutput};
+use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use crate::services::{Context, ServiceId, events, parse, sns};
 use crate::state::State;
 use serde_json::Value;
@@ -95,7 +95,7 @@ async fn receive_message(
 async fn publish(
     rt: &Runtime,
     cx: &Context,
-    input: sns::types::PublishInput,
+    input: sns::shapes::PublishInput,
 ) -> Result<Value, AwsError> {
     let prepared = sns::publish::prepare(&mut rt.state(), &input);
     let prepared = match prepared {

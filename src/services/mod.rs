@@ -1,5 +1,7 @@
-//! The services: typed operations over the engine's state. A service never sees HTTP, XML or
-//! JSON framing; it gets the request context and its input in the model's JSON form.
+//! The services: typed operations over the emulator's state, and what a service is ([`ServiceId`]:
+//! its name, model and error wording). A service never sees HTTP, XML or JSON framing; it gets
+//! the request context and its input in the model's JSON form. It must not depend on the
+//! protocols (which detect the service of a request from the wire), the runtime or the server.
 
 pub mod bus;
 pub mod event;
@@ -66,50 +68,6 @@ impl ServiceId {
             ServiceId::Events => Some(&model::EVENTS),
             ServiceId::EventsV2 => Some(&model::EVENTSV2),
         }
-    }
-
-    /// From the service of a SigV4 credential scope.
-    pub fn from_signing_name(name: &str) -> Option<ServiceId> {
-        match name {
-            "sqs" => Some(ServiceId::Sqs),
-            "sts" => Some(ServiceId::Sts),
-            "sns" => Some(ServiceId::Sns),
-            "events" => Some(ServiceId::Events),
-            _ => None,
-        }
-    }
-
-    /// From the prefix of `X-Amz-Target`.
-    pub fn from_target_prefix(prefix: &str) -> Option<ServiceId> {
-        match prefix {
-            "AmazonSQS" => Some(ServiceId::Sqs),
-            "AWSEvents" => Some(ServiceId::Events),
-            "AWSEventsV2" => Some(ServiceId::EventsV2),
-            _ => None,
-        }
-    }
-
-    /// From the Query `Version` parameter.
-    pub fn from_api_version(version: &str) -> Option<ServiceId> {
-        match version {
-            "2012-11-05" => Some(ServiceId::Sqs),
-            "2011-06-15" => Some(ServiceId::Sts),
-            "2010-03-31" => Some(ServiceId::Sns),
-            _ => None,
-        }
-    }
-
-    /// A Query request to a queue URL path (`/<account>/<queue>`) is for SQS.
-    pub fn from_queue_path(path: &str) -> Option<ServiceId> {
-        sqs::parse_queue_path(path).map(|_| ServiceId::Sqs)
-    }
-
-    /// The last resort for unsigned Query requests: the service whose model has the action.
-    pub fn from_query_action(action: &str) -> Option<ServiceId> {
-        ServiceId::SERVING.into_iter().find(|s| {
-            s.model()
-                .is_some_and(|m| m.speaks("query") && m.operations.contains_key(action))
-        })
     }
 
     /// The error for a missing required member, as each service words it. `path` leads from

@@ -13,7 +13,7 @@ use crate::engine::time::format_rfc3339;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::events::put_events::envelope;
 use crate::services::events::store::HttpParameters;
-use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};

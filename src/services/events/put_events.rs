@@ -12,7 +12,7 @@ use crate::engine::delivery::{
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use crate::services::event::input::{self, Reserved, TargetInput};
-use crate::services::sqs::types::MessageAttributeValue;
+use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@
 //! AWS: https://docs.aws.amazon.com/sns/latest/dg/fifo-message-archiving-replay.html and its
 //! sub-pages for topic owners and subscribers; the attribute texts of the SNS API model.
 
-use super::types::MessageAttributeValue;
+use super::shapes::MessageAttributeValue;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
 use crate::services::Context;
 use crate::state::State;

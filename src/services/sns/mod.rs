@@ -8,12 +8,12 @@ pub mod filter;
 mod platform;
 pub mod publish;
 pub use publish::deliver_to_topic;
+pub mod shapes;
 pub mod signing;
 mod sms;
 pub mod store;
 mod subscriptions;
 mod topics;
-pub mod types;
 
 use super::{Context, typed};
 use crate::error::AwsError;

@@ -5,9 +5,9 @@ use super::archive::ArchivedMessage;
 use super::delivery_policy::{self, Effective, Level, Schedule};
 use super::envelope::{self, ConfirmationFields, NotificationFields};
 use super::filter::FilterScope;
+use super::shapes::*;
 use super::store::Subscription;
 use super::topics::allows;
-use super::types::*;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, Publisher, SqsMessage, Target,
@@ -16,7 +16,7 @@ use crate::engine::log::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
-use crate::services::sqs::types::MessageAttributeValue as SqsAttribute;
+use crate::services::sqs::shapes::MessageAttributeValue as SqsAttribute;
 use crate::state::{State, Step};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};

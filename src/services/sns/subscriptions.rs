@@ -3,9 +3,9 @@
 use super::archive;
 use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
 use super::publish::send_confirmation;
+use super::shapes::*;
 use super::store::Subscription;
 use super::topics::{allows, page, topic_mut};
-use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::time::Millis;
 use crate::services::Context;

@@ -1,9 +1,9 @@
 //! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
 
 use super::archive;
+use super::shapes::*;
 use super::signing::SignatureVersion;
 use super::store::Topic;
-use super::types::*;
 use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;

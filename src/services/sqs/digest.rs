@@ -1,7 +1,7 @@
 //! The MD5 digests SQS returns and the SDKs verify: of the body, and of the message attributes
 //! in AWS's documented binary encoding.
 
-use super::types::MessageAttributeValue;
+use super::shapes::MessageAttributeValue;
 use base64::Engine as _;
 use md5::{Digest, Md5};
 use std::collections::BTreeMap;

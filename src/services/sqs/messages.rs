@@ -2,8 +2,8 @@
 //! DeleteMessage(Batch), ChangeMessageVisibility(Batch).
 
 use super::digest::{md5_hex, md5_of_attributes};
+use super::shapes::*;
 use super::store::{Outgoing, QueueKey, Visibility};
-use super::types::*;
 use super::{Context, SqsError, key_from_url, queue_mut};
 use crate::engine::time::Millis;
 use crate::state::State;

@@ -8,8 +8,8 @@ pub use digest::sha256_hex;
 pub mod messages;
 pub mod moves;
 mod queues;
+pub mod shapes;
 pub mod store;
-pub mod types;
 
 use super::{Context, typed};
 use crate::engine::delivery::{BatchEntry, Failure, MAX_BATCH_BYTES, Outcome};
@@ -102,7 +102,7 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         "ListMessageMoveTasks" => typed(input, |i| list_message_move_tasks(e, cx, i)),
         // Long polls wait outside the lock: the runtime calls [`receive_or_wait`] itself. Here
         // ReceiveMessage takes one look.
-        "ReceiveMessage" => typed(input, |i: types::ReceiveMessageInput| {
+        "ReceiveMessage" => typed(input, |i: shapes::ReceiveMessageInput| {
             let (key, max) = check_receive(cx, &i)?;
             let mut wait = Some(Wait {
                 deadline: e.now(),

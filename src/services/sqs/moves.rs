@@ -4,8 +4,8 @@
 //! without a rate it moves everything visible in one step. Messages in flight when it starts move
 //! once visible again. Moved messages are new messages, as in SQS.
 
+use super::shapes::*;
 use super::store::{Message, QueueKey, Store};
-use super::types::*;
 use super::{Context, SqsError};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;

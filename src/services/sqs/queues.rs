@@ -2,8 +2,8 @@
 //! dead-letter source listing.
 
 use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
+use super::shapes::*;
 use super::store::{Queue, QueueKey, Store};
-use super::types::*;
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
 use crate::state::State;
 use base64::Engine as _;

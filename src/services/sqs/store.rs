@@ -5,7 +5,7 @@
 use super::SqsError;
 use super::attributes::{DedupScope, QueueAttributes};
 use super::moves::MoveTask;
-use super::types::MessageAttributeValue;
+use super::shapes::MessageAttributeValue;
 use crate::engine::time::Millis;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! SQS operation inputs and outputs, named and shaped as in the SQS API model (JSON form).
+//! The shapes of the SQS operations: their inputs and outputs, named and shaped as in the SQS API
+//! model (JSON form).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -1,4 +1,5 @@
-//! SNS operation inputs and outputs, named and shaped as in the SNS API model (JSON form).
+//! The shapes of the SNS operations: their inputs and outputs, named and shaped as in the SNS API
+//! model (JSON form).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

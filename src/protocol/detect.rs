@@ -1,0 +1,140 @@
+//! Wire detection: which protocol a request speaks (content type, `X-Amz-Target`) and which
+//! service and operation it is for (SigV4 credential scope, target prefix, queue URL path, Query
+//! `Version` and `Action`). These are the wire's names for a service; what a service is (its
+//! name, model and error wording) stays with [`ServiceId`] in the services.
+
+use super::query::Params;
+use super::{Protocol, header_str};
+use crate::error::AwsError;
+use crate::services::{ServiceId, sqs};
+use axum::http::{header, request::Parts};
+
+/// The wire as far as the headers tell it; `Action`-based Query is the fallback.
+pub fn protocol(parts: &Parts) -> Protocol {
+    let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or_default();
+    if content_type.starts_with("application/x-amz-json-1.0") {
+        Protocol::Json10
+    } else if content_type.starts_with("application/x-amz-json")
+        || parts.headers.contains_key("x-amz-target")
+    {
+        Protocol::Json11
+    } else {
+        Protocol::Query
+    }
+}
+
+/// The service of a SigV4 credential scope.
+pub fn signing_service(name: &str) -> Option<ServiceId> {
+    match name {
+        "sqs" => Some(ServiceId::Sqs),
+        "sts" => Some(ServiceId::Sts),
+        "sns" => Some(ServiceId::Sns),
+        "events" => Some(ServiceId::Events),
+        _ => None,
+    }
+}
+
+/// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the
+/// service has that operation is [`has_operation`]'s to say.
+pub fn json_target(target: &str) -> Result<(ServiceId, &str), AwsError> {
+    let (prefix, operation) = target
+        .rsplit_once('.')
+        .ok_or_else(AwsError::unknown_operation)?;
+    let service = target_service(prefix).ok_or_else(AwsError::unknown_operation)?;
+    Ok((service, operation))
+}
+
+/// The service of a Query request with `action`: the credential scope's (`scope`), else SQS for
+/// a queue URL path, else the `Version` parameter's, else the one whose model has the action
+/// (the last resort for unsigned requests).
+pub fn query_service(
+    scope: Option<ServiceId>,
+    path: &str,
+    params: &Params,
+    action: &str,
+) -> Result<ServiceId, AwsError> {
+    scope
+        .or_else(|| is_queue_path(path).then_some(ServiceId::Sqs))
+        .or_else(|| params.get("Version").and_then(|v| version_service(v)))
+        .or_else(|| action_service(action))
+        .ok_or_else(|| AwsError::invalid_action(action))
+}
+
+/// Whether `service`'s model has `operation` and, for Query, speaks Query at all.
+pub fn has_operation(service: ServiceId, protocol: Protocol, operation: &str) -> bool {
+    service.model().is_some_and(|m| {
+        (protocol != Protocol::Query || m.speaks("query")) && m.operations.contains_key(operation)
+    })
+}
+
+/// Whether `path` is a queue URL path (`/<account>/<queue>`), which only SQS has.
+pub fn is_queue_path(path: &str) -> bool {
+    sqs::parse_queue_path(path).is_some()
+}
+
+/// The service of an `X-Amz-Target` prefix.
+fn target_service(prefix: &str) -> Option<ServiceId> {
+    match prefix {
+        "AmazonSQS" => Some(ServiceId::Sqs),
+        "AWSEvents" => Some(ServiceId::Events),
+        "AWSEventsV2" => Some(ServiceId::EventsV2),
+        _ => None,
+    }
+}
+
+/// The service of a Query `Version` parameter (its API version).
+fn version_service(version: &str) -> Option<ServiceId> {
+    match version {
+        "2012-11-05" => Some(ServiceId::Sqs),
+        "2011-06-15" => Some(ServiceId::Sts),
+        "2010-03-31" => Some(ServiceId::Sns),
+        _ => None,
+    }
+}
+
+/// The first serving service whose model has the Query action.
+fn action_service(action: &str) -> Option<ServiceId> {
+    ServiceId::SERVING
+        .into_iter()
+        .find(|&s| has_operation(s, Protocol::Query, action))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_targets() {
+        let (service, op) = json_target("AmazonSQS.SendMessage").unwrap();
+        assert_eq!((service, op), (ServiceId::Sqs, "SendMessage"));
+        let (service, op) = json_target("AWSEventsV2.PutEvents").unwrap();
+        assert_eq!((service, op), (ServiceId::EventsV2, "PutEvents"));
+        for bad in ["", "AmazonSQS", "AmazonSNS.Publish"] {
+            let err = json_target(bad).unwrap_err();
+            assert_eq!(err.code, "UnknownOperationException", "{bad}");
+        }
+    }
+
+    #[test]
+    fn query_services_in_order() {
+        let version = |v: &str| Params::from([("Version".to_string(), v.to_string())]);
+        let none = Params::new();
+        let sts = Some(ServiceId::Sts);
+        let queue = "/000000000000/orders";
+        // The credential scope wins, then the queue path, then the version, then the action.
+        assert_eq!(
+            query_service(sts, queue, &none, "Publish").unwrap(),
+            ServiceId::Sts
+        );
+        let by_path = query_service(None, queue, &version("2010-03-31"), "Publish");
+        assert_eq!(by_path.unwrap(), ServiceId::Sqs);
+        let by_version = query_service(None, "/", &version("2010-03-31"), "SendMessage");
+        assert_eq!(by_version.unwrap(), ServiceId::Sns);
+        assert_eq!(
+            query_service(None, "/", &none, "Publish").unwrap(),
+            ServiceId::Sns
+        );
+        let err = query_service(None, "/", &none, "NoSuchAction").unwrap_err();
+        assert_eq!(err.code, "InvalidAction");
+    }
+}
