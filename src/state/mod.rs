@@ -15,7 +15,6 @@ mod steps;
 use crate::engine::delivery::{Delivery, DeliveryId, Outcome};
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings, Timer};
-use crate::services::{bus, events, sns, sqs, streams};
 use std::collections::HashMap;
 
 /// A service's own piece of work the engine keeps for it: a timer's step when due, or the
@@ -23,9 +22,9 @@ use std::collections::HashMap;
 #[derive(Debug, Clone)]
 pub enum Step {
     /// EventBridge: a scheduled rule's next firing, a replay's next step.
-    Events(events::store::Timer),
+    Events(crate::services::events::store::Timer),
     /// An event stream's next step: its start, or a look at its source.
-    Stream(streams::store::Timer),
+    Stream(crate::services::streams::store::Timer),
     /// The next step of an SQS message move task.
     SqsMoveTask(u64),
     /// An event stream's delivery of the event under `token` ended.
@@ -39,11 +38,11 @@ pub struct State {
     pub engine: Engine,
     /// Lambda function ARN → the local HTTP URL that invokes it (`--lambda-endpoint`).
     pub lambda_endpoints: HashMap<String, String>,
-    pub sqs: sqs::store::Store,
-    pub sns: sns::store::Store,
-    pub events: events::store::Store,
-    pub bus: bus::store::Store,
-    pub streams: streams::store::Store,
+    pub sqs: crate::services::sqs::store::Store,
+    pub sns: crate::services::sns::store::Store,
+    pub events: crate::services::events::store::Store,
+    pub bus: crate::services::bus::store::Store,
+    pub streams: crate::services::streams::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
 }

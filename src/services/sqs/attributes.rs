@@ -2,7 +2,7 @@
 //! rendered back as the strings SQS returns. Checks that need other queues (a redrive target's
 //! existence, type and allow policy) are made by the operations that have the store.
 
-use super::SqsError;
+use super::errors::SqsError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

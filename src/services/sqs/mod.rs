@@ -2,6 +2,8 @@
 //! virtual clock, over AWS JSON 1.0 and AWS Query. All 23 operations of the 2012-11-05 API.
 
 mod attributes;
+mod errors;
+pub use errors::SqsError;
 pub mod consume;
 mod digest;
 pub use digest::sha256_hex;
@@ -17,59 +19,6 @@ use crate::error::AwsError;
 use crate::state::State;
 use serde_json::Value;
 use store::{Queue, QueueKey};
-
-/// SQS's errors, named as its API model names them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SqsError {
-    QueueDoesNotExist,
-    QueueNameExists(String),
-    QueueDeletedRecently(String),
-    PurgeQueueInProgress(String),
-    InvalidParameterValue(String),
-    InvalidAttributeName(String),
-    InvalidAttributeValue(String),
-    InvalidMessageContents(String),
-    ReceiptHandleIsInvalid(String),
-    MessageNotInflight(String),
-    MissingParameter(String),
-    TooManyEntriesInBatchRequest(String),
-    EmptyBatchRequest(String),
-    BatchEntryIdsNotDistinct(String),
-    InvalidBatchEntryId(String),
-    BatchRequestTooLong(String),
-    OverLimit(String),
-    ResourceNotFoundException(String),
-}
-
-impl From<SqsError> for AwsError {
-    fn from(e: SqsError) -> AwsError {
-        use SqsError::*;
-        let (code, message) = match e {
-            QueueDoesNotExist => (
-                "QueueDoesNotExist",
-                "The specified queue does not exist.".to_string(),
-            ),
-            QueueNameExists(m) => ("QueueNameExists", m),
-            QueueDeletedRecently(m) => ("QueueDeletedRecently", m),
-            PurgeQueueInProgress(m) => ("PurgeQueueInProgress", m),
-            InvalidParameterValue(m) => ("InvalidParameterValue", m),
-            InvalidAttributeName(m) => ("InvalidAttributeName", m),
-            InvalidAttributeValue(m) => ("InvalidAttributeValue", m),
-            InvalidMessageContents(m) => ("InvalidMessageContents", m),
-            ReceiptHandleIsInvalid(m) => ("ReceiptHandleIsInvalid", m),
-            MessageNotInflight(m) => ("MessageNotInflight", m),
-            MissingParameter(m) => ("MissingParameter", m),
-            TooManyEntriesInBatchRequest(m) => ("TooManyEntriesInBatchRequest", m),
-            EmptyBatchRequest(m) => ("EmptyBatchRequest", m),
-            BatchEntryIdsNotDistinct(m) => ("BatchEntryIdsNotDistinct", m),
-            InvalidBatchEntryId(m) => ("InvalidBatchEntryId", m),
-            BatchRequestTooLong(m) => ("BatchRequestTooLong", m),
-            OverLimit(m) => ("OverLimit", m),
-            ResourceNotFoundException(m) => ("ResourceNotFoundException", m),
-        };
-        AwsError::client(code, message)
-    }
-}
 
 pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use messages::*;

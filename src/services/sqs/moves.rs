@@ -1,11 +1,12 @@
-//! Message move tasks: StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask.
+//! Message move tasks: StartMessageMoveTask, ListMessageMoveTasks, CancelMessageMoveTask, and
+//! the steps a running task takes on the virtual clock.
 //! A task moves visible messages out of a dead-letter queue, back to their source queues or to a
 //! destination, paced by MaxNumberOfMessagesPerSecond on the virtual clock (one step a second);
 //! without a rate it moves everything visible in one step. Messages in flight when it starts move
 //! once visible again. Moved messages are new messages, as in SQS.
 
 use super::shapes::*;
-use super::store::{Message, QueueKey, Store};
+use super::store::{Message, MoveTask, QueueKey, Store, TaskStatus};
 use super::{Context, SqsError};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
@@ -15,39 +16,6 @@ use base64::engine::general_purpose::STANDARD as B64;
 
 /// A task runs for at most 36 hours.
 const MAX_TASK_MS: Millis = 36 * 3600 * 1000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskStatus {
-    Running,
-    Completed,
-    Cancelled,
-    Failed,
-}
-
-impl TaskStatus {
-    fn name(self) -> &'static str {
-        match self {
-            TaskStatus::Running => "RUNNING",
-            TaskStatus::Completed => "COMPLETED",
-            TaskStatus::Cancelled => "CANCELLED",
-            TaskStatus::Failed => "FAILED",
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct MoveTask {
-    pub id: u64,
-    pub handle: String,
-    pub source_arn: String,
-    pub destination_arn: Option<String>,
-    pub rate: Option<i64>,
-    pub status: TaskStatus,
-    pub moved: u64,
-    pub to_move: u64,
-    pub started_at: Millis,
-    pub failure: Option<String>,
-}
 
 fn not_found(what: &str) -> SqsError {
     SqsError::ResourceNotFoundException(format!(

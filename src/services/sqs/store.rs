@@ -2,9 +2,8 @@
 //! retention and deduplication are timestamps compared with `now` when read; only move tasks
 //! need timers.
 
-use super::SqsError;
 use super::attributes::{DedupScope, QueueAttributes};
-use super::moves::MoveTask;
+use super::errors::SqsError;
 use super::shapes::MessageAttributeValue;
 use crate::engine::time::Millis;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -799,4 +798,37 @@ pub struct Held {
     pub seq: u64,
     pub nonce: u64,
     pub message: Message,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskStatus {
+    Running,
+    Completed,
+    Cancelled,
+    Failed,
+}
+
+impl TaskStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskStatus::Running => "RUNNING",
+            TaskStatus::Completed => "COMPLETED",
+            TaskStatus::Cancelled => "CANCELLED",
+            TaskStatus::Failed => "FAILED",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct MoveTask {
+    pub id: u64,
+    pub handle: String,
+    pub source_arn: String,
+    pub destination_arn: Option<String>,
+    pub rate: Option<i64>,
+    pub status: TaskStatus,
+    pub moved: u64,
+    pub to_move: u64,
+    pub started_at: Millis,
+    pub failure: Option<String>,
 }
