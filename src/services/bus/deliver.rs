@@ -10,9 +10,10 @@ use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, GiveUp, Outcome, Publisher, SqsMessage, Target,
 };
 use crate::engine::time::format_rfc3339;
+use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::events::connections;
-use crate::services::events::put_events::{arn_service, envelope, lambda_target};
+use crate::services::events::put_events::{arn_service, lambda_target};
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::types::MessageAttributeValue;
 use crate::state::{State, Step};
