@@ -6,6 +6,7 @@
 pub mod bus;
 pub mod event;
 pub mod events;
+pub mod page;
 pub mod sns;
 pub mod sqs;
 pub mod streams;
@@ -133,25 +134,6 @@ where
 pub fn parse<I: DeserializeOwned>(input: Value) -> Result<I, AwsError> {
     serde_json::from_value(input)
         .map_err(|e| AwsError::serialization(format!("Invalid request: {e}.")))
-}
-
-/// One page of `items` (sorted by key) after `token`, the last key of the previous page: at
-/// most `limit` items, and the token of the next page when more follow.
-pub fn page_after<T>(
-    items: Vec<(String, T)>,
-    token: Option<&str>,
-    limit: usize,
-) -> (Vec<T>, Option<String>) {
-    let start = token.map_or(0, |t| {
-        items
-            .iter()
-            .position(|(k, _)| k.as_str() > t)
-            .unwrap_or(items.len())
-    });
-    let mut rest: Vec<(String, T)> = items.into_iter().skip(start).collect();
-    let next = (rest.len() > limit).then(|| rest[limit - 1].0.clone());
-    rest.truncate(limit);
-    (rest.into_iter().map(|(_, v)| v).collect(), next)
 }
 
 /// A Coral-style validation message (the JSON services' ValidationException): "1 validation

@@ -1,12 +1,14 @@
-//! Custom buses (CreateEventBus, GetEventBus, ListEventBuses, DeleteEventBus) and the tags of
-//! buses and subscribers. A bus ARN is `arn:aws:events:<region>:<account>:event-busv2/<name>/<id>`
-//! with a generated id (or the one a `switchyard:id` tag pins, see docs/custom-bus.md).
+//! Custom buses (CreateEventBus, GetEventBus, ListEventBuses, DeleteEventBus), the tags of
+//! buses and subscribers, and how the custom bus's List operations page. A bus ARN is
+//! `arn:aws:events:<region>:<account>:event-busv2/<name>/<id>` with a generated id (or the one a
+//! `switchyard:id` tag pins, see docs/custom-bus.md).
 
 use super::store::{Bus, DEFAULT_RETENTION_DAYS};
 use super::{V2Error, constraint, in_range, length};
 use crate::services::Context;
 use crate::services::events::epoch_seconds;
 use crate::services::events::name_char;
+use crate::services::page::{Pager, Sizes, Tokens, size_rule};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -202,20 +204,23 @@ pub struct ListInput {
     pub max_results: Option<i64>,
 }
 
+/// How the custom bus's List operations (buses, subscribers, event streams) page: `MaxResults`
+/// 1 to 100 (100 when absent), the last ARN of a page as its `NextToken`, any token taken.
+const PAGER: Pager<V2Error> = Pager {
+    sizes: Sizes::UpTo {
+        max: 100,
+        refuse: |n, max| constraint(n, "maxResults", &size_rule(n, max)),
+    },
+    tokens: Tokens::Key,
+};
+
 /// One page of `items` (ARN-ordered, filtered) after `next_token`, as (page, next token).
 pub fn page<T>(
     items: Vec<(String, T)>,
     next_token: Option<&str>,
     max_results: Option<i64>,
 ) -> Result<(Vec<T>, Option<String>), V2Error> {
-    let limit = match max_results {
-        Some(n) => {
-            in_range(n, "maxResults", 1, 100)?;
-            n as usize
-        }
-        None => 100,
-    };
-    Ok(crate::services::page_after(items, next_token, limit))
+    PAGER.page(items, next_token, max_results)
 }
 
 pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result<Value, V2Error> {

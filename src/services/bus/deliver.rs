@@ -10,8 +10,8 @@ use crate::engine::delivery::{
     BatchEntry, Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
 };
 use crate::engine::time::format_rfc3339;
+use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
-use crate::services::events::put_events::envelope;
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::services::target::{Buses, Payload, adapt};

@@ -2,8 +2,10 @@
 //! 2025-05-15; the model is compat/models/eventsv2): buses that retain their events, subscribers
 //! with filters, FIFO event groups, publish-time dedup, retry policies and dead-letter records,
 //! and replays for POINT_IN_TIME subscribers. Deliveries run on the engine's shared delivery path;
-//! what the custom bus shares with classic EventBridge (the pattern matcher, target input, the
-//! envelope) comes from `crate::services::events`. docs/custom-bus.md describes the behaviour.
+//! what the custom bus shares with classic EventBridge about events (the envelope, the pattern
+//! matcher, target input) comes from `crate::services::event`, and classic EventBridge's helpers
+//! it borrows (timestamps, names, target adapters, connections) from `crate::services::events`.
+//! docs/custom-bus.md describes the behaviour.
 
 pub mod buses;
 pub mod deliver;

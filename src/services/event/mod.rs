@@ -1,6 +1,7 @@
 //! What classic EventBridge, the custom event bus and event streams share about events: the
-//! pattern matcher and target input transformation. Pure functions over JSON values; nothing here
-//! knows a store, the engine's state or a wire format.
+//! event envelope, the pattern matcher and target input transformation. Pure functions over JSON
+//! values; nothing here knows a store, the engine's state or a wire format.
 
+pub mod envelope;
 pub mod input;
 pub mod pattern;

@@ -1,10 +1,11 @@
 //! Event buses: the `default` bus of each account and region, custom buses, their resource
 //! policies (PutPermission / RemovePermission, or a whole Policy) that decide who else may put
-//! events on them, and the tags of buses and rules.
+//! events on them, the tags of buses and rules, and how every classic List operation pages.
 
 use super::store::{Bus, Store};
 use super::{EventsError, check_name, constraint, epoch_seconds};
 use crate::services::Context;
+use crate::services::page::{Pager, Sizes, Tokens, size_rule};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -282,31 +283,23 @@ pub struct ListEventBusesOutput {
     pub next_token: Option<String>,
 }
 
+/// How classic EventBridge's List operations page: `Limit` 1 to 100 (100 when absent), the
+/// last key of a page as its `NextToken`, an empty token refused.
+const PAGER: Pager<EventsError> = Pager {
+    sizes: Sizes::UpTo {
+        max: 100,
+        refuse: |n, max| constraint(&n.to_string(), "limit", &size_rule(n, max)),
+    },
+    tokens: Tokens::NonEmptyKey(|| EventsError::Validation("Invalid NextToken".into())),
+};
+
 /// One page of `items` (in order) after `token` (the last key of the previous page).
 pub fn page<T>(
     items: Vec<(String, T)>,
     token: Option<&str>,
     limit: Option<i64>,
 ) -> Result<(Vec<T>, Option<String>), EventsError> {
-    let limit = match limit {
-        None => 100,
-        Some(n) if (1..=100).contains(&n) => n as usize,
-        Some(n) => {
-            return Err(constraint(
-                &n.to_string(),
-                "limit",
-                if n < 1 {
-                    "Member must have value greater than or equal to 1"
-                } else {
-                    "Member must have value less than or equal to 100"
-                },
-            ));
-        }
-    };
-    if token.is_some_and(str::is_empty) {
-        return Err(EventsError::Validation("Invalid NextToken".into()));
-    }
-    Ok(crate::services::page_after(items, token, limit))
+    PAGER.page(items, token, limit)
 }
 
 pub fn list_event_buses(

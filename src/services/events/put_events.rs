@@ -11,12 +11,13 @@ use crate::engine::delivery::{
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
+use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The largest total size of a PutEvents request's entries (1 MiB since 2026-01-29; it was
@@ -111,53 +112,6 @@ fn entry_size(entry: &Entry) -> usize {
         + text(&entry.detail_type)
         + text(&entry.detail)
         + resources
-}
-
-/// The `time` of an event: whole seconds, as AWS writes it (`2026-11-30T07:00:00Z`).
-pub fn event_time(ms: Millis) -> String {
-    let mut text = format_rfc3339(ms.div_euclid(1000) * 1000);
-    text.replace_range(19..23, "");
-    text
-}
-
-/// An event envelope, fields in AWS's order.
-#[allow(clippy::too_many_arguments)]
-pub fn envelope(
-    id: &str,
-    detail_type: &str,
-    source: &str,
-    account: &str,
-    time: Millis,
-    region: &str,
-    resources: &[String],
-    detail: Value,
-) -> Value {
-    json!({
-        "version": "0",
-        "id": id,
-        "detail-type": detail_type,
-        "source": source,
-        "account": account,
-        "time": event_time(time),
-        "region": region,
-        "resources": resources,
-        "detail": detail,
-    })
-}
-
-/// Adds `replay-name` after `region`, where AWS puts it.
-pub fn with_replay_name(event: &Value, replay_name: &str) -> Value {
-    let Some(fields) = event.as_object() else {
-        return event.clone();
-    };
-    let mut out = Map::new();
-    for (k, v) in fields {
-        out.insert(k.clone(), v.clone());
-        if k == "region" {
-            out.insert("replay-name".into(), json!(replay_name));
-        }
-    }
-    Value::Object(out)
 }
 
 /// The bus an entry names (a name or an ARN; `default` when absent) as (ARN, name).
@@ -644,36 +598,7 @@ fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn event_times_are_whole_seconds() {
-        assert_eq!(event_time(1_796_022_000_999), "2026-11-30T07:00:00Z");
-    }
-
-    #[test]
-    fn the_envelope_keeps_aws_key_order_and_replay_name_follows_region() {
-        let event = envelope(
-            "i",
-            "t",
-            "s",
-            "000000000000",
-            0,
-            "us-east-1",
-            &[],
-            json!({"b": 1, "a": 2}),
-        );
-        assert_eq!(
-            event.to_string(),
-            r#"{"version":"0","id":"i","detail-type":"t","source":"s","account":"000000000000","time":"1970-01-01T00:00:00Z","region":"us-east-1","resources":[],"detail":{"b":1,"a":2}}"#
-        );
-        let keys: Vec<String> = with_replay_name(&event, "r")
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        assert_eq!(keys[6..8], ["region", "replay-name"]);
-    }
+    use serde_json::json;
 
     #[test]
     fn entry_sizes_count_what_aws_counts() {

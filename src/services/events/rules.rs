@@ -8,6 +8,7 @@ use super::store::{Rule, Target};
 use super::{EventsError, Timer, check_name, constraint, name_char};
 use crate::engine::time::Millis;
 use crate::services::Context;
+use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
 use crate::state::{State, Step};
@@ -228,7 +229,7 @@ pub fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
     let rule = rule.clone();
     let now = e.now();
     let id = e.engine.rng.uuid();
-    let event = super::put_events::envelope(
+    let event = envelope(
         &id,
         "Scheduled Event",
         "aws.events",

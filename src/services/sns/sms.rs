@@ -1,16 +1,15 @@
 //! SMS account settings: the SMS attributes, the opt-out list, the SMS sandbox (destination
 //! numbers verified with a one-time password sent to the outbox) and origination numbers.
-//! Depends on the engine and the SNS error type only; never on the wire.
+//! Depends on the engine, the shared pager and the SNS error type only; never on the wire.
 
 use super::platform::{Empty, attributes_null};
-use super::topics::page;
+use super::topics::{TOKENS, page};
 use super::{SnsError, invalid};
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
+use crate::services::page::{Pager, Sizes, size_rule};
 use crate::services::{Context, typed};
 use crate::state::State;
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -510,21 +509,26 @@ pub fn verify_sms_sandbox_phone_number(
     Ok(Empty {})
 }
 
-fn check_max_results(max: Option<i64>, limit: i64) -> Result<usize, SnsError> {
-    match max {
-        None => Ok(limit as usize),
-        Some(n) if (1..=limit).contains(&n) => Ok(n as usize),
-        Some(n) if n < 1 => Err(constraint(
-            &n.to_string(),
-            "maxResults",
-            "Member must have value greater than or equal to 1",
-        )),
-        Some(n) => Err(constraint(
-            &n.to_string(),
-            "maxResults",
-            &format!("Member must have value less than or equal to {limit}"),
-        )),
-    }
+/// ListSMSSandboxPhoneNumbers pages: `MaxResults` 1 to 100 (100 when absent), SNS's tokens.
+const SANDBOX: Pager<SnsError> = Pager {
+    sizes: Sizes::UpTo {
+        max: 100,
+        refuse: bad_max_results,
+    },
+    tokens: TOKENS,
+};
+
+/// ListOriginationNumbers pages: `MaxResults` 1 to 30 (it hands out no token).
+const ORIGINATION: Pager<SnsError> = Pager {
+    sizes: Sizes::UpTo {
+        max: 30,
+        refuse: bad_max_results,
+    },
+    tokens: TOKENS,
+};
+
+fn bad_max_results(n: i64, max: usize) -> SnsError {
+    constraint(&n.to_string(), "maxResults", &size_rule(n, max))
 }
 
 /// One page of at most `size` items after the key named by `token` (base64 of the last key).
@@ -533,26 +537,7 @@ fn page_of<T>(
     token: Option<&str>,
     size: usize,
 ) -> Result<(Vec<T>, Option<String>), SnsError> {
-    let after = token
-        .map(|t| {
-            B64.decode(t)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| invalid("NextToken"))
-        })
-        .transpose()?;
-    let mut items = items
-        .filter(|(k, _)| after.as_ref().is_none_or(|a| k > a))
-        .peekable();
-    let mut out = Vec::new();
-    let mut last = None;
-    while out.len() < size {
-        let Some((k, v)) = items.next() else { break };
-        last = Some(k);
-        out.push(v);
-    }
-    let next = items.peek().and(last).map(|k| B64.encode(k));
-    Ok((out, next))
+    SANDBOX.page_of_size(items, token, size)
 }
 
 pub fn list_sms_sandbox_phone_numbers(
@@ -560,7 +545,7 @@ pub fn list_sms_sandbox_phone_numbers(
     cx: &Context,
     input: PagedInput,
 ) -> Result<ListSandboxNumbersOutput, SnsError> {
-    let size = check_max_results(input.max_results, 100)?;
+    let size = SANDBOX.size(input.max_results)?;
     let numbers = e.sns.sms.of(cx).sandbox.iter().map(|(phone, n)| {
         (
             phone.clone(),
@@ -581,7 +566,7 @@ pub fn list_sms_sandbox_phone_numbers(
 pub fn list_origination_numbers(
     input: PagedInput,
 ) -> Result<ListOriginationNumbersOutput, SnsError> {
-    check_max_results(input.max_results, 30)?;
+    ORIGINATION.size(input.max_results)?;
     if input.next_token.is_some() {
         // No page of ours ever handed out a token.
         return Err(invalid("NextToken"));

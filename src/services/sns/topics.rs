@@ -1,4 +1,5 @@
-//! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
+//! Topic operations: create, delete, attributes, listing, tags, permissions, data protection;
+//! and how SNS's List operations page (tokens, page size).
 
 use super::archive;
 use super::shapes::*;
@@ -7,9 +8,8 @@ use super::store::Topic;
 use super::{SnsError, invalid, parse_topic_arn};
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
+use crate::services::page::{Pager, Sizes, Tokens};
 use crate::state::State;
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 
@@ -422,32 +422,23 @@ pub fn set_topic_attributes(
     Ok(Empty {})
 }
 
+/// SNS's `NextToken`: the base64 of a page's last key; one that does not decode is an invalid
+/// parameter.
+pub(crate) const TOKENS: Tokens<SnsError> = Tokens::Base64Key(|| invalid("NextToken"));
+
+/// How SNS's List operations without a page size (topics, subscriptions, platform applications
+/// and endpoints, opted-out numbers) page: 100 items a page, [`TOKENS`] as tokens.
+const PAGER: Pager<SnsError> = Pager {
+    sizes: Sizes::Fixed(100),
+    tokens: TOKENS,
+};
+
 /// One page of 100 items after the item named by `token` (base64 of the last item's key).
 pub(crate) fn page<'a, T>(
     items: impl Iterator<Item = (&'a String, T)>,
     token: Option<&str>,
 ) -> Result<(Vec<T>, Option<String>), SnsError> {
-    let after = match token {
-        Some(t) => Some(
-            B64.decode(t)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| invalid("NextToken"))?,
-        ),
-        None => None,
-    };
-    let mut items = items
-        .filter(|(k, _)| after.as_ref().is_none_or(|a| *k > a))
-        .peekable();
-    let mut out = Vec::new();
-    let mut last = None;
-    while out.len() < 100 {
-        let Some((k, v)) = items.next() else { break };
-        last = Some(k.clone());
-        out.push(v);
-    }
-    let next = items.peek().and(last).map(|k| B64.encode(k));
-    Ok((out, next))
+    PAGER.page(items, token, None)
 }
 
 pub fn list_topics(

@@ -1,13 +1,12 @@
 //! Queue operations: create, find, list, delete, attributes, purge, tags, permissions and the
-//! dead-letter source listing.
+//! dead-letter source listing, and how SQS's List operations page.
 
 use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
 use super::shapes::*;
 use super::store::{Queue, QueueKey, Store};
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
+use crate::services::page::{Pager, Sizes, Tokens};
 use crate::state::State;
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
 
 /// A deleted queue's name is not free again for this long.
@@ -134,35 +133,31 @@ pub fn get_queue_url(
     })
 }
 
+/// How SQS's List operations page: `MaxResults` 1 to 1000, and without it the first 1000 queues
+/// and no token; the base64 of a page's last queue name as its `NextToken`.
+const PAGER: Pager<SqsError> = Pager {
+    sizes: Sizes::Capped {
+        max: 1000,
+        refuse: |n, _| {
+            invalid_value(
+                "MaxResults",
+                n,
+                "MaxResults must be an integer between 1 and 1000.",
+            )
+        },
+    },
+    tokens: Tokens::Base64Key(|| {
+        SqsError::InvalidParameterValue("Invalid NextToken value.".into())
+    }),
+};
+
 /// A page of queue names after `token`, of at most `max` (MaxResults 1–1000), and the next token.
 fn page<'a>(
     names: impl Iterator<Item = &'a QueueKey>,
     max: Option<i64>,
     token: Option<&str>,
 ) -> Result<(Vec<&'a QueueKey>, Option<String>), SqsError> {
-    if let Some(n) = max.filter(|n| !(1..=1000).contains(n)) {
-        return Err(invalid_value(
-            "MaxResults",
-            n,
-            "MaxResults must be an integer between 1 and 1000.",
-        ));
-    }
-    let after = match token {
-        Some(t) => Some(
-            B64.decode(t)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| {
-                    SqsError::InvalidParameterValue("Invalid NextToken value.".into())
-                })?,
-        ),
-        None => None,
-    };
-    let mut names = names.filter(|k| after.as_ref().is_none_or(|a| k.name > *a));
-    let items: Vec<_> = names.by_ref().take(max.unwrap_or(1000) as usize).collect();
-    let more = names.next().is_some() && max.is_some();
-    let next = more.then(|| B64.encode(&items[items.len() - 1].name));
-    Ok((items, next))
+    PAGER.page(names.map(|k| (k.name.as_str(), k)), token, max)
 }
 
 pub fn list_queues(

@@ -19,8 +19,9 @@
 use super::{NAME_PATTERN, arn_name, check_description, check_enum, own_bus, prune};
 use crate::engine::time::Millis;
 use crate::services::Context;
+use crate::services::event::envelope::with_replay_name;
 use crate::services::events::buses::page;
-use crate::services::events::put_events::{Ingest, ingest, with_replay_name};
+use crate::services::events::put_events::{Ingest, ingest};
 use crate::services::events::store::{Archive, ArchivedEvent, Replay};
 use crate::services::events::{
     EventsError, Timer, check_name, epoch_seconds, millis_of, name_char,
