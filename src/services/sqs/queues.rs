@@ -5,6 +5,7 @@ use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
 use super::store::{Queue, QueueKey, Store};
 use super::types::*;
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
+use crate::arn::Arn;
 use crate::state::State;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -431,11 +432,7 @@ pub fn add_permission(
     {
         return Err(invalid_value("Label", label, "Already exists."));
     }
-    let principals = input
-        .aws_account_ids
-        .iter()
-        .map(|a| format!("arn:aws:iam::{a}:root"))
-        .collect();
+    let principals = input.aws_account_ids.iter().map(|a| Arn::root(a)).collect();
     let actions = input.actions.iter().map(|a| format!("SQS:{a}")).collect();
     statements.push(json!({
         "Sid": label,
