@@ -1,6 +1,7 @@
 //! STS, as far as tools need it to check credentials: GetCallerIdentity.
 
 use super::{Context, not_yet, typed};
+use crate::arn::Arn;
 use crate::error::AwsError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -28,6 +29,6 @@ pub fn get_caller_identity(cx: &Context) -> GetCallerIdentityOutput {
     GetCallerIdentityOutput {
         user_id: cx.account.clone(),
         account: cx.account.clone(),
-        arn: format!("arn:aws:iam::{}:root", cx.account),
+        arn: Arn::root(&cx.account),
     }
 }

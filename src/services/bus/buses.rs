@@ -5,6 +5,7 @@
 
 use super::store::{Bus, DEFAULT_RETENTION_DAYS};
 use super::{V2Error, constraint, in_range, length};
+use crate::arn::Arn;
 use crate::services::Context;
 use crate::services::events::epoch_seconds;
 use crate::services::events::name_char;
@@ -149,10 +150,8 @@ pub fn create_event_bus(
         ));
     }
     let id = new_id(e, pinned);
-    let arn = format!(
-        "arn:aws:events:{}:{}:event-busv2/{}/{id}",
-        cx.region, cx.account, input.name
-    );
+    let resource = format!("event-busv2/{}/{id}", input.name);
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
     let now = e.now();
     let bus = Bus {
         arn: arn.clone(),

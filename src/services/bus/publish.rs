@@ -5,6 +5,7 @@
 
 use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};
+use crate::arn::Arn;
 use crate::engine::delivery::{Failure, Publisher};
 use crate::engine::log::DeliveryRecord;
 use crate::engine::time::{Millis, parse_rfc3339};
@@ -314,7 +315,7 @@ fn log_duplicate(
 ) {
     let now = e.now();
     let (source, detail_type, detail, time) = event;
-    let region = bus_arn.split(':').nth(3).unwrap_or_default().to_string();
+    let region = Arn::region_of(bus_arn).to_string();
     let probe = Retained {
         id: original.to_string(),
         account: account.to_string(),

@@ -7,6 +7,7 @@ use super::buses::{Tag, check_name, check_tags, new_id, own_bus, page, store_tag
 use super::retry::{DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_RETRIES, SubscriberRetry};
 use super::store::{Filter, Invoke, PointInTime, Subscriber, Transformer};
 use super::{V2Error, constraint, deliver, in_range, length, one_of};
+use crate::arn::Arn;
 use crate::services::Context;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
@@ -171,18 +172,11 @@ fn filters(config: Option<FilterConfigurationInput>) -> Result<Vec<Filter>, V2Er
     Ok(out)
 }
 
-/// An ARN's parts after `arn:`: partition, service, region, account, resource.
-pub(crate) fn arn_parts(arn: &str) -> Option<[&str; 5]> {
-    let rest = arn.strip_prefix("arn:")?;
-    let mut parts = rest.splitn(5, ':');
-    let out = [
-        parts.next()?,
-        parts.next()?,
-        parts.next()?,
-        parts.next()?,
-        parts.next()?,
-    ];
-    (!out[0].is_empty() && !out[1].is_empty() && !out[4].is_empty()).then_some(out)
+/// An ARN in the form the bus API accepts: a partition, a service and a resource (the region
+/// and account may be empty).
+pub(crate) fn parse_arn(arn: &str) -> Option<Arn<'_>> {
+    Arn::parse(arn)
+        .filter(|a| !a.partition.is_empty() && !a.service.is_empty() && !a.resource.is_empty())
 }
 
 fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
@@ -194,14 +188,15 @@ fn invoke(input: InvokeInput) -> Result<Invoke, V2Error> {
 pub(crate) fn invoke_as(input: InvokeInput, member: &str) -> Result<Invoke, V2Error> {
     length(&input.target_arn, &format!("{member}.targetArn"), 1, 1600)?;
     length(&input.role_arn, &format!("{member}.roleArn"), 1, 1600)?;
-    let Some(target) = arn_parts(&input.target_arn) else {
+    let Some(target) = parse_arn(&input.target_arn) else {
         return Err(V2Error::Validation(format!(
             "Parameter TargetArn is not valid. Reason: Provided Arn is not in correct format. {}",
             input.target_arn
         )));
     };
-    let role_ok = arn_parts(&input.role_arn)
-        .is_some_and(|p| p[1] == "iam" && p[4].starts_with("role/") && p[4].len() > 5);
+    let role_ok = parse_arn(&input.role_arn).is_some_and(|a| {
+        a.service == "iam" && a.resource.starts_with("role/") && a.resource.len() > 5
+    });
     if !role_ok {
         return Err(V2Error::Validation(format!(
             "Parameter RoleArn is not valid. Reason: Provided Arn is not an IAM role ARN. {}",
@@ -226,7 +221,7 @@ pub(crate) fn invoke_as(input: InvokeInput, member: &str) -> Result<Invoke, V2Er
             "Only one of Input or Transformer may be provided in InvokeConfiguration.".into(),
         ));
     }
-    let to_bus = target[1] == "events" && target[4].starts_with("event-busv2/");
+    let to_bus = target.service == "events" && target.resource.starts_with("event-busv2/");
     if to_bus && (input.input.is_some() || input.transformer.is_some()) {
         return Err(V2Error::Validation(
             "Input and Transformer cannot be used when the target is an event bus.".into(),
@@ -295,7 +290,9 @@ fn on_failure(config: Option<OnFailureInput>) -> Result<Option<String>, V2Error>
     let Some(arn) = config.and_then(|c| c.arn) else {
         return Ok(None);
     };
-    let name = arn_parts(&arn).filter(|p| p[1] == "sqs").map(|p| p[4]);
+    let name = parse_arn(&arn)
+        .filter(|a| a.service == "sqs")
+        .map(|a| a.resource);
     let base = name.map(|n| n.strip_suffix(".fifo").unwrap_or(n));
     let ok = base.is_some_and(|b| {
         (1..=80).contains(&name.unwrap_or_default().len())
@@ -366,10 +363,8 @@ pub fn create_subscriber(
         ));
     }
     let id = new_id(e, pinned);
-    let arn = format!(
-        "arn:aws:events:{}:{}:subscriber/{}/{id}",
-        cx.region, cx.account, input.name
-    );
+    let resource = format!("subscriber/{}/{id}", input.name);
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
     let now = e.now();
     let subscriber = Subscriber {
         arn: arn.clone(),
@@ -590,4 +585,24 @@ pub fn delete_subscriber(
     e.bus.subscribers.remove(&arn);
     e.bus.tags.remove(&arn);
     Ok(json!({}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arns_need_a_partition_a_service_and_a_resource() {
+        let arn = parse_arn("arn:aws:sqs:::q").unwrap();
+        assert_eq!((arn.service, arn.region, arn.resource), ("sqs", "", "q"));
+        for bad in [
+            "arn::sqs:us-east-1:0:q",
+            "arn:aws::us-east-1:0:q",
+            "arn:aws:sqs:us-east-1:0:",
+            "arn:aws:sqs:us-east-1:0",
+            "urn:aws:sqs:us-east-1:0:q",
+        ] {
+            assert_eq!(parse_arn(bad), None, "{bad}");
+        }
+    }
 }

@@ -12,6 +12,7 @@ mod replays;
 use super::buses::{self, Empty, page};
 use super::store::{Archive, ArchivedEvent, Rule};
 use super::{EventsError, check_name, constraint, epoch_seconds, name_char};
+use crate::arn::Arn;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::error::AwsError;
 use crate::services::event::pattern::EventPattern;
@@ -42,7 +43,8 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
 }
 
 fn archive_arn(cx: &Context, name: &str) -> String {
-    format!("arn:aws:events:{}:{}:archive/{name}", cx.region, cx.account)
+    let resource = format!("archive/{name}");
+    Arn::new("events", &cx.region, &cx.account, &resource).to_string()
 }
 
 fn archive_not_found(name: &str) -> EventsError {
@@ -248,7 +250,8 @@ pub fn create_archive(
         )));
     }
     let rule_name = format!("Events-Archive-{name}");
-    let rule_arn = super::rules::rule_arn(&bus_name, &bus_arn, &rule_name);
+    // The bus is the caller's: its region and account are the caller's.
+    let rule_arn = super::rules::rule_arn(&cx.region, &cx.account, &bus_name, &rule_name);
     let rule_pattern = managed_rule_pattern(pattern.as_ref().map(|(text, _)| text.as_str()))?;
     let now = e.now();
     e.events.rules.insert(

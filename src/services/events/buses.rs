@@ -4,6 +4,7 @@
 
 use super::store::{Bus, Store};
 use super::{EventsError, check_name, constraint, epoch_seconds};
+use crate::arn::Arn;
 use crate::services::Context;
 use crate::services::page::{Pager, Sizes, Tokens, size_rule};
 use crate::state::State;
@@ -405,7 +406,7 @@ pub fn put_permission(
     let mut statement = json!({
         "Sid": sid,
         "Effect": "Allow",
-        "Principal": if principal == "*" { json!("*") } else { json!({"AWS": format!("arn:aws:iam::{principal}:root")}) },
+        "Principal": if principal == "*" { json!("*") } else { json!({"AWS": Arn::root(&principal)}) },
         "Action": action,
         "Resource": bus.arn,
     });
@@ -497,7 +498,7 @@ pub fn allows(bus: &Bus, account: &str, action: &str) -> bool {
         Value::String(s) => s == "*",
         Value::Object(o) => o.get("AWS").is_some_and(|aws| {
             listed(aws, &|s: &str| {
-                s == "*" || s == account || s == format!("arn:aws:iam::{account}:root")
+                s == "*" || s == account || s == Arn::root(account)
             })
         }),
         _ => false,

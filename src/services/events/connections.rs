@@ -47,6 +47,7 @@ impl Invocation {
 
 use super::store::{AuthParameters, Connection};
 use super::{EventsError, epoch_seconds};
+use crate::arn::Arn;
 use crate::error::AwsError;
 use crate::services::{Context, typed};
 use crate::state::State;
@@ -165,9 +166,11 @@ pub fn create_connection(
         6,
     );
     let (region, account, name) = (&cx.region, &cx.account, &input.name);
+    let resource = format!("connection/{name}/{id}");
+    let secret = format!("secret:events!connection/{name}/{secret_id}-{suffix}");
     let mut connection = Connection {
         name: name.clone(),
-        arn: format!("arn:aws:events:{region}:{account}:connection/{name}/{id}"),
+        arn: Arn::new("events", region, account, &resource).to_string(),
         account: account.clone(),
         region: region.clone(),
         description: input.description,
@@ -178,9 +181,7 @@ pub fn create_connection(
         state: String::new(),
         state_reason: None,
         access_token: None,
-        secret_arn: format!(
-            "arn:aws:secretsmanager:{region}:{account}:secret:events!connection/{name}/{secret_id}-{suffix}"
-        ),
+        secret_arn: Arn::new("secretsmanager", region, account, &secret).to_string(),
         created_at: now,
         modified_at: now,
         last_authorized_at: now,

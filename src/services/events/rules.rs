@@ -6,6 +6,7 @@ use super::buses::{self, Empty, Tag, page};
 use super::schedule::Schedule;
 use super::store::{Rule, Target};
 use super::{EventsError, Timer, check_name, constraint, name_char};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::envelope::envelope;
@@ -20,13 +21,14 @@ const MAX_RULES: usize = 300;
 const MAX_TARGETS: usize = 5;
 const MAX_PATTERN_CHARS: usize = 4096;
 
-pub fn rule_arn(bus: &str, bus_arn: &str, name: &str) -> String {
-    let base = bus_arn.split(":event-bus/").next().unwrap_or_default();
-    if bus == "default" {
-        format!("{base}:rule/{name}")
+/// The ARN of rule `name` on bus `bus` of `region` and `account`; the default bus is not named.
+pub fn rule_arn(region: &str, account: &str, bus: &str, name: &str) -> String {
+    let resource = if bus == "default" {
+        format!("rule/{name}")
     } else {
-        format!("{base}:rule/{bus}/{name}")
-    }
+        format!("rule/{bus}/{name}")
+    };
+    Arn::new("events", region, account, &resource).to_string()
 }
 
 fn not_found(name: &str, bus: &str) -> EventsError {
@@ -58,11 +60,13 @@ fn rule_mut<'e>(
     name: &str,
     bus: Option<&str>,
 ) -> Result<&'e mut Rule, EventsError> {
-    let (bus_arn, bus_name) = {
+    let (arn, bus_name) = {
         let bus = buses::existing(e, cx, bus)?;
-        (bus.arn.clone(), bus.name.clone())
+        (
+            rule_arn(&bus.region, &bus.account, &bus.name, name),
+            bus.name.clone(),
+        )
     };
-    let arn = rule_arn(&bus_name, &bus_arn, name);
     e.events
         .rules
         .get_mut(&arn)
@@ -145,9 +149,10 @@ pub fn put_rule(
         }
         None => None,
     };
-    let (bus_arn, bus_name) = {
+    let (bus_arn, bus_name, arn) = {
         let bus = buses::existing(e, cx, input.event_bus_name.as_deref())?;
-        (bus.arn.clone(), bus.name.clone())
+        let arn = rule_arn(&bus.region, &bus.account, &bus.name, &input.name);
+        (bus.arn.clone(), bus.name.clone(), arn)
     };
     let schedule = match input.schedule_expression {
         Some(text) => {
@@ -170,7 +175,6 @@ pub fn put_rule(
         }
         None => None,
     };
-    let arn = rule_arn(&bus_name, &bus_arn, &input.name);
     let now = e.now();
     if let Some(existing) = e.events.rules.get_mut(&arn) {
         if existing.managed_by.is_some() {
@@ -551,6 +555,8 @@ fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
             t.id
         ));
     }
+    // The fifth `:`-separated element of any text, not only of an ARN (a target ARN is checked
+    // for its length only): a wider rule than Arn::account_of, kept as it is.
     let other_account = t.arn.split(':').nth(4).is_some_and(|a| a != rule.account);
     if t.arn.contains(":event-bus/") && other_account && has_input {
         return Err(format!(
@@ -729,14 +735,13 @@ mod tests {
 
     #[test]
     fn rule_arns_name_the_bus_unless_it_is_the_default() {
-        let default = "arn:aws:events:us-east-1:000000000000:event-bus/default";
-        let custom = "arn:aws:events:us-east-1:000000000000:event-bus/orders";
+        let (region, account) = ("us-east-1", "000000000000");
         assert_eq!(
-            rule_arn("default", default, "r"),
+            rule_arn(region, account, "default", "r"),
             "arn:aws:events:us-east-1:000000000000:rule/r"
         );
         assert_eq!(
-            rule_arn("orders", custom, "r"),
+            rule_arn(region, account, "orders", "r"),
             "arn:aws:events:us-east-1:000000000000:rule/orders/r"
         );
     }

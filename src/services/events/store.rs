@@ -3,6 +3,7 @@
 //! live in the sibling modules.
 
 use super::schedule::Schedule;
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::event::pattern::EventPattern;
 use serde::{Deserialize, Serialize};
@@ -330,7 +331,7 @@ pub struct ApiDestination {
 impl Store {
     /// The ARN of bus `name` in `region` and `account`.
     pub fn bus_arn(region: &str, account: &str, name: &str) -> String {
-        format!("arn:aws:events:{region}:{account}:event-bus/{name}")
+        Arn::new("events", region, account, &format!("event-bus/{name}")).to_string()
     }
 
     /// Makes sure `account` has its `default` bus in `region`.

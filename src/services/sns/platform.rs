@@ -5,6 +5,7 @@
 use super::sms;
 use super::topics::page;
 use super::{SnsError, invalid, parse_topic_arn};
+use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
 use crate::services::{Context, typed};
@@ -314,14 +315,16 @@ fn apply_application_attribute(
         | "EventEndpointDeleted"
         | "EventEndpointUpdated"
         | "EventDeliveryFailure" => {
-            let parts: Vec<&str> = value.split(':').collect();
-            if !matches!(parts.as_slice(), ["arn", _, "sns", _, _, topic] if !topic.is_empty()) {
+            let topic = Arn::parse(value).is_some_and(|a| {
+                a.service == "sns" && !a.resource.is_empty() && !a.resource.contains(':')
+            });
+            if !topic {
                 return Err(bad_value("must be a topic ARN"));
             }
             app.attributes.insert(name.into(), value.into());
         }
         "SuccessFeedbackRoleArn" | "FailureFeedbackRoleArn" => {
-            if !value.starts_with("arn:") || value.split(':').count() < 6 {
+            if Arn::parse(value).is_none() {
                 return Err(bad_value("must be an IAM role ARN"));
             }
             app.attributes.insert(name.into(), value.into());
@@ -375,10 +378,8 @@ pub fn create_platform_application(
     let principal = input.attributes.get("PlatformPrincipal").cloned();
     let credential = input.attributes.get("PlatformCredential").cloned();
     check_credentials(&input.platform, principal.as_deref(), credential.as_deref())?;
-    let arn = format!(
-        "arn:aws:sns:{}:{}:app/{}/{}",
-        cx.region, cx.account, input.platform, input.name
-    );
+    let resource = format!("app/{}/{}", input.platform, input.name);
+    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).to_string();
     let mut app = PlatformApplication {
         arn: arn.clone(),
         name: input.name,
@@ -589,14 +590,8 @@ pub fn create_platform_endpoint(
             endpoint_arn: existing.arn.clone(),
         });
     }
-    let arn = format!(
-        "arn:aws:sns:{}:{}:endpoint/{}/{}/{}",
-        cx.region,
-        cx.account,
-        platform,
-        app_name,
-        e.engine.rng.uuid()
-    );
+    let resource = format!("endpoint/{platform}/{app_name}/{}", e.engine.rng.uuid());
+    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).to_string();
     e.sns.platform.endpoints.insert(
         arn.clone(),
         PlatformEndpoint {

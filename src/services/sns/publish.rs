@@ -9,6 +9,7 @@ use super::shapes::*;
 use super::store::Subscription;
 use super::topics::allows;
 use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
+use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, Publisher, SqsMessage, Target,
 };
@@ -301,8 +302,9 @@ fn publish_to_topic(
     let topic = super::topics::topic_mut(e, cx, topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Publish") {
         return Err(SnsError::AuthorizationError(format!(
-            "User: arn:aws:iam::{}:root is not authorized to perform: SNS:Publish on resource: {}",
-            cx.account, topic.arn
+            "User: {} is not authorized to perform: SNS:Publish on resource: {}",
+            Arn::root(&cx.account),
+            topic.arn
         )));
     }
     let (structure, dedup_id) = check_common(fields, topic.fifo, topic.content_based_dedup)?;
@@ -971,7 +973,7 @@ fn publish_sms(
         body: fields.message.to_string(),
         attributes: BTreeMap::new(),
     };
-    let source = format!("arn:aws:sns:{}:{}:{}", cx.region, cx.account, phone);
+    let source = Arn::new("sns", &cx.region, &cx.account, phone).to_string();
     e.deliver(Delivery::new(
         "sns",
         source,
@@ -1189,7 +1191,7 @@ pub fn deliver_to_topic(
     let cx = Context {
         request_id: String::new(),
         account: publisher.account.clone(),
-        region: topic_arn.split(':').nth(3).unwrap_or_default().to_string(),
+        region: Arn::region_of(topic_arn).to_string(),
         access_key: None,
         host: publisher.host.clone(),
     };

@@ -5,6 +5,7 @@
 use super::platform::{Empty, attributes_null};
 use super::topics::{TOKENS, page};
 use super::{SnsError, invalid};
+use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
 use crate::services::page::{Pager, Sizes, size_rule};
@@ -256,10 +257,14 @@ fn check_sms_attribute(name: &str, value: &str) -> Result<(), SnsError> {
             }
         }
         "DeliveryStatusIAMRole" => {
-            let parts: Vec<&str> = value.split(':').collect();
-            let role = matches!(parts.as_slice(), ["arn", _, "iam", "", account, resource]
-                if account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit())
-                    && resource.starts_with("role/"));
+            let role = Arn::parse(value).is_some_and(|a| {
+                a.service == "iam"
+                    && a.region.is_empty()
+                    && a.account.len() == 12
+                    && a.account.bytes().all(|b| b.is_ascii_digit())
+                    && a.resource.starts_with("role/")
+                    && !a.resource.contains(':')
+            });
             if !value.is_empty() && !role {
                 return Err(bad("must be the ARN of an IAM role"));
             }
@@ -441,7 +446,7 @@ pub fn create_sms_sandbox_phone_number(
     let id = e.engine.rng.uuid();
     e.deliver(Delivery::new(
         "sns",
-        format!("arn:aws:sns:{}:{}:sms-sandbox", cx.region, cx.account),
+        Arn::new("sns", &cx.region, &cx.account, "sms-sandbox").to_string(),
         "sms".into(),
         id,
         Target::Outbox {
@@ -601,6 +606,32 @@ mod tests {
                 true,
             ),
             ("DeliveryStatusIAMRole", "role", false),
+            ("DeliveryStatusIAMRole", "", true),
+            (
+                "DeliveryStatusIAMRole",
+                "arn:aws-cn:iam::123456789012:role/SNSLogs",
+                true,
+            ),
+            (
+                "DeliveryStatusIAMRole",
+                "arn:aws:iam::123456789012:role/SNS:Logs",
+                false,
+            ),
+            (
+                "DeliveryStatusIAMRole",
+                "arn:aws:iam:us-east-1:123456789012:role/SNSLogs",
+                false,
+            ),
+            (
+                "DeliveryStatusIAMRole",
+                "arn:aws:iam::1234:role/SNSLogs",
+                false,
+            ),
+            (
+                "DeliveryStatusIAMRole",
+                "arn:aws:iam::123456789012:user/SNSLogs",
+                false,
+            ),
             ("UsageReportS3Bucket", "my-reports.bucket", true),
             ("UsageReportS3Bucket", "My_Bucket", false),
             ("Unknown", "x", false),

@@ -7,6 +7,7 @@ use super::shapes::*;
 use super::store::Subscription;
 use super::topics::{allows, page, topic_mut};
 use super::{SnsError, invalid, parse_topic_arn};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::state::State;
@@ -37,7 +38,10 @@ fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<()
             (7..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
         }
         "sqs" => {
-            if !endpoint.starts_with("arn:aws:sqs:") || endpoint.split(':').count() != 6 {
+            let queue = Arn::parse(endpoint).is_some_and(|a| {
+                a.partition == "aws" && a.service == "sqs" && !a.resource.contains(':')
+            });
+            if !queue {
                 return Err(invalid("SQS endpoint ARN"));
             }
             if endpoint.ends_with(".fifo") && !fifo_topic {
@@ -121,6 +125,8 @@ fn apply_attribute(
                 invalid(format!("{prefix}RedrivePolicy: failed to parse JSON. {e}"))
             })?;
             let arn = doc["deadLetterTargetArn"].as_str().unwrap_or_default();
+            // Six `:`-separated elements with `sqs` third, whatever the first: a wider rule
+            // than Arn::parse, kept as it is.
             let parts: Vec<&str> = arn.split(':').collect();
             if parts.len() != 6 || parts[2] != "sqs" {
                 return Err(invalid(format!(
@@ -194,8 +200,9 @@ pub fn subscribe(
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
         return Err(SnsError::AuthorizationError(format!(
-            "User: arn:aws:iam::{}:root is not authorized to perform: SNS:Subscribe on resource: {}",
-            cx.account, topic.arn
+            "User: {} is not authorized to perform: SNS:Subscribe on resource: {}",
+            Arn::root(&cx.account),
+            topic.arn
         )));
     }
     let fifo_topic = topic.fifo;
@@ -370,8 +377,13 @@ pub fn confirm_subscription(
     })
 }
 
+/// The subscription an ARN names: `arn:aws:sns:<region>:<account>:<topic>:<id>`, the resource
+/// holding exactly one `:`.
 fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscription, SnsError> {
-    if arn.split(':').count() != 7 || !arn.starts_with("arn:aws:sns:") {
+    let well_formed = Arn::parse(arn).is_some_and(|a| {
+        a.partition == "aws" && a.service == "sns" && a.resource.matches(':').count() == 1
+    });
+    if !well_formed {
         return Err(invalid("SubscriptionArn"));
     }
     e.sns
@@ -424,10 +436,7 @@ pub fn get_subscription_attributes(
         sub.confirmation_authenticated.to_string(),
     );
     attributes.insert("RawMessageDelivery".into(), sub.raw.to_string());
-    attributes.insert(
-        "SubscriptionPrincipal".into(),
-        format!("arn:aws:iam::{}:root", sub.owner),
-    );
+    attributes.insert("SubscriptionPrincipal".into(), Arn::root(&sub.owner));
     if let Some((_, text)) = &sub.filter {
         attributes.insert("FilterPolicy".into(), text.clone());
         let scope = match sub.filter_scope {
@@ -499,7 +508,8 @@ pub fn list_subscriptions(
     cx: &Context,
     input: NextTokenInput,
 ) -> Result<ListSubscriptionsOutput, SnsError> {
-    let prefix = format!("arn:aws:sns:{}:{}:", cx.region, cx.account);
+    // The ARNs of the caller's region and account: `arn:aws:sns:<region>:<account>:`.
+    let prefix = Arn::new("sns", &cx.region, &cx.account, "").to_string();
     let mine = e
         .sns
         .subscriptions

@@ -6,6 +6,7 @@ use super::shapes::*;
 use super::signing::SignatureVersion;
 use super::store::Topic;
 use super::{SnsError, invalid, parse_topic_arn};
+use crate::arn::Arn;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
 use crate::services::page::{Pager, Sizes, Tokens};
@@ -232,7 +233,7 @@ pub fn create_topic(
         return Err(invalid("Topic Name"));
     }
     check_tags(&input.tags)?;
-    let arn = format!("arn:aws:sns:{}:{}:{}", cx.region, cx.account, name);
+    let arn = Arn::new("sns", &cx.region, &cx.account, &name).to_string();
     let mut topic = Topic {
         arn: arn.clone(),
         name,
@@ -556,11 +557,7 @@ pub fn add_permission(
     if statements.iter().any(|s| s["Sid"] == input.label.as_str()) {
         return Err(invalid("Statement already exists"));
     }
-    let principals: Vec<String> = input
-        .aws_account_id
-        .iter()
-        .map(|a| format!("arn:aws:iam::{a}:root"))
-        .collect();
+    let principals: Vec<String> = input.aws_account_id.iter().map(|a| Arn::root(a)).collect();
     let actions: Vec<String> = input
         .action_name
         .iter()
@@ -614,7 +611,7 @@ pub(crate) fn allows(topic: &Topic, account: &str, action: &str) -> bool {
         let principal = &s["Principal"];
         let principal_ok = principal == "*"
             || listed(&principal["AWS"], &|p| {
-                p == "*" || p == account || p == format!("arn:aws:iam::{account}:root")
+                p == "*" || p == account || p == Arn::root(account)
             });
         let action_ok = listed(&s["Action"], &|a| {
             a == "*" || a == "SNS:*" || a.eq_ignore_ascii_case(action)

@@ -5,6 +5,7 @@ use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
 use super::shapes::*;
 use super::store::{Queue, QueueKey, Store};
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
+use crate::arn::Arn;
 use crate::services::page::{Pager, Sizes, Tokens};
 use crate::state::State;
 use serde_json::{Value, json};
@@ -426,11 +427,7 @@ pub fn add_permission(
     {
         return Err(invalid_value("Label", label, "Already exists."));
     }
-    let principals = input
-        .aws_account_ids
-        .iter()
-        .map(|a| format!("arn:aws:iam::{a}:root"))
-        .collect();
+    let principals = input.aws_account_ids.iter().map(|a| Arn::root(a)).collect();
     let actions = input.actions.iter().map(|a| format!("SQS:{a}")).collect();
     statements.push(json!({
         "Sid": label,

@@ -5,6 +5,7 @@
 use super::attributes::{DedupScope, QueueAttributes};
 use super::errors::SqsError;
 use super::shapes::MessageAttributeValue;
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -28,32 +29,23 @@ pub struct QueueKey {
 
 impl QueueKey {
     pub fn arn(&self) -> String {
-        format!("arn:aws:sqs:{}:{}:{}", self.region, self.account, self.name)
+        Arn::new("sqs", &self.region, &self.account, &self.name).to_string()
     }
 
-    /// `arn:aws:sqs:<region>:<account>:<name>` → its key.
+    /// `arn:<partition>:sqs:<region>:<account>:<name>` → its key; the region, account and name
+    /// are not empty and the name holds no `:`.
     pub fn from_arn(arn: &str) -> Option<QueueKey> {
-        let mut parts = arn.split(':');
-        match (
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-            parts.next(),
-        ) {
-            (Some("arn"), Some(_), Some("sqs"), Some(region), Some(account), Some(name), None)
-                if !region.is_empty() && !account.is_empty() && !name.is_empty() =>
-            {
-                Some(QueueKey {
-                    account: account.into(),
-                    region: region.into(),
-                    name: name.into(),
-                })
-            }
-            _ => None,
-        }
+        let arn = Arn::parse(arn)?;
+        let ok = arn.service == "sqs"
+            && !arn.region.is_empty()
+            && !arn.account.is_empty()
+            && !arn.resource.is_empty()
+            && !arn.resource.contains(':');
+        ok.then(|| QueueKey {
+            account: arn.account.into(),
+            region: arn.region.into(),
+            name: arn.resource.into(),
+        })
     }
 }
 
@@ -789,6 +781,17 @@ mod tests {
         assert_eq!(k.arn(), "arn:aws:sqs:eu-west-1:111122223333:jobs.fifo");
         assert!(QueueKey::from_arn("arn:aws:sns:eu-west-1:1:x").is_none());
         assert!(QueueKey::from_arn("arn:aws:sqs:eu-west-1:1").is_none());
+        for refused in [
+            "arn:aws:sqs:eu-west-1:1:q:x",
+            "arn:aws:sqs::1:q",
+            "arn:aws:sqs:eu-west-1::q",
+            "arn:aws:sqs:eu-west-1:1:",
+            "urn:aws:sqs:eu-west-1:1:q",
+        ] {
+            assert!(QueueKey::from_arn(refused).is_none(), "{refused}");
+        }
+        let other = QueueKey::from_arn("arn:aws-cn:sqs:cn-north-1:1:q").unwrap();
+        assert_eq!(other.name, "q");
     }
 }
 

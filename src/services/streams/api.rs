@@ -5,9 +5,10 @@
 use super::retry::Strategy;
 use super::run::{begin_start, halt, refresh};
 use super::{Pattern, RunOptions, Source, Stream, StreamState};
+use crate::arn::Arn;
 use crate::services::Context;
 use crate::services::bus::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
-use crate::services::bus::subscribers::{InvokeInput, arn_parts, invoke_as, invoke_json};
+use crate::services::bus::subscribers::{InvokeInput, invoke_as, invoke_json, parse_arn};
 use crate::services::bus::{V2Error, length, one_of};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
@@ -79,7 +80,7 @@ fn is_queue_arn(arn: &str) -> bool {
 
 /// A custom event bus ARN (`arn:aws:events:<region>:<account>:event-busv2/<name>/<id>`).
 fn is_bus_arn(arn: &str) -> bool {
-    arn_parts(arn).is_some_and(|p| p[1] == "events" && p[4].starts_with("event-busv2/"))
+    parse_arn(arn).is_some_and(|a| a.service == "events" && a.resource.starts_with("event-busv2/"))
 }
 
 /// The source an ARN names, checked for its form; `Err` names what is wrong.
@@ -188,10 +189,8 @@ pub fn create_event_stream(
             bus.sequence
         }
     };
-    let arn = format!(
-        "arn:aws:events:{}:{}:event-stream/{}",
-        cx.region, cx.account, input.name
-    );
+    let resource = format!("event-stream/{}", input.name);
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
     if e.streams.streams.contains_key(&arn) {
         return Err(V2Error::ResourceAlreadyExists(format!(
             "Event stream {} already exists.",

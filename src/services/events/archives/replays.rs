@@ -17,6 +17,7 @@
 //!   not sent.
 
 use super::{NAME_PATTERN, arn_name, check_description, check_enum, own_bus, prune};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::envelope::with_replay_name;
@@ -38,7 +39,8 @@ const STEP_MS: Millis = 1_000;
 const REPLAY_STATES: &str = "[STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLED, FAILED]";
 
 fn replay_arn(cx: &Context, name: &str) -> String {
-    format!("arn:aws:events:{}:{}:replay/{name}", cx.region, cx.account)
+    let resource = format!("replay/{name}");
+    Arn::new("events", &cx.region, &cx.account, &resource).to_string()
 }
 
 fn replay_not_found(name: &str) -> EventsError {

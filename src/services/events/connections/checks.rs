@@ -4,6 +4,7 @@
 //! of sensitive members (passwords, keys, secrets) are left out of the message, as Coral does.
 
 use super::super::EventsError;
+use crate::arn::Arn;
 use crate::services::events::store::ConnectionHttpParameters;
 
 /// The HTTP methods of an API destination, in the order AWS's message lists them (recorded from
@@ -238,9 +239,13 @@ fn is_header_value(v: &str) -> bool {
 /// The (region, account, name) of an EventBridge ARN of `kind` (`connection`,
 /// `api-destination`): `arn:aws:events:<region>:<account>:<kind>/<name>/<id>`.
 pub fn parse_arn<'a>(arn: &'a str, kind: &str) -> Option<(&'a str, &'a str, &'a str)> {
-    let mut parts = arn.splitn(6, ':');
-    let (scheme, partition, service) = (parts.next()?, parts.next()?, parts.next()?);
-    let (region, account, resource) = (parts.next()?, parts.next()?, parts.next()?);
+    let Arn {
+        partition,
+        service,
+        region,
+        account,
+        resource,
+    } = Arn::parse(arn)?;
     let partition_ok = partition
         .strip_prefix("aws")
         .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
@@ -255,13 +260,7 @@ pub fn parse_arn<'a>(arn: &'a str, kind: &str) -> Option<(&'a str, &'a str, &'a 
         .split_once('/')?;
     let name_ok = !name.is_empty() && is_name(name);
     let id_ok = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    (scheme == "arn"
-        && service == "events"
-        && partition_ok
-        && region_ok
-        && account_ok
-        && name_ok
-        && id_ok)
+    (service == "events" && partition_ok && region_ok && account_ok && name_ok && id_ok)
         .then_some((region, account, name))
 }
 

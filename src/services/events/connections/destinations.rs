@@ -4,6 +4,7 @@
 use super::auth::pairs;
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::{Invocation, by_arn, key, usable};
+use crate::arn::Arn;
 use crate::engine::delivery::Failure;
 use crate::services::Context;
 use crate::services::events::store::{ApiDestination, Connection, HttpParameters};
@@ -291,9 +292,10 @@ pub fn create_api_destination(
     let now = e.now();
     let id = e.engine.rng.uuid();
     let (region, account, name) = (&cx.region, &cx.account, &input.name);
+    let resource = format!("api-destination/{name}/{id}");
     let destination = ApiDestination {
         name: name.clone(),
-        arn: format!("arn:aws:events:{region}:{account}:api-destination/{name}/{id}"),
+        arn: Arn::new("events", region, account, &resource).to_string(),
         account: account.clone(),
         region: region.clone(),
         description: input.description,
