@@ -1,5 +1,6 @@
 //! The clock driver: the one place that reads the wall clock or waits on it, and maps wall time
 //! to virtual time per clock mode (`real`, `fast:<factor>`, `manual`). Everything else asks here.
+//! The one place that reads the wall clock; it depends on nothing of the emulator.
 #![allow(clippy::disallowed_methods)]
 
 use crate::engine::time::Millis;

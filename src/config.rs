@@ -1,4 +1,5 @@
 //! How an emulator is set up: what the command line and environment give, or a Rust test.
+//! Plain settings; it depends on nothing of the emulator.
 
 use crate::clock::ClockMode;
 use std::path::PathBuf;

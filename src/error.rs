@@ -1,6 +1,7 @@
 //! The one error type that crosses from services to the protocol front-ends: an AWS error code
 //! (the error shape's name in the service model), its message and HTTP status. The front-ends
 //! render it in the request's protocol; the model supplies Query codes where they differ.
+//! A leaf: it depends on nothing of the emulator; the protocols render it.
 
 use std::fmt;
 

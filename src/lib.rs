@@ -7,6 +7,7 @@
 //! println!("AWS_ENDPOINT_URL={}", emulator.url());
 //! # Ok(()) }
 //! ```
+//! The layers and which way they depend: docs/architecture.md.
 
 pub mod arn;
 pub mod clock;

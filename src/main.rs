@@ -1,4 +1,5 @@
 //! The `switchyard` command: `switchyard` or `switchyard serve`.
+//! The binary: command line and process only; everything else is the library's.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;

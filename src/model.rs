@@ -1,5 +1,6 @@
 //! AWS API models (botocore's service models, see `tools/build-models.py`): the operations, their
 //! input and output shapes and the error table that drive the protocol front-ends.
+//! A leaf: it depends on nothing of the emulator.
 
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};

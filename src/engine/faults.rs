@@ -1,5 +1,6 @@
 //! Injected faults (`/_switchyard/faults`): failures every attempt at a target meets while they
 //! are in force. Plain data.
+//! Part of the engine: it depends on nothing above it.
 
 use serde::Serialize;
 

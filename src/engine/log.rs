@@ -1,6 +1,7 @@
 //! The delivery log (`GET /_switchyard/deliveries`): one record per decision of the delivery
 //! path, bounded, oldest out first. Plain data; it knows no service and no wire format beyond
 //! serde.
+//! Part of the engine: it depends on nothing above it.
 
 use super::time::{Millis, format_rfc3339};
 use serde::{Serialize, Serializer};

@@ -1,5 +1,6 @@
 //! The counters of `GET /_switchyard/metrics`: delivery decisions by label, and the AWS-named
 //! metrics (per namespace, metric and resource), rendered in Prometheus text format. Plain data.
+//! Part of the engine: it depends on nothing above it.
 
 use std::collections::BTreeMap;
 

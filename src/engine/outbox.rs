@@ -1,5 +1,6 @@
 //! The outbox (`GET /_switchyard/outbox`): what was "sent" to receivers that cannot exist
 //! locally. Plain data.
+//! Part of the engine: it depends on nothing above it.
 
 use super::log::rfc3339;
 use super::time::Millis;

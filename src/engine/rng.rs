@@ -1,5 +1,6 @@
 //! The one seeded generator behind ids and retry jitter (`--seed`), so that the same
 //! inputs and seed give the same bytes.
+//! Part of the engine: it depends on nothing above it, and never on the wall clock.
 
 /// SplitMix64: small, fast and statistically sound for ids and jitter (not for secrets).
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
 //! The one timer queue: items ordered by (due, sequence), so timers due at the same instant
 //! fire in the order they were scheduled.
+//! Part of the engine: it depends on nothing above it, and never on the wall clock.
 
 use super::time::Millis;
 use std::cmp::{Ordering, Reverse};

@@ -1,6 +1,7 @@
 //! Virtual instants: milliseconds since the Unix epoch, and their textual forms.
 //! Pure functions only; reading the wall clock is `crate::clock`'s job. The calendar (which dates
 //! exist, the day number of each) is the `time` crate's; its clock (`now_utc`) is never read.
+//! Part of the engine: it depends on nothing above it.
 
 use ::time::{Date, Month, UtcDateTime};
 use std::ops::Range;

@@ -2,6 +2,7 @@
 //! service and operation it is for (SigV4 credential scope, target prefix, queue URL path, Query
 //! `Version` and `Action`). These are the wire's names for a service; what a service is (its
 //! name, model and error wording) stays with [`ServiceId`] in the services.
+//! It reads the request only: it must not depend on the runtime, the state or the services' operations.
 
 use super::query::Params;
 use super::{Protocol, header_str};

@@ -1,6 +1,7 @@
 //! AWS Signature Version 4 as a server reads it: who signed (access key, region, service from the
 //! credential scope, in the Authorization header or a presigned query) and, with `--auth verify`,
 //! whether the signature is right (computed with `aws-sigv4`, the SDKs' own signer).
+//! It must not depend on the runtime, the state or the services.
 
 use crate::error::AwsError;
 use aws_credential_types::Credentials;

@@ -2,6 +2,7 @@
 //! ([`State::call`]); the few that wait or need I/O are driven from here, their waiting and I/O
 //! outside the lock: ReceiveMessage's long poll, the signature of an SNS publish made ahead, and
 //! the OAuth token requests of EventBridge connections.
+//! It must not depend on the protocols or the server.
 
 use super::Runtime;
 use crate::clock::Clock;

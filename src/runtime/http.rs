@@ -1,5 +1,6 @@
 //! The HTTP client of deliveries and exchanges: http:// and https:// through one connection pool,
 //! with the system's root certificates and `--https-ca`, and how a failed request failed.
+//! It must not depend on the state, the services, the protocols or the server.
 
 use bytes::Bytes;
 use http_body_util::Full;

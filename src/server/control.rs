@@ -1,5 +1,6 @@
 //! The control API of CONTROL_API.md under `/_switchyard/`: health, reset, clock, deliveries,
 //! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
+//! It talks to the runtime only: never to a service's operations.
 
 use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;

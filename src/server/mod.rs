@@ -1,5 +1,6 @@
 //! The HTTP server: one port for the AWS APIs and the control API under `/_switchyard/`, and the
 //! library API Rust tests use to run an emulator in-process on a free port.
+//! The top layer: nothing in the library imports it.
 
 mod control;
 

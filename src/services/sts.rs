@@ -1,4 +1,5 @@
 //! STS, as far as tools need it to check credentials: GetCallerIdentity.
+//! It must not depend on the runtime, the protocols or the server.
 
 use super::{Context, not_yet, typed};
 use crate::arn::Arn;

@@ -1,5 +1,6 @@
 //! Service operations by name: the synchronous dispatch from (service, operation) to the
 //! operation's function over the state, and the settling of whatever it set off.
+//! It must not depend on the runtime, the protocols or the server.
 
 use super::State;
 use crate::error::AwsError;

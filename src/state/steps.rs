@@ -2,6 +2,7 @@
 //! to services of this emulator, dead letters, the ends of followed deliveries, and arrivals
 //! (event streams look, long polls wake). Each piece of work runs to the end, and whatever it
 //! sets off runs before the next piece: the order a synchronous cascade would have.
+//! It must not depend on the runtime, the protocols or the server.
 
 use super::{State, Step};
 use crate::engine::Fired;

@@ -1,6 +1,7 @@
 //! The engine's side of a delivery: starting it, each attempt (throttle slots, injected faults,
 //! the target), how an attempt ended and what follows (a retry, the next of its lane, a dead
 //! letter, a discard, its source keeping it), and the records and counters of each decision.
+//! Part of the engine: it must not depend on anything above it (services, state, runtime).
 
 use super::{
     Counters, Delivery, DeliveryId, Ending, Failure, GiveUp, Outcome, Retry, Target, Work,

@@ -1,5 +1,6 @@
 //! How an attempt ended ([`Outcome`], failing with a [`Failure`]), how a delivery ended ([`Ending`]) and, for one given up,
 //! what the dead-letter message may tell of it ([`GiveUp`]). Values only.
+//! Part of the engine: it depends on nothing above it.
 
 use super::failure::Failure;
 

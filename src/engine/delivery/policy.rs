@@ -1,10 +1,13 @@
 //! Retry schedules: the trait each service's schedule implements (pure, so each is unit-tested
-//! on its own), the retry it decides, and the policy of no retries.
+//! on its own), the retry it decides, the policy of no retries, and the one capped exponential
+//! backoff the services' schedules share with their own constants.
+//! Part of the engine: it depends on nothing above it.
 
 use super::outcome::Outcome;
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use std::fmt::Debug;
+use std::marker::PhantomData;
 
 /// The next retry after a failed attempt.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,5 +69,135 @@ pub struct NoRetries;
 impl RetryPolicy for NoRetries {
     fn next(&self, _: u32, _: &mut Rng, _: bool) -> Option<Retry> {
         None
+    }
+}
+
+/// The limits a retry schedule may end by, as EventBridge names them.
+pub const BY_ATTEMPTS: &str = "MaximumRetryAttempts";
+pub const BY_AGE: &str = "MaximumEventAgeInSeconds";
+
+/// Exponential backoff with a cap: `min(base · 2^(n−1), cap)` before retry `n`, times a random
+/// factor in [0.9, 1.1) when jitter is on. Each service has its constants: classic EventBridge
+/// targets 1 s and 512 s, custom-bus subscribers 10 s and 300 s, event streams' exponential
+/// decay 1 s and 512 s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    pub base_ms: Millis,
+    pub cap_ms: Millis,
+}
+
+impl Backoff {
+    /// The nominal wait before retry `n` (1 = the first retry).
+    pub fn nominal_ms(self, n: u32) -> Millis {
+        let shift = n.saturating_sub(1).min(20);
+        self.base_ms.saturating_mul(1 << shift).min(self.cap_ms)
+    }
+
+    pub fn delay_ms(self, n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        let nominal = self.nominal_ms(n);
+        if jitter {
+            (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis
+        } else {
+            nominal
+        }
+    }
+
+    /// The retry after `attempts` failed attempts of an event `age_ms` old, under at most
+    /// `max_retries` retries and `max_age_ms` of age (checked in that order), or the limit hit.
+    pub fn within(
+        self,
+        (max_retries, max_age_ms): (u32, Millis),
+        attempts: u32,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        let retries = attempts.saturating_sub(1);
+        if retries >= max_retries {
+            return Err(Some(BY_ATTEMPTS));
+        }
+        let delay_ms = self.delay_ms(retries + 1, rng, jitter);
+        // No attempt is made once the event is older than the limit.
+        if age_ms + delay_ms > max_age_ms {
+            return Err(Some(BY_AGE));
+        }
+        Ok(Retry {
+            delay_ms,
+            phase: "retry",
+        })
+    }
+}
+
+/// The constants a service gives the capped-backoff retry policy ([`BackoffRetry`]).
+pub trait BackoffSchedule: Debug + Clone + Copy + PartialEq + Send + 'static {
+    const BACKOFF: Backoff;
+    const MAX_RETRIES: u32;
+    const MAX_AGE_MS: Millis;
+    /// Every failure is retried, those not worth retrying elsewhere included, and failures inside
+    /// the emulator wait as retries do (the custom bus's subscribers).
+    const RETRIES_EVERY_FAILURE: bool;
+}
+
+/// Retries under `S`'s capped backoff until `max_retries` retries were made or the message is
+/// `max_age_ms` old, whichever comes first (the attempt limit is checked first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BackoffRetry<S> {
+    pub max_retries: u32,
+    pub max_age_ms: Millis,
+    pub schedule: PhantomData<S>,
+}
+
+impl<S: BackoffSchedule> Default for BackoffRetry<S> {
+    fn default() -> Self {
+        BackoffRetry {
+            max_retries: S::MAX_RETRIES,
+            max_age_ms: S::MAX_AGE_MS,
+            schedule: PhantomData,
+        }
+    }
+}
+
+impl<S: BackoffSchedule> BackoffRetry<S> {
+    /// The nominal wait before retry `n` (1 = the first retry).
+    pub fn nominal_ms(n: u32) -> Millis {
+        S::BACKOFF.nominal_ms(n)
+    }
+
+    /// The wait before retry `n`, with jitter when it is on.
+    pub fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        S::BACKOFF.delay_ms(n, rng, jitter)
+    }
+}
+
+impl<S: BackoffSchedule> RetryPolicy for BackoffRetry<S> {
+    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
+        let retries = attempts.saturating_sub(1);
+        (retries < self.max_retries).then(|| Retry {
+            delay_ms: Self::delay_ms(retries + 1, rng, jitter),
+            phase: "retry",
+        })
+    }
+
+    fn retry(
+        &self,
+        attempts: u32,
+        _outcome: &Outcome,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        let limits = (self.max_retries, self.max_age_ms);
+        S::BACKOFF.within(limits, attempts, age_ms, rng, jitter)
+    }
+
+    fn retries_permanent(&self) -> bool {
+        S::RETRIES_EVERY_FAILURE
+    }
+
+    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        match S::RETRIES_EVERY_FAILURE {
+            true => Self::delay_ms(failures, rng, jitter),
+            false => 1000,
+        }
     }
 }

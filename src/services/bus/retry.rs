@@ -9,10 +9,8 @@
 //! 70 and 150 s; the fifth retry would come at 310 s, past the age limit, so the record says
 //! `MaximumEventAgeInSeconds` after 4 retries, like the spec's example record.
 
-use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
-use crate::engine::rng::Rng;
+use crate::engine::delivery::{Backoff, BackoffRetry, BackoffSchedule};
 use crate::engine::time::Millis;
-use crate::services::events::retry::Backoff;
 
 pub const DEFAULT_MAX_RETRIES: u32 = 5;
 pub const DEFAULT_MAX_AGE_SECONDS: i64 = 300;
@@ -20,74 +18,31 @@ pub const DEFAULT_MAX_AGE_SECONDS: i64 = 300;
 pub const BASE_MS: Millis = 10_000;
 pub const CAP_MS: Millis = 300_000;
 
-pub use crate::services::events::retry::{BY_AGE, BY_ATTEMPTS};
+pub use crate::engine::delivery::{BY_AGE, BY_ATTEMPTS};
 
+/// A subscriber's retry policy: [`BackoffRetry`] with the custom bus's constants.
+pub type SubscriberRetry = BackoffRetry<Subscriber>;
+
+/// The constants of custom-bus subscribers: every failure is retried.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SubscriberRetry {
-    pub max_retries: u32,
-    pub max_age_ms: Millis,
-}
+pub struct Subscriber;
 
-impl Default for SubscriberRetry {
-    fn default() -> Self {
-        SubscriberRetry {
-            max_retries: DEFAULT_MAX_RETRIES,
-            max_age_ms: DEFAULT_MAX_AGE_SECONDS * 1000,
-        }
-    }
-}
-
-/// A subscriber's backoff: classic's formula with other numbers.
-pub const SUBSCRIBER_BACKOFF: Backoff = Backoff {
-    base_ms: BASE_MS,
-    cap_ms: CAP_MS,
-};
-
-impl SubscriberRetry {
-    /// The nominal wait before retry `n` (1 = the first retry).
-    pub fn nominal_ms(n: u32) -> Millis {
-        SUBSCRIBER_BACKOFF.nominal_ms(n)
-    }
-
-    fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        SUBSCRIBER_BACKOFF.delay_ms(n, rng, jitter)
-    }
-}
-
-impl RetryPolicy for SubscriberRetry {
-    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
-        let retries = attempts.saturating_sub(1);
-        (retries < self.max_retries).then(|| Retry {
-            delay_ms: SubscriberRetry::delay_ms(retries + 1, rng, jitter),
-            phase: "retry",
-        })
-    }
-
-    fn retry(
-        &self,
-        attempts: u32,
-        _outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        let limits = (self.max_retries, self.max_age_ms);
-        SUBSCRIBER_BACKOFF.within(limits, attempts, age_ms, rng, jitter)
-    }
-
-    fn retries_permanent(&self) -> bool {
-        true
-    }
-
-    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        SubscriberRetry::delay_ms(failures, rng, jitter)
-    }
+impl BackoffSchedule for Subscriber {
+    const BACKOFF: Backoff = Backoff {
+        base_ms: BASE_MS,
+        cap_ms: CAP_MS,
+    };
+    const MAX_RETRIES: u32 = DEFAULT_MAX_RETRIES;
+    const MAX_AGE_MS: Millis = DEFAULT_MAX_AGE_SECONDS * 1000;
+    const RETRIES_EVERY_FAILURE: bool = true;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::delivery::Failure;
+    use crate::engine::delivery::{Outcome, RetryPolicy};
+    use crate::engine::rng::Rng;
 
     fn failed() -> Outcome {
         Outcome::Permanent(Failure::Status(400))
@@ -144,6 +99,7 @@ mod tests {
             let policy = SubscriberRetry {
                 max_retries,
                 max_age_ms: age_s * 1000,
+                ..SubscriberRetry::default()
             };
             assert_eq!(
                 run(policy, false),

@@ -281,6 +281,7 @@ fn retry_policy(input: Option<RetryPolicyInput>) -> Result<SubscriberRetry, V2Er
     Ok(SubscriberRetry {
         max_retries: attempts as u32,
         max_age_ms: age * 1000,
+        ..SubscriberRetry::default()
     })
 }
 

@@ -439,6 +439,7 @@ fn delivery_for(
             max_age_ms: p
                 .maximum_event_age_in_seconds
                 .map_or(defaults.max_age_ms, |s| s * 1000),
+            ..defaults
         }
     });
     let dead_letter = target

@@ -7,8 +7,7 @@
 //! So the default policy (185 retries, 24 hours) ends by age: without jitter it makes 176
 //! retries, the last when the event is 23.9 hours old (docs/eventbridge.md).
 
-use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
-use crate::engine::rng::Rng;
+use crate::engine::delivery::{Backoff, BackoffRetry, BackoffSchedule};
 use crate::engine::time::Millis;
 
 pub const DEFAULT_MAX_RETRIES: u32 = 185;
@@ -16,118 +15,31 @@ pub const DEFAULT_MAX_AGE_SECONDS: u32 = 86_400;
 /// The longest nominal wait between two attempts.
 pub const CAP_MS: Millis = 512_000;
 
-pub const BY_ATTEMPTS: &str = "MaximumRetryAttempts";
-pub const BY_AGE: &str = "MaximumEventAgeInSeconds";
+pub use crate::engine::delivery::{BY_AGE, BY_ATTEMPTS};
 
+/// A classic target's retry policy: [`BackoffRetry`] with EventBridge's constants.
+pub type TargetRetry = BackoffRetry<Classic>;
+
+/// The constants of classic EventBridge targets.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TargetRetry {
-    pub max_retries: u32,
-    pub max_age_ms: Millis,
-}
+pub struct Classic;
 
-impl Default for TargetRetry {
-    fn default() -> Self {
-        TargetRetry {
-            max_retries: DEFAULT_MAX_RETRIES,
-            max_age_ms: Millis::from(DEFAULT_MAX_AGE_SECONDS) * 1000,
-        }
-    }
-}
-
-/// Exponential backoff with a cap: `min(base · 2^(n−1), cap)` before retry `n`, times a random
-/// factor in [0.9, 1.1) when jitter is on. Classic targets use 1 s and 512 s; the custom bus's
-/// subscribers (`crate::services::bus::retry`) 10 s and 300 s.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
-    pub base_ms: Millis,
-    pub cap_ms: Millis,
-}
-
-impl Backoff {
-    /// The nominal wait before retry `n` (1 = the first retry).
-    pub fn nominal_ms(self, n: u32) -> Millis {
-        let shift = n.saturating_sub(1).min(20);
-        self.base_ms.saturating_mul(1 << shift).min(self.cap_ms)
-    }
-
-    pub fn delay_ms(self, n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        let nominal = self.nominal_ms(n);
-        if jitter {
-            (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis
-        } else {
-            nominal
-        }
-    }
-
-    /// The retry after `attempts` failed attempts of an event `age_ms` old, under at most
-    /// `max_retries` retries and `max_age_ms` of age (checked in that order), or the limit hit.
-    pub fn within(
-        self,
-        (max_retries, max_age_ms): (u32, Millis),
-        attempts: u32,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        let retries = attempts.saturating_sub(1);
-        if retries >= max_retries {
-            return Err(Some(BY_ATTEMPTS));
-        }
-        let delay_ms = self.delay_ms(retries + 1, rng, jitter);
-        // No attempt is made once the event is older than the limit.
-        if age_ms + delay_ms > max_age_ms {
-            return Err(Some(BY_AGE));
-        }
-        Ok(Retry {
-            delay_ms,
-            phase: "retry",
-        })
-    }
-}
-
-/// A classic target's backoff.
-pub const TARGET_BACKOFF: Backoff = Backoff {
-    base_ms: 1_000,
-    cap_ms: CAP_MS,
-};
-
-impl TargetRetry {
-    /// The nominal wait before retry `n` (1 = the first retry).
-    pub fn nominal_ms(n: u32) -> Millis {
-        TARGET_BACKOFF.nominal_ms(n)
-    }
-
-    fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        TARGET_BACKOFF.delay_ms(n, rng, jitter)
-    }
-}
-
-impl RetryPolicy for TargetRetry {
-    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
-        let retries = attempts.saturating_sub(1);
-        (retries < self.max_retries).then(|| Retry {
-            delay_ms: TargetRetry::delay_ms(retries + 1, rng, jitter),
-            phase: "retry",
-        })
-    }
-
-    fn retry(
-        &self,
-        attempts: u32,
-        _outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        let limits = (self.max_retries, self.max_age_ms);
-        TARGET_BACKOFF.within(limits, attempts, age_ms, rng, jitter)
-    }
+impl BackoffSchedule for Classic {
+    const BACKOFF: Backoff = Backoff {
+        base_ms: 1_000,
+        cap_ms: CAP_MS,
+    };
+    const MAX_RETRIES: u32 = DEFAULT_MAX_RETRIES;
+    const MAX_AGE_MS: Millis = DEFAULT_MAX_AGE_SECONDS as Millis * 1000;
+    const RETRIES_EVERY_FAILURE: bool = false;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::delivery::Failure;
+    use crate::engine::delivery::{Outcome, RetryPolicy};
+    use crate::engine::rng::Rng;
 
     fn failed() -> Outcome {
         Outcome::Retryable(Failure::Status(500))
@@ -186,6 +98,7 @@ mod tests {
         let policy = TargetRetry {
             max_retries: 185,
             max_age_ms: 60_000,
+            ..TargetRetry::default()
         };
         let (times, why) = run(policy, false);
         assert_eq!(times, [0, 1_000, 3_000, 7_000, 15_000, 31_000]);

@@ -1,6 +1,7 @@
 //! The event-stream operations: settings checked against the model and parsed once (pattern
 //! compiled, RunOptions defaults filled in), echoed back as stored, and the state changes of
 //! Start/Stop/Delete handed to `run`.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::retry::Strategy;
 use super::run::{begin_start, halt, refresh};

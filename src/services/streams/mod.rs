@@ -4,6 +4,7 @@
 //! ([`retry`]), a fault tolerance policy and an optional dead-letter queue. `api` checks and
 //! answers the operations; `run` moves the events on the engine's shared delivery path.
 //! docs/event-streams.md describes the behaviour.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod api;
 pub mod retry;

@@ -10,6 +10,7 @@
 //!
 //! Every failure is retried, except those retrying cannot fix ([`non_retryable`]): they end the
 //! delivery at once, and the stream goes to `START_FAILED`.
+//! Pure: it depends on the engine only.
 
 use crate::engine::delivery::{Failure, Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
@@ -23,8 +24,7 @@ pub const DECAY_CAP_MS: Millis = 512_000;
 pub const DECAY_MAX_AGE_MS: Millis = 86_400_000;
 
 /// Why retries ended, for the log and the state reason.
-pub const BY_ATTEMPTS: &str = "MaximumRetryAttempts";
-pub const BY_AGE: &str = "MaximumEventAgeInSeconds";
+pub use crate::engine::delivery::{BY_AGE, BY_ATTEMPTS};
 pub const NON_RETRYABLE: &str = "NonRetryable";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl Strategy {
             }
             Strategy::Backoff => (BACKOFF_MIN_MS + BACKOFF_MAX_MS) / 2,
             // Classic EventBridge's target backoff without its jitter: 1 s doubling to 512 s.
-            Strategy::ExponentialDecay => crate::services::events::retry::Backoff {
+            Strategy::ExponentialDecay => crate::engine::delivery::Backoff {
                 base_ms: 1000,
                 cap_ms: DECAY_CAP_MS,
             }

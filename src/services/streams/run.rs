@@ -468,29 +468,7 @@ fn start_delivery(
         .dead_letter
         .as_ref()
         .filter(|_| run.tolerate_all)
-        .map(|dlq| {
-            let to_bus = Arn::service_of(dlq) != "sqs";
-            let fifo_dlq = dlq.ends_with(".fifo");
-            DeadLetter {
-                queue_arn: dlq.clone(),
-                message: SqsMessage {
-                    body: if to_bus {
-                        taken.bus_event.clone()
-                    } else {
-                        taken.raw.clone()
-                    },
-                    attributes: if sqs_source && !to_bus {
-                        taken.attributes.clone()
-                    } else {
-                        BTreeMap::new()
-                    },
-                    group_id: fifo_dlq.then(group),
-                    dedup_id: fifo_dlq.then(|| taken.id.clone()),
-                },
-                finish: None,
-                bus: to_bus.then(|| publisher.clone()),
-            }
-        });
+        .map(|dlq| dead_letter(dlq, &taken, sqs_source, &publisher));
     // ErrorsTolerance NONE keeps every event given up in its source; ALL only those that
     // failed in a way retrying cannot fix.
     let follow = Follow {
@@ -556,6 +534,33 @@ fn start_delivery(
         .filter(|b| b.token == token)
     {
         busy.delivery = Some(id);
+    }
+}
+
+/// The dead letter of an event a stream gives up: the raw event data to a queue (with the SQS
+/// source message's attributes), or the bus event to an event bus.
+fn dead_letter(dlq: &str, taken: &Taken, sqs_source: bool, publisher: &Publisher) -> DeadLetter {
+    let to_bus = Arn::service_of(dlq) != "sqs";
+    let fifo_dlq = dlq.ends_with(".fifo");
+    let group = || taken.group.clone().unwrap_or_else(|| UNGROUPED.into());
+    DeadLetter {
+        queue_arn: dlq.to_string(),
+        message: SqsMessage {
+            body: if to_bus {
+                taken.bus_event.clone()
+            } else {
+                taken.raw.clone()
+            },
+            attributes: if sqs_source && !to_bus {
+                taken.attributes.clone()
+            } else {
+                BTreeMap::new()
+            },
+            group_id: fifo_dlq.then(group),
+            dedup_id: fifo_dlq.then(|| taken.id.clone()),
+        },
+        finish: None,
+        bus: to_bus.then(|| publisher.clone()),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The state of event streams: each stream with its source, target, run options, state and
 //! the event it is delivering, and the timers it schedules. Plain data: no operation here.
+//! It must not import any operation, so the state can hold it.
 
 use super::retry::Strategy;
 use crate::engine::delivery::DeliveryId;
