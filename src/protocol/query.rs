@@ -8,6 +8,7 @@ use crate::engine::time::{format_rfc3339, parse_rfc3339};
 use crate::error::AwsError;
 use crate::model::{Model, ShapeKind, ShapeRef};
 use quick_xml::Writer;
+use quick_xml::escape::escape;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesRef, BytesStart, BytesText, Event};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -193,6 +194,9 @@ const DECLARATION: &str = "xml version=\"1.0\" encoding=\"UTF-8\"";
 /// the buffer growing.
 const TYPICAL_ANSWER: usize = 512;
 const INFALLIBLE: &str = "writing XML into a Vec<u8> cannot fail";
+/// How quick-xml's `escape` writes `\r`, and the reference AWS writes for it instead.
+const QUICK_XML_CR: &str = "&#13;";
+const AWS_CR: &str = "#xD";
 
 /// `<{op}Response xmlns=..><{op}Result>..</{op}Result><ResponseMetadata>..</..></{op}Response>`
 pub fn encode_response(model: &Model, op: &str, output: &Value, request_id: &str) -> Vec<u8> {
@@ -295,31 +299,45 @@ impl Xml {
         self.end(name)
     }
 
-    /// Character data. quick-xml escapes markup and quotes (`BytesText::new`); the characters
-    /// below U+0020 other than tab and newline, which it leaves as they are, go out as hexadecimal
-    /// character references. `\r` must: a literal one reaches the client as `\n` (XML end-of-line
-    /// normalization), and `&#xD;` is the form AWS writes and every SDK's parser decodes (the
-    /// JavaScript SDK registers exactly that entity). The others are no XML characters at all.
+    /// Character data. quick-xml escapes it (`escape`, which is what `BytesText::new` does:
+    /// `<`, `>`, `&`, `'`, `"`, and `\r` as `&#13;`); each `\r` then goes out as `&#xD;`, the
+    /// form AWS writes and the JavaScript SDK's parser decodes by name (a literal `\r` would
+    /// reach clients as `\n`, XML end-of-line normalization). The other characters below U+0020
+    /// but tab and newline, which quick-xml leaves as they are and XML has no literal for, go
+    /// out as hexadecimal references (`&#x1;`) as they always have.
     fn text(&mut self, text: &str) -> io::Result<()> {
+        if !text.bytes().any(needs_reference) {
+            // Nearly all text: quick-xml's escaping is all it needs, in one event.
+            return self.w.write_event(Event::Text(BytesText::new(text)));
+        }
         let mut rest = text;
         // Bytes below 0x20 are never part of a longer UTF-8 sequence: splitting there is safe.
-        while let Some(at) = rest.bytes().position(needs_reference) {
-            let (run, tail) = rest.split_at(at);
-            if !run.is_empty() {
-                self.w.write_event(Event::Text(BytesText::new(run)))?;
-            }
-            let reference = match tail.as_bytes()[0] {
-                b'\r' => Cow::Borrowed("#xD"),
-                c => Cow::Owned(format!("#x{c:X}")),
-            };
+        while let Some(at) = rest.bytes().position(is_bare_control) {
+            self.escaped_text(&rest[..at])?;
+            let reference = format!("#x{:X}", rest.as_bytes()[at]);
             self.w
                 .write_event(Event::GeneralRef(BytesRef::new(reference)))?;
-            rest = &tail[1..];
+            rest = &rest[at + 1..];
         }
-        if rest.is_empty() {
-            return Ok(());
+        self.escaped_text(rest)
+    }
+
+    /// Text without bare control characters, escaped by quick-xml in one piece (one allocation
+    /// at most, none when there is nothing to escape). Its `&#13;` can only stand for a `\r`,
+    /// since every `&` of the text itself became `&amp;`.
+    fn escaped_text(&mut self, text: &str) -> io::Result<()> {
+        let escaped = escape(text);
+        for (i, part) in escaped.split(QUICK_XML_CR).enumerate() {
+            if i > 0 {
+                self.w
+                    .write_event(Event::GeneralRef(BytesRef::new(AWS_CR)))?;
+            }
+            if !part.is_empty() {
+                self.w
+                    .write_event(Event::Text(BytesText::from_escaped(part)))?;
+            }
         }
-        self.w.write_event(Event::Text(BytesText::new(rest)))
+        Ok(())
     }
 
     fn structure(&mut self, model: &Model, shape: &str, value: &Value) -> io::Result<()> {
@@ -415,9 +433,15 @@ impl Xml {
     }
 }
 
-/// Characters that go out as character references rather than as themselves (see `Xml::text`).
+/// Characters written as hexadecimal references: below U+0020 but tab and newline (see
+/// `Xml::text`).
 fn needs_reference(b: u8) -> bool {
-    b < 0x20 && b != b'\t' && b != b'\n'
+    b < 0x20 && !matches!(b, b'\t' | b'\n')
+}
+
+/// Those of them that quick-xml's `escape` leaves as they are: all but `\r`.
+fn is_bare_control(b: u8) -> bool {
+    needs_reference(b) && b != b'\r'
 }
 
 #[cfg(test)]
