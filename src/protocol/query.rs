@@ -221,7 +221,8 @@ pub fn encode_error(
 }
 
 /// One answer being written: quick-xml's writer over the answer's buffer, and a scratch string
-/// that numbers are formatted in, so that no element costs an allocation of its own.
+/// that numbers are formatted in. Tags below the root, plain text and numbers cost no allocation;
+/// text that needs escaping costs one (quick-xml's `escape`), and so does a timestamp.
 struct Xml {
     w: Writer<Vec<u8>>,
     scratch: String,
