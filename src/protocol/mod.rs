@@ -285,7 +285,7 @@ fn render_output(
 ) -> Response {
     let body = match protocol {
         Protocol::Query => query::encode_response(model, operation, output, request_id),
-        Protocol::Json10 | Protocol::Json11 => output.to_string(),
+        Protocol::Json10 | Protocol::Json11 => output.to_string().into_bytes(),
     };
     respond(StatusCode::OK, protocol, request_id, body, None)
 }
@@ -323,7 +323,8 @@ pub fn render_error(
                     .map_or_else(|| err.code.to_string(), str::to_string),
                 None => err.code.to_string(),
             };
-            let body = serde_json::json!({"__type": kind, "message": err.message}).to_string();
+            let body = serde_json::json!({"__type": kind, "message": err.message});
+            let body = body.to_string().into_bytes();
             let query_error = compatible.map(|_| {
                 format!(
                     "{query_code};{}",
@@ -349,7 +350,7 @@ fn respond(
     status: StatusCode,
     protocol: Protocol,
     request_id: &str,
-    body: String,
+    body: Vec<u8>,
     query_error: Option<String>,
 ) -> Response {
     let mut response = (status, body).into_response();

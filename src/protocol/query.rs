@@ -1,11 +1,20 @@
 //! AWS Query: form-encoded parameters in, XML out. Decoding and encoding are driven by the
 //! service model, so every operation of a Query service speaks it exactly as the SDKs expect.
+//! The XML is written with quick-xml's `Writer`, which escapes the text; this module adds only
+//! the character references AWS writes for `\r` and other control characters. It knows the wire
+//! and the model, nothing of the engine or the services (only `engine::time`'s pure formatting).
 
 use crate::engine::time::{format_rfc3339, parse_rfc3339};
 use crate::error::AwsError;
 use crate::model::{Model, ShapeKind, ShapeRef};
+use quick_xml::Writer;
+use quick_xml::escape::escape;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesRef, BytesStart, BytesText, Event};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io;
 
 pub type Params = BTreeMap<String, String>;
 
@@ -178,27 +187,23 @@ fn scalar_value(kind: ShapeKind, key: &str, text: &str) -> Result<Value, AwsErro
     })
 }
 
+/// The declaration every answer opens with (`<?xml version="1.0" encoding="UTF-8"?>`); the
+/// name `xml` is its first 3 bytes.
+const DECLARATION: &str = "xml version=\"1.0\" encoding=\"UTF-8\"";
+/// Room for a typical answer (SendMessage's is about 450 bytes), so most are written without
+/// the buffer growing.
+const TYPICAL_ANSWER: usize = 512;
+const INFALLIBLE: &str = "writing XML into a Vec<u8> cannot fail";
+/// How quick-xml's `escape` writes `\r`, and the reference AWS writes for it instead.
+const QUICK_XML_CR: &str = "&#13;";
+const AWS_CR: &str = "#xD";
+
 /// `<{op}Response xmlns=..><{op}Result>..</{op}Result><ResponseMetadata>..</..></{op}Response>`
-pub fn encode_response(model: &Model, op: &str, output: &Value, request_id: &str) -> String {
-    let mut xml = String::with_capacity(256);
-    xml.push_str(&format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><{op}Response"
-    ));
-    namespace(&mut xml, model);
-    xml.push('>');
-    if let Some(out) = model.operations.get(op).and_then(|o| o.output.as_ref()) {
-        let wrapper = out
-            .result_wrapper
-            .clone()
-            .unwrap_or_else(|| format!("{op}Result"));
-        xml.push_str(&format!("<{wrapper}>"));
-        encode_structure(&mut xml, model, &out.shape, output);
-        xml.push_str(&format!("</{wrapper}>"));
-    }
-    xml.push_str("<ResponseMetadata><RequestId>");
-    escape_into(&mut xml, request_id);
-    xml.push_str(&format!("</RequestId></ResponseMetadata></{op}Response>"));
-    xml
+pub fn encode_response(model: &Model, op: &str, output: &Value, request_id: &str) -> Vec<u8> {
+    let mut xml = Xml::with_capacity(TYPICAL_ANSWER);
+    xml.response(model, op, output, request_id)
+        .expect(INFALLIBLE);
+    xml.w.into_inner()
 }
 
 /// `<ErrorResponse><Error><Type/><Code/><Message/><Detail/></Error><RequestId/></ErrorResponse>`
@@ -208,139 +213,242 @@ pub fn encode_error(
     sender: bool,
     message: &str,
     request_id: &str,
-) -> String {
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?><ErrorResponse");
-    if let Some(model) = model {
-        namespace(&mut xml, model);
-    }
-    xml.push_str("><Error><Type>");
-    xml.push_str(if sender { "Sender" } else { "Receiver" });
-    xml.push_str("</Type><Code>");
-    escape_into(&mut xml, code);
-    xml.push_str("</Code><Message>");
-    escape_into(&mut xml, message);
-    xml.push_str("</Message><Detail/></Error><RequestId>");
-    escape_into(&mut xml, request_id);
-    xml.push_str("</RequestId></ErrorResponse>");
-    xml
+) -> Vec<u8> {
+    let mut xml = Xml::with_capacity(TYPICAL_ANSWER + message.len());
+    xml.error(model, code, sender, message, request_id)
+        .expect(INFALLIBLE);
+    xml.w.into_inner()
 }
 
-fn namespace(xml: &mut String, model: &Model) {
-    if let Some(ns) = &model.metadata.xml_namespace {
-        xml.push_str(" xmlns=\"");
-        escape_into(xml, ns);
-        xml.push('"');
-    }
+/// One answer being written: quick-xml's writer over the answer's buffer, and a scratch string
+/// that numbers are formatted in. Tags below the root, plain text and numbers cost no allocation;
+/// text that needs escaping costs one (quick-xml's `escape`), and so does a timestamp.
+struct Xml {
+    w: Writer<Vec<u8>>,
+    scratch: String,
 }
 
-fn encode_structure(xml: &mut String, model: &Model, shape: &str, value: &Value) {
-    for (name, member) in &model.shape(shape).members {
-        match value.get(name) {
-            None | Some(Value::Null) => {}
-            Some(v) => encode_member(xml, model, model.member_name(name, member), member, v),
+impl Xml {
+    fn with_capacity(capacity: usize) -> Xml {
+        Xml {
+            w: Writer::new(Vec::with_capacity(capacity)),
+            scratch: String::new(),
         }
     }
-}
 
-fn encode_member(xml: &mut String, model: &Model, name: &str, r: &ShapeRef, value: &Value) {
-    let shape = model.shape(&r.shape);
-    match shape.kind {
-        ShapeKind::Structure => {
-            open(xml, name);
-            encode_structure(xml, model, &r.shape, value);
-            close(xml, name);
+    fn response(&mut self, model: &Model, op: &str, output: &Value, rid: &str) -> io::Result<()> {
+        let root = format!("{op}Response");
+        self.open_root(&root, Some(model))?;
+        if let Some(out) = model.operations.get(op).and_then(|o| o.output.as_ref()) {
+            let wrapper = match &out.result_wrapper {
+                Some(name) => Cow::Borrowed(name.as_str()),
+                None => Cow::Owned(format!("{op}Result")),
+            };
+            self.start(&wrapper)?;
+            self.structure(model, &out.shape, output)?;
+            self.end(&wrapper)?;
         }
-        ShapeKind::List => {
-            let member = shape.member.as_deref().expect("list member");
-            let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
-            if shape.flattened || r.flattened {
-                let item_name = member.location_name.as_deref().unwrap_or(name);
-                for item in items {
-                    encode_member(xml, model, item_name, member, item);
+        self.start("ResponseMetadata")?;
+        self.text_element("RequestId", rid)?;
+        self.end("ResponseMetadata")?;
+        self.end(&root)
+    }
+
+    fn error(
+        &mut self,
+        model: Option<&Model>,
+        code: &str,
+        sender: bool,
+        message: &str,
+        request_id: &str,
+    ) -> io::Result<()> {
+        self.open_root("ErrorResponse", model)?;
+        self.start("Error")?;
+        self.text_element("Type", if sender { "Sender" } else { "Receiver" })?;
+        self.text_element("Code", code)?;
+        self.text_element("Message", message)?;
+        self.w
+            .write_event(Event::Empty(BytesStart::new("Detail")))?;
+        self.end("Error")?;
+        self.text_element("RequestId", request_id)?;
+        self.end("ErrorResponse")
+    }
+
+    /// The declaration, then the root's start tag with the model's namespace, if it has one.
+    fn open_root(&mut self, name: &str, model: Option<&Model>) -> io::Result<()> {
+        let declaration = BytesStart::from_content(DECLARATION, 3);
+        self.w
+            .write_event(Event::Decl(BytesDecl::from_start(declaration)))?;
+        let mut root = BytesStart::new(name);
+        if let Some(ns) = model.and_then(|m| m.metadata.xml_namespace.as_deref()) {
+            root.push_attribute(("xmlns", ns));
+        }
+        self.w.write_event(Event::Start(root))
+    }
+
+    fn start(&mut self, name: &str) -> io::Result<()> {
+        self.w.write_event(Event::Start(BytesStart::new(name)))
+    }
+
+    fn end(&mut self, name: &str) -> io::Result<()> {
+        self.w.write_event(Event::End(BytesEnd::new(name)))
+    }
+
+    fn text_element(&mut self, name: &str, text: &str) -> io::Result<()> {
+        self.start(name)?;
+        self.text(text)?;
+        self.end(name)
+    }
+
+    /// Character data. quick-xml escapes it (`escape`, which is what `BytesText::new` does:
+    /// `<`, `>`, `&`, `'`, `"`, and `\r` as `&#13;`); each `\r` then goes out as `&#xD;`, the
+    /// form AWS writes and the JavaScript SDK's parser decodes by name (a literal `\r` would
+    /// reach clients as `\n`, XML end-of-line normalization). The other characters below U+0020
+    /// but tab and newline, which quick-xml leaves as they are and XML has no literal for, go
+    /// out as hexadecimal references (`&#x1;`) as they always have.
+    fn text(&mut self, text: &str) -> io::Result<()> {
+        if !text.bytes().any(needs_reference) {
+            // Nearly all text: quick-xml's escaping is all it needs, in one event.
+            return self.w.write_event(Event::Text(BytesText::new(text)));
+        }
+        let mut rest = text;
+        // Bytes below 0x20 are never part of a longer UTF-8 sequence: splitting there is safe.
+        while let Some(at) = rest.bytes().position(is_bare_control) {
+            self.escaped_text(&rest[..at])?;
+            let reference = format!("#x{:X}", rest.as_bytes()[at]);
+            self.w
+                .write_event(Event::GeneralRef(BytesRef::new(reference)))?;
+            rest = &rest[at + 1..];
+        }
+        self.escaped_text(rest)
+    }
+
+    /// Text without bare control characters, escaped by quick-xml in one piece (one allocation
+    /// at most, none when there is nothing to escape). Its `&#13;` can only stand for a `\r`,
+    /// since every `&` of the text itself became `&amp;`.
+    fn escaped_text(&mut self, text: &str) -> io::Result<()> {
+        let escaped = escape(text);
+        for (i, part) in escaped.split(QUICK_XML_CR).enumerate() {
+            if i > 0 {
+                self.w
+                    .write_event(Event::GeneralRef(BytesRef::new(AWS_CR)))?;
+            }
+            if !part.is_empty() {
+                self.w
+                    .write_event(Event::Text(BytesText::from_escaped(part)))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn structure(&mut self, model: &Model, shape: &str, value: &Value) -> io::Result<()> {
+        for (name, member) in &model.shape(shape).members {
+            match value.get(name) {
+                None | Some(Value::Null) => {}
+                Some(v) => self.member(model, model.member_name(name, member), member, v)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn member(&mut self, model: &Model, name: &str, r: &ShapeRef, value: &Value) -> io::Result<()> {
+        let shape = model.shape(&r.shape);
+        let flattened = shape.flattened || r.flattened;
+        match shape.kind {
+            ShapeKind::Structure => {
+                self.start(name)?;
+                self.structure(model, &r.shape, value)?;
+                self.end(name)
+            }
+            ShapeKind::List => {
+                let member = shape.member.as_deref().expect("list member");
+                let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
+                if flattened {
+                    let item_name = member.location_name.as_deref().unwrap_or(name);
+                    for item in items {
+                        self.member(model, item_name, member, item)?;
+                    }
+                    return Ok(());
                 }
-            } else {
-                open(xml, name);
+                self.start(name)?;
                 let item_name = member.location_name.as_deref().unwrap_or("member");
                 for item in items {
-                    encode_member(xml, model, item_name, member, item);
+                    self.member(model, item_name, member, item)?;
                 }
-                close(xml, name);
+                self.end(name)
+            }
+            ShapeKind::Map => {
+                let (k, v) = (
+                    shape.key.as_deref().expect("map key"),
+                    shape.value.as_deref().expect("map value"),
+                );
+                let (key_name, value_name) = (
+                    k.location_name.as_deref().unwrap_or("key"),
+                    v.location_name.as_deref().unwrap_or("value"),
+                );
+                let entry_name = if flattened { name } else { "entry" };
+                if !flattened {
+                    self.start(name)?;
+                }
+                for (key, val) in value.as_object().into_iter().flatten() {
+                    self.start(entry_name)?;
+                    self.text_element(key_name, key)?;
+                    self.member(model, value_name, v, val)?;
+                    self.end(entry_name)?;
+                }
+                if !flattened {
+                    self.end(name)?;
+                }
+                Ok(())
+            }
+            kind => {
+                self.start(name)?;
+                self.scalar(kind, value)?;
+                self.end(name)
             }
         }
-        ShapeKind::Map => {
-            let (k, v) = (
-                shape.key.as_deref().expect("map key"),
-                shape.value.as_deref().expect("map value"),
-            );
-            let (key_name, value_name) = (
-                k.location_name.as_deref().unwrap_or("key"),
-                v.location_name.as_deref().unwrap_or("value"),
-            );
-            let flattened = shape.flattened || r.flattened;
-            if !flattened {
-                open(xml, name);
+    }
+
+    /// A scalar's text: strings (blobs are base64 already) as they are, timestamps given as
+    /// epoch seconds in RFC 3339 with milliseconds, numbers and booleans as JSON writes them.
+    fn scalar(&mut self, kind: ShapeKind, value: &Value) -> io::Result<()> {
+        match (kind, value) {
+            (_, Value::String(s)) => self.text(s),
+            (ShapeKind::Timestamp, Value::Number(n)) => {
+                let ms = (n.as_f64().unwrap_or_default() * 1000.0).round() as i64;
+                let text = BytesText::from_escaped(format_rfc3339(ms));
+                self.w.write_event(Event::Text(text))
             }
-            for (key, val) in value.as_object().into_iter().flatten() {
-                open(xml, if flattened { name } else { "entry" });
-                open(xml, key_name);
-                escape_into(xml, key);
-                close(xml, key_name);
-                encode_member(xml, model, value_name, v, val);
-                close(xml, if flattened { name } else { "entry" });
+            (_, Value::Number(n)) => {
+                self.scratch.clear();
+                write!(self.scratch, "{n}").expect("writing to a String cannot fail");
+                let text = BytesText::from_escaped(self.scratch.as_str());
+                self.w.write_event(Event::Text(text))
             }
-            if !flattened {
-                close(xml, name);
+            (_, Value::Bool(b)) => {
+                let text = BytesText::from_escaped(if *b { "true" } else { "false" });
+                self.w.write_event(Event::Text(text))
             }
-        }
-        kind => {
-            open(xml, name);
-            match (kind, value) {
-                (_, Value::String(s)) => escape_into(xml, s),
-                (ShapeKind::Timestamp, Value::Number(n)) => {
-                    let ms = (n.as_f64().unwrap_or_default() * 1000.0).round() as i64;
-                    xml.push_str(&format_rfc3339(ms));
-                }
-                (_, other) => xml.push_str(&other.to_string()),
-            }
-            close(xml, name);
+            (_, other) => self.text(&other.to_string()),
         }
     }
 }
 
-fn open(xml: &mut String, name: &str) {
-    xml.push('<');
-    xml.push_str(name);
-    xml.push('>');
+/// Characters written as hexadecimal references: below U+0020 but tab and newline (see
+/// `Xml::text`).
+fn needs_reference(b: u8) -> bool {
+    b < 0x20 && !matches!(b, b'\t' | b'\n')
 }
 
-fn close(xml: &mut String, name: &str) {
-    xml.push_str("</");
-    xml.push_str(name);
-    xml.push('>');
-}
-
-/// Escapes text for XML content and attributes. `\r` is written as a character reference so
-/// that it survives XML line-end normalization, as AWS does.
-pub fn escape_into(xml: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => xml.push_str("&amp;"),
-            '<' => xml.push_str("&lt;"),
-            '>' => xml.push_str("&gt;"),
-            '"' => xml.push_str("&quot;"),
-            '\r' => xml.push_str("&#xD;"),
-            c if (c as u32) < 0x20 && c != '\t' && c != '\n' => {
-                xml.push_str(&format!("&#x{:X};", c as u32))
-            }
-            c => xml.push(c),
-        }
-    }
+/// Those of them that quick-xml's `escape` leaves as they are: all but `\r`.
+fn is_bare_control(b: u8) -> bool {
+    needs_reference(b) && b != b'\r'
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SQS;
+    use crate::model::{SNS, SQS};
     use serde_json::json;
 
     fn params(pairs: &[(&str, &str)]) -> Params {
@@ -405,6 +513,277 @@ mod tests {
         assert_eq!(err.code, "InvalidParameterValue");
     }
 
+    /// A model of our own that uses every trait the encoder reads: result wrappers (given and
+    /// defaulted), `member`/`entry` and named items, flattened lists and maps (on the shape and on
+    /// the reference), nested lists and maps, and each scalar kind.
+    const TRICKY_MODEL: &str = r#"{
+        "metadata": {"apiVersion": "2020-01-01", "endpointPrefix": "tricky", "protocols": ["query"],
+                     "xmlNamespace": "http://tricky.example/doc/2020-01-01/"},
+        "operations": {
+            "Tricky": {"output": {"shape": "TrickyOutput"}},
+            "Wrapped": {"output": {"shape": "TrickyOutput", "resultWrapper": "CustomWrapper"}}
+        },
+        "shapes": {
+            "TrickyOutput": {"type": "structure", "members": {
+                "Text": {"shape": "S"},
+                "When": {"shape": "T"},
+                "WhenText": {"shape": "T"},
+                "Count": {"shape": "L"},
+                "Ratio": {"shape": "D"},
+                "Flag": {"shape": "B"},
+                "Data": {"shape": "Bin"},
+                "Number": {"shape": "S"},
+                "Absent": {"shape": "S"},
+                "Nothing": {"shape": "S"},
+                "Items": {"shape": "ItemList"},
+                "Named": {"shape": "NamedList", "locationName": "NamedItems"},
+                "Flat": {"shape": "SList", "flattened": true, "locationName": "FlatValue"},
+                "FlatShape": {"shape": "FlatSList"},
+                "Nested": {"shape": "SListList"},
+                "Tags": {"shape": "TagMap"},
+                "Attrs": {"shape": "FlatMap", "locationName": "Attr"},
+                "Empty": {"shape": "ItemList"}
+            }},
+            "Item": {"type": "structure", "members": {
+                "Name": {"shape": "S"},
+                "Sub": {"shape": "SListMap"}
+            }},
+            "ItemList": {"type": "list", "member": {"shape": "Item"}},
+            "NamedList": {"type": "list", "member": {"shape": "S", "locationName": "Entry"}},
+            "SList": {"type": "list", "member": {"shape": "S", "locationName": "Value"}},
+            "FlatSList": {"type": "list", "flattened": true, "member": {"shape": "S"}},
+            "SListList": {"type": "list", "member": {"shape": "SList"}},
+            "TagMap": {"type": "map", "key": {"shape": "S"}, "value": {"shape": "Item"}},
+            "FlatMap": {"type": "map", "flattened": true,
+                        "key": {"shape": "S", "locationName": "Name"},
+                        "value": {"shape": "S", "locationName": "Value"}},
+            "SListMap": {"type": "map", "key": {"shape": "S"}, "value": {"shape": "SList"}},
+            "S": {"type": "string"},
+            "T": {"type": "timestamp"},
+            "L": {"type": "long"},
+            "D": {"type": "double"},
+            "B": {"type": "boolean"},
+            "Bin": {"type": "blob"}
+        }
+    }"#;
+
+    /// Markup, quotes, `\r` (which XML parsers would turn into `\n`), tab, newline, a control
+    /// character, non-ASCII and a CDATA end.
+    const TRICKY_TEXT: &str = "a<b>&c \"q\" 'a' x\r\ny\rz\t\u{1}\u{1f} é 😀 ]]>";
+
+    fn tricky_output() -> Value {
+        json!({
+            "Text": TRICKY_TEXT,
+            "When": 1_700_000_000.123_6,
+            "WhenText": "2023-11-14T22:13:20Z",
+            "Count": 42,
+            "Ratio": 0.5,
+            "Flag": true,
+            "Data": "AAEC/w==",
+            "Number": 7,
+            "Nothing": null,
+            "Items": [
+                {"Name": "one", "Sub": {"k<1>": ["a&b", "c"], "k2": []}},
+                {"Name": "two"}
+            ],
+            "Named": ["n1", "n'2"],
+            "Flat": ["f1", "f\"2"],
+            "FlatShape": ["g1"],
+            "Nested": [["x", "y"], [], ["z"]],
+            "Tags": {"t&1": {"Name": "v\r"}, "t2": {}},
+            "Attrs": {"SenderId": "000000000000", "We<ird>": "\r\n"},
+            "Empty": []
+        })
+    }
+
+    /// `TRICKY_TEXT` as the answers write it: `\r` and the control characters as hexadecimal
+    /// character references, which every SDK's parser turns back into the character. (The
+    /// hand-written escaper before quick-xml left `'` as it was; `&apos;` parses the same.)
+    const TRICKY_XML: &str =
+        "a&lt;b&gt;&amp;c &quot;q&quot; &apos;a&apos; x&#xD;\ny&#xD;z\t&#x1;&#x1F; é 😀 ]]&gt;";
+
+    fn utf8(xml: Vec<u8>) -> String {
+        String::from_utf8(xml).expect("answers are UTF-8")
+    }
+
+    /// The expected answer: the XML declaration, then `body` with `{T}` standing for `TRICKY_XML`.
+    fn pinned(body: &str) -> String {
+        let decl = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+        format!("{decl}{}", body.replace("{T}", TRICKY_XML))
+    }
+
+    #[test]
+    fn pins_the_xml_of_every_trait_and_tricky_text() {
+        let model: Model = serde_json::from_str(TRICKY_MODEL).unwrap();
+        let xml = utf8(encode_response(
+            &model,
+            "Tricky",
+            &tricky_output(),
+            "rid<&>",
+        ));
+        let expected = pinned(
+            "<TrickyResponse xmlns=\"http://tricky.example/doc/2020-01-01/\"><TrickyResult><Attr>\
+            <Name>SenderId</Name><Value>000000000000</Value></Attr><Attr>\
+            <Name>We&lt;ird&gt;</Name><Value>&#xD;\n</Value></Attr><Count>42</Count>\
+            <Data>AAEC/w==</Data><Empty></Empty><Flag>true</Flag><Value>f1</Value>\
+            <Value>f&quot;2</Value><FlatShape>g1</FlatShape><Items><member><Name>one</Name><Sub>\
+            <entry><key>k&lt;1&gt;</key><value><Value>a&amp;b</Value><Value>c</Value></value>\
+            </entry><entry><key>k2</key><value></value></entry></Sub></member><member>\
+            <Name>two</Name></member></Items><NamedItems><Entry>n1</Entry><Entry>n&apos;2</Entry>\
+            </NamedItems><Nested><member><Value>x</Value><Value>y</Value></member><member>\
+            </member><member><Value>z</Value></member></Nested><Number>7</Number>\
+            <Ratio>0.5</Ratio><Tags><entry><key>t&amp;1</key><value><Name>v&#xD;</Name></value>\
+            </entry><entry><key>t2</key><value></value></entry></Tags><Text>{T}</Text>\
+            <When>2023-11-14T22:13:20.124Z</When><WhenText>2023-11-14T22:13:20Z</WhenText>\
+            </TrickyResult><ResponseMetadata><RequestId>rid&lt;&amp;&gt;</RequestId>\
+            </ResponseMetadata></TrickyResponse>",
+        );
+        assert_eq!(xml, expected);
+        let xml = utf8(encode_response(
+            &model,
+            "Wrapped",
+            &json!({"Text": "w"}),
+            "r",
+        ));
+        let expected = pinned(
+            "<WrappedResponse xmlns=\"http://tricky.example/doc/2020-01-01/\"><CustomWrapper>\
+            <Text>w</Text></CustomWrapper><ResponseMetadata><RequestId>r</RequestId>\
+            </ResponseMetadata></WrappedResponse>",
+        );
+        assert_eq!(xml, expected);
+    }
+
+    #[test]
+    fn pins_the_xml_of_real_answers_and_errors() {
+        let out = json!({"Messages": [{
+            "MessageId": "m1",
+            "ReceiptHandle": "rh+/=",
+            "MD5OfBody": "d41d8cd98f00b204e9800998ecf8427e",
+            "Body": TRICKY_TEXT,
+            "Attributes": {"SenderId": "000000000000", "SentTimestamp": "1700000000000"},
+            "MessageAttributes": {
+                "bin": {"DataType": "Binary", "BinaryValue": "AAEC/w=="},
+                "s&<": {"DataType": "String.custom", "StringValue": TRICKY_TEXT},
+                "list": {"DataType": "String", "StringListValues": ["a", "b<"],
+                         "BinaryListValues": ["AA=="]}
+            }
+        }]});
+        let expected = pinned(
+            "<ReceiveMessageResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\">\
+            <ReceiveMessageResult><Message><Attribute><Name>SenderId</Name>\
+            <Value>000000000000</Value></Attribute><Attribute><Name>SentTimestamp</Name>\
+            <Value>1700000000000</Value></Attribute><Body>{T}</Body>\
+            <MD5OfBody>d41d8cd98f00b204e9800998ecf8427e</MD5OfBody><MessageAttribute>\
+            <Name>bin</Name><Value><BinaryValue>AAEC/w==</BinaryValue>\
+            <DataType>Binary</DataType></Value></MessageAttribute><MessageAttribute>\
+            <Name>s&amp;&lt;</Name><Value><DataType>String.custom</DataType>\
+            <StringValue>{T}</StringValue></Value></MessageAttribute><MessageAttribute>\
+            <Name>list</Name><Value><BinaryListValue>AA==</BinaryListValue>\
+            <DataType>String</DataType><StringListValue>a</StringListValue>\
+            <StringListValue>b&lt;</StringListValue></Value></MessageAttribute>\
+            <MessageId>m1</MessageId><ReceiptHandle>rh+/=</ReceiptHandle></Message>\
+            </ReceiveMessageResult><ResponseMetadata><RequestId>rid</RequestId>\
+            </ResponseMetadata></ReceiveMessageResponse>",
+        );
+        assert_eq!(
+            utf8(encode_response(&SQS, "ReceiveMessage", &out, "rid")),
+            expected
+        );
+
+        let out = json!({"Attributes": {"Policy": "{\"a\":\"b\"}", "DisplayName": TRICKY_TEXT}});
+        let expected = pinned(
+            "<GetTopicAttributesResponse xmlns=\"http://sns.amazonaws.com/doc/2010-03-31/\">\
+            <GetTopicAttributesResult><Attributes><entry><key>Policy</key>\
+            <value>{&quot;a&quot;:&quot;b&quot;}</value></entry><entry><key>DisplayName</key>\
+            <value>{T}</value></entry></Attributes></GetTopicAttributesResult><ResponseMetadata>\
+            <RequestId>rid</RequestId></ResponseMetadata></GetTopicAttributesResponse>",
+        );
+        assert_eq!(
+            utf8(encode_response(&SNS, "GetTopicAttributes", &out, "rid")),
+            expected
+        );
+
+        let out =
+            json!({"Topics": [{"TopicArn": "arn:1"}, {"TopicArn": "arn:2"}], "NextToken": "n"});
+        let expected = pinned(
+            "<ListTopicsResponse xmlns=\"http://sns.amazonaws.com/doc/2010-03-31/\">\
+            <ListTopicsResult><NextToken>n</NextToken><Topics><member><TopicArn>arn:1</TopicArn>\
+            </member><member><TopicArn>arn:2</TopicArn></member></Topics></ListTopicsResult>\
+            <ResponseMetadata><RequestId>rid</RequestId></ResponseMetadata></ListTopicsResponse>",
+        );
+        assert_eq!(
+            utf8(encode_response(&SNS, "ListTopics", &out, "rid")),
+            expected
+        );
+
+        let code = "AWS.SimpleQueueService.NonExistentQueue";
+        let expected = pinned(
+            "<ErrorResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><Error>\
+            <Type>Sender</Type><Code>AWS.SimpleQueueService.NonExistentQueue</Code>\
+            <Message>{T}</Message><Detail/></Error><RequestId>rid&amp;</RequestId>\
+            </ErrorResponse>",
+        );
+        assert_eq!(
+            utf8(encode_error(Some(&SQS), code, true, TRICKY_TEXT, "rid&")),
+            expected
+        );
+        let expected = pinned(
+            "<ErrorResponse><Error><Type>Receiver</Type><Code>InvalidAction</Code>\
+            <Message>m</Message><Detail/></Error><RequestId>r</RequestId></ErrorResponse>",
+        );
+        assert_eq!(
+            utf8(encode_error(None, "InvalidAction", false, "m", "r")),
+            expected
+        );
+    }
+
+    /// The texts of every `<tag>` in `xml`, as an XML parser hands them to a client.
+    fn parsed_texts(xml: &[u8], tag: &str) -> Vec<String> {
+        use quick_xml::XmlVersion::Implicit1_0;
+        let mut reader = quick_xml::Reader::from_reader(xml);
+        let (mut buf, mut texts, mut inside) = (Vec::new(), Vec::new(), false);
+        loop {
+            match reader.read_event_into(&mut buf).expect("well-formed XML") {
+                Event::Start(e) if e.name().as_ref() == tag => {
+                    inside = true;
+                    texts.push(String::new());
+                }
+                Event::End(e) if e.name().as_ref() == tag => inside = false,
+                Event::Text(t) if inside => texts
+                    .last_mut()
+                    .unwrap()
+                    .push_str(&t.xml_content(Implicit1_0)),
+                Event::GeneralRef(r) if inside => {
+                    let text = texts.last_mut().unwrap();
+                    match r.resolve_char_ref().expect("valid reference") {
+                        Some(c) => text.push(c),
+                        None => text.push_str(
+                            quick_xml::escape::resolve_predefined_entity(&r).expect("known"),
+                        ),
+                    }
+                }
+                Event::Eof => return texts,
+                _ => {}
+            }
+            buf.clear();
+        }
+    }
+
+    #[test]
+    fn text_reaches_a_parser_unchanged() {
+        let body = "a<b>&c \"q\" 'a' x\r\ny\rz\t\r\r é 😀 ]]> end\r";
+        let out = json!({"Messages": [{
+            "Body": body,
+            "MessageAttributes": {body: {"DataType": "String", "StringValue": body}}
+        }]});
+        let xml = encode_response(&SQS, "ReceiveMessage", &out, body);
+        for tag in ["Body", "StringValue", "Name", "RequestId"] {
+            assert_eq!(parsed_texts(&xml, tag), [body], "{tag}");
+        }
+        let xml = encode_error(Some(&SNS), "InvalidParameter", true, body, "r");
+        assert_eq!(parsed_texts(&xml, "Message"), [body]);
+    }
+
     #[test]
     fn encodes_flattened_lists_and_maps() {
         let out = json!({
@@ -414,7 +793,7 @@ mod tests {
                 "Attributes": {"SenderId": "x"}
             }]
         });
-        let xml = encode_response(&SQS, "ReceiveMessage", &out, "rid");
+        let xml = utf8(encode_response(&SQS, "ReceiveMessage", &out, "rid"));
         assert!(xml.contains(
             "<ReceiveMessageResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\">"
         ));
@@ -423,11 +802,16 @@ mod tests {
              <Body>a&lt;b &amp; &#xD;</Body><MessageId>m1</MessageId></Message></ReceiveMessageResult>"
         ), "{xml}");
         assert!(xml.ends_with("<ResponseMetadata><RequestId>rid</RequestId></ResponseMetadata></ReceiveMessageResponse>"));
-        let xml = encode_response(&SQS, "ListQueues", &json!({"QueueUrls": ["a", "b"]}), "r");
+        let xml = utf8(encode_response(
+            &SQS,
+            "ListQueues",
+            &json!({"QueueUrls": ["a", "b"]}),
+            "r",
+        ));
         assert!(xml.contains(
             "<ListQueuesResult><QueueUrl>a</QueueUrl><QueueUrl>b</QueueUrl></ListQueuesResult>"
         ));
-        let xml = encode_response(&SQS, "DeleteQueue", &json!({}), "r");
+        let xml = utf8(encode_response(&SQS, "DeleteQueue", &json!({}), "r"));
         assert!(xml.contains("<DeleteQueueResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><ResponseMetadata>"));
     }
 }
