@@ -2,9 +2,12 @@
 //! to the targets of every enabled rule whose pattern matches, each target its own delivery on
 //! the engine (retry policy, dead-letter queue, throttle of an API destination).
 
+use super::arns::resolve_bus;
+use super::errors::{EventsError, constraint};
 use super::retry::TargetRetry;
-use super::store::{Rule, Store, Target as RuleTarget};
-use super::{EventsError, archives, buses};
+use super::store::{Rule, Target as RuleTarget};
+use super::times::millis_of;
+use super::{archives, buses};
 use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
@@ -114,24 +117,6 @@ fn entry_size(entry: &Entry) -> usize {
         + resources
 }
 
-/// The bus an entry names (a name or an ARN; `default` when absent) as (ARN, name).
-pub fn resolve_bus(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
-    match name_or_arn {
-        Some(arn) if arn.starts_with("arn:") => {
-            let name = arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n);
-            (arn.to_string(), name.to_string())
-        }
-        Some(name) => (
-            Store::bus_arn(&cx.region, &cx.account, name),
-            name.to_string(),
-        ),
-        None => (
-            Store::bus_arn(&cx.region, &cx.account, "default"),
-            "default".to_string(),
-        ),
-    }
-}
-
 fn check_detail(detail: &str) -> Option<Value> {
     let value: Value = serde_json::from_str(detail).ok()?;
     fn integers_fit(v: &Value) -> bool {
@@ -166,7 +151,7 @@ pub fn put_events(
         } else {
             "Member must have length less than or equal to 10"
         };
-        return Err(super::constraint(&shown, "entries", rule));
+        return Err(constraint(&shown, "entries", rule));
     }
     if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
         return Err(EventsError::Validation(
@@ -214,7 +199,7 @@ fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<Stri
     }
     let time = match &entry.time {
         None => now,
-        Some(t) => super::millis_of(t).ok_or_else(|| {
+        Some(t) => millis_of(t).ok_or_else(|| {
             ResultEntry::failed(
                 "InvalidArgument",
                 "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
