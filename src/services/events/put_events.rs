@@ -415,44 +415,8 @@ fn delivery_for(
     let params = target.http_parameters.clone().unwrap_or_default();
     let adapted = adapt(e, &target.arn, &publisher, payload, classic, &params);
     doomed = doomed.or(adapted.unusable.clone());
-    let policy = target.retry_policy.map_or_else(TargetRetry::default, |p| {
-        let defaults = TargetRetry::default();
-        TargetRetry {
-            max_retries: p
-                .maximum_retry_attempts
-                .map_or(defaults.max_retries, |n| n as u32),
-            max_age_ms: p
-                .maximum_event_age_in_seconds
-                .map_or(defaults.max_age_ms, |s| s * 1000),
-        }
-    });
-    let dead_letter = target
-        .dead_letter_config
-        .as_ref()
-        .and_then(|c| c.arn.clone())
-        .map(|queue_arn| {
-            let attributes = BTreeMap::from([
-                (
-                    "RULE_ARN".to_string(),
-                    MessageAttributeValue::string(&rule.arn),
-                ),
-                (
-                    "TARGET_ARN".to_string(),
-                    MessageAttributeValue::string(&target.arn),
-                ),
-            ]);
-            DeadLetter {
-                queue_arn,
-                message: SqsMessage {
-                    body: text.to_string(),
-                    attributes,
-                    group_id: None,
-                    dedup_id: None,
-                },
-                finish: Some(finish_dead_letter),
-                bus: None,
-            }
-        });
+    let policy = retry_policy(target);
+    let dead_letter = dead_letter(rule, target, text);
     let message_id = event
         .get("id")
         .and_then(Value::as_str)
@@ -494,6 +458,53 @@ fn delivery_for(
         delivery = delivery.doomed(Outcome::Permanent(failure));
     }
     delivery
+}
+
+/// A target's RetryPolicy, EventBridge's defaults where it sets none.
+fn retry_policy(target: &RuleTarget) -> TargetRetry {
+    target.retry_policy.map_or_else(TargetRetry::default, |p| {
+        let defaults = TargetRetry::default();
+        TargetRetry {
+            max_retries: p
+                .maximum_retry_attempts
+                .map_or(defaults.max_retries, |n| n as u32),
+            max_age_ms: p
+                .maximum_event_age_in_seconds
+                .map_or(defaults.max_age_ms, |s| s * 1000),
+        }
+    })
+}
+
+/// The dead letter of an event `text` to `target` of `rule`, when the target has a dead-letter
+/// queue: the event, with the rule's and target's ARNs as attributes.
+fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLetter> {
+    target
+        .dead_letter_config
+        .as_ref()
+        .and_then(|c| c.arn.clone())
+        .map(|queue_arn| {
+            let attributes = BTreeMap::from([
+                (
+                    "RULE_ARN".to_string(),
+                    MessageAttributeValue::string(&rule.arn),
+                ),
+                (
+                    "TARGET_ARN".to_string(),
+                    MessageAttributeValue::string(&target.arn),
+                ),
+            ]);
+            DeadLetter {
+                queue_arn,
+                message: SqsMessage {
+                    body: text.to_string(),
+                    attributes,
+                    group_id: None,
+                    dedup_id: None,
+                },
+                finish: Some(finish_dead_letter),
+                bus: None,
+            }
+        })
 }
 
 fn target_input(target: &RuleTarget) -> TargetInput<'_> {
