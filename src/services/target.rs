@@ -8,7 +8,7 @@
 use crate::arn::Arn;
 use crate::engine::delivery::{BatchEntry, Failure, Publisher, SqsMessage, Target};
 use crate::services::bus;
-use crate::services::events::connections;
+use crate::services::events::connections::invocation::invocation;
 use crate::services::events::store::HttpParameters;
 use crate::state::State;
 use std::collections::BTreeMap;
@@ -131,18 +131,16 @@ pub fn adapt(
                 trail: p.trail,
             },
         ),
-        "events" if arn.contains(":api-destination/") => {
-            match connections::invocation(e, arn, http) {
-                Ok(call) => Adapted {
-                    throttle: call.rate_limit_per_second.map(|r| (arn.to_string(), r)),
-                    ..adapted("api-destination", call.into_target(p.body))
-                },
-                Err(failure) => Adapted {
-                    unusable: Some(failure),
-                    ..adapted("api-destination", Target::outbox(arn, p.body))
-                },
-            }
-        }
+        "events" if arn.contains(":api-destination/") => match invocation(e, arn, http) {
+            Ok(call) => Adapted {
+                throttle: call.rate_limit_per_second.map(|r| (arn.to_string(), r)),
+                ..adapted("api-destination", call.into_target(p.body))
+            },
+            Err(failure) => Adapted {
+                unusable: Some(failure),
+                ..adapted("api-destination", Target::outbox(arn, p.body))
+            },
+        },
         "lambda" => adapted("lambda", lambda(e, arn, p.body)),
         other => adapted(other, Target::outbox(arn, p.body)),
     }
@@ -180,7 +178,7 @@ pub fn exists(e: &State, arn: &str) -> bool {
         "events" if bus::is_bus_arn(arn) => e.bus.buses.contains_key(arn),
         "events" if arn.contains(":event-bus/") => e.events.buses.contains_key(arn),
         "events" if arn.contains(":api-destination/") => {
-            connections::invocation(e, arn, &HttpParameters::default()).is_ok()
+            invocation(e, arn, &HttpParameters::default()).is_ok()
         }
         _ => true,
     }

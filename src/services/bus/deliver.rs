@@ -148,15 +148,13 @@ fn group_or_default(ev: &Retained) -> String {
     ev.group.clone().unwrap_or_else(|| UNGROUPED.into())
 }
 
-/// One delivery of `batch` (one event, or up to MaxBatchSize for an SQS target).
-fn delivery(
-    e: &mut State,
+/// The target input of each event of `batch`, and the first failure to render one (an input
+/// transformation that does not apply).
+fn render(
     s: &Subscriber,
     batch: &[&Retained],
     delivery_type: &str,
-) -> Delivery<Step> {
-    let now = e.now();
-    let first = batch[0];
+) -> (Vec<String>, Option<(Failure, String)>) {
     let how = target_input(&s.invoke);
     let mut doomed: Option<(Failure, String)> = None;
     let mut bodies = Vec::with_capacity(batch.len());
@@ -177,6 +175,19 @@ fn delivery(
             }
         }
     }
+    (bodies, doomed)
+}
+
+/// One delivery of `batch` (one event, or up to MaxBatchSize for an SQS target).
+fn delivery(
+    e: &mut State,
+    s: &Subscriber,
+    batch: &[&Retained],
+    delivery_type: &str,
+) -> Delivery<Step> {
+    let now = e.now();
+    let first = batch[0];
+    let (mut bodies, mut doomed) = render(s, batch, delivery_type);
     let arn = s.invoke.target_arn.clone();
     let publisher = Publisher {
         account: s.account.clone(),
@@ -231,35 +242,8 @@ fn delivery(
     }
     let (http, throttle) = (adapted.is_http(), adapted.throttle);
     let (protocol, target) = (adapted.protocol, adapted.target);
-    let dead_letter = s.on_failure.as_ref().map(|queue_arn| {
-        let fifo_dlq = queue_arn.ends_with(".fifo");
-        let record = record_template(s, batch, doomed.as_ref().map(|(_, m)| m.as_str()));
-        let attributes = BTreeMap::from([
-            (
-                "BUS_ARN".to_string(),
-                MessageAttributeValue::string(&s.bus_arn),
-            ),
-            (
-                "SUBSCRIBER_ARN".to_string(),
-                MessageAttributeValue::string(&s.arn),
-            ),
-            (
-                "TARGET_ARN".to_string(),
-                MessageAttributeValue::string(&arn),
-            ),
-        ]);
-        DeadLetter {
-            queue_arn: queue_arn.clone(),
-            message: SqsMessage {
-                body: record.to_string(),
-                attributes,
-                group_id: fifo_dlq.then(|| group_or_default(first)),
-                dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
-            },
-            finish: Some(finish_record),
-            bus: None,
-        }
-    });
+    let message = doomed.as_ref().map(|(_, m)| m.as_str());
+    let dead_letter = dead_letter(e, s, batch, &arn, message);
     let born_at = if delivery_type == LIVE {
         first.ingested_at
     } else {
@@ -297,6 +281,45 @@ fn delivery(
         d = d.doomed(Outcome::Permanent(failure));
     }
     d
+}
+
+/// The dead letter of `batch` to subscriber `s`'s target `arn`, when it has an on-failure
+/// destination: the record (`message` being why the delivery cannot succeed, if known), with
+/// the bus's, subscriber's and target's ARNs as attributes.
+fn dead_letter(
+    e: &mut State,
+    s: &Subscriber,
+    batch: &[&Retained],
+    arn: &str,
+    message: Option<&str>,
+) -> Option<DeadLetter> {
+    let first = batch[0];
+    s.on_failure.as_ref().map(|queue_arn| {
+        let fifo_dlq = queue_arn.ends_with(".fifo");
+        let record = record_template(s, batch, message);
+        let attributes = BTreeMap::from([
+            (
+                "BUS_ARN".to_string(),
+                MessageAttributeValue::string(&s.bus_arn),
+            ),
+            (
+                "SUBSCRIBER_ARN".to_string(),
+                MessageAttributeValue::string(&s.arn),
+            ),
+            ("TARGET_ARN".to_string(), MessageAttributeValue::string(arn)),
+        ]);
+        DeadLetter {
+            queue_arn: queue_arn.clone(),
+            message: SqsMessage {
+                body: record.to_string(),
+                attributes,
+                group_id: fifo_dlq.then(|| group_or_default(first)),
+                dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
+            },
+            finish: Some(finish_record),
+            bus: None,
+        }
+    })
 }
 
 /// The dead-letter record before the delivery ends: the fields known now, the others null.

@@ -10,7 +10,7 @@ use crate::engine::delivery::{Failure, Publisher};
 use crate::engine::log::DeliveryRecord;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::services::Context;
-use crate::services::events::millis_of;
+use crate::services::events::times::millis_of;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

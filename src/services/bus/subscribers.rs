@@ -11,7 +11,7 @@ use crate::arn::Arn;
 use crate::services::Context;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
-use crate::services::events::{epoch_seconds, millis_of};
+use crate::services::events::times::{epoch_seconds, millis_of};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -9,9 +9,13 @@
 
 mod replays;
 
-use super::buses::{self, Empty, page};
+use super::arns::rule_arn;
+use super::buses::Empty;
+use super::checks::{check_name, name_char, parse_pattern};
+use super::errors::{EventsError, constraint};
+use super::lookup::{self, page};
 use super::store::{Archive, ArchivedEvent, Rule};
-use super::{EventsError, check_name, constraint, epoch_seconds, name_char};
+use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::error::AwsError;
@@ -104,7 +108,7 @@ fn check_settings(
         }
     }
     pattern
-        .map(|text| super::rules::parse_pattern(&text).map(|p| (text, p)))
+        .map(|text| parse_pattern(&text).map(|p| (text, p)))
         .transpose()
 }
 
@@ -154,7 +158,7 @@ fn own_bus(e: &mut State, cx: &Context, arn: &str) -> Result<(String, String), E
         Some(bus) if bus.account == cx.account && bus.region == cx.region => {
             Ok((bus.arn.clone(), bus.name.clone()))
         }
-        _ => Err(buses::not_found(
+        _ => Err(lookup::not_found(
             arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n),
         )),
     }
@@ -251,7 +255,7 @@ pub fn create_archive(
     }
     let rule_name = format!("Events-Archive-{name}");
     // The bus is the caller's: its region and account are the caller's.
-    let rule_arn = super::rules::rule_arn(&cx.region, &cx.account, &bus_name, &rule_name);
+    let rule_arn = rule_arn(&cx.region, &cx.account, &bus_name, &rule_name);
     let rule_pattern = managed_rule_pattern(pattern.as_ref().map(|(text, _)| text.as_str()))?;
     let now = e.now();
     e.events.rules.insert(

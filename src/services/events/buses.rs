@@ -2,11 +2,13 @@
 //! policies (PutPermission / RemovePermission, or a whole Policy) that decide who else may put
 //! events on them, the tags of buses and rules, and how every classic List operation pages.
 
+use super::checks::{check_name, name_char};
+use super::errors::{EventsError, constraint, managed};
+use super::lookup::{existing, page};
 use super::store::{Bus, Store};
-use super::{EventsError, check_name, constraint, epoch_seconds};
+use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::services::Context;
-use crate::services::page::{Pager, Sizes, Tokens, size_rule};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -16,23 +18,7 @@ use std::collections::BTreeMap;
 const MAX_BUSES: usize = 100;
 
 fn bus_name_char(c: char) -> bool {
-    super::name_char(c) || c == '/'
-}
-
-pub fn not_found(name: &str) -> EventsError {
-    EventsError::ResourceNotFound(format!("Event bus {name} does not exist."))
-}
-
-/// The bus a request names, made sure to exist.
-pub fn existing<'e>(
-    e: &'e mut State,
-    cx: &Context,
-    name_or_arn: Option<&str>,
-) -> Result<&'e mut Bus, EventsError> {
-    let now = e.now();
-    e.events.ensure_default(&cx.region, &cx.account, now);
-    let (arn, name) = super::put_events::resolve_bus(cx, name_or_arn);
-    e.events.buses.get_mut(&arn).ok_or_else(|| not_found(&name))
+    name_char(c) || c == '/'
 }
 
 #[derive(Debug, Deserialize)]
@@ -284,25 +270,6 @@ pub struct ListEventBusesOutput {
     pub next_token: Option<String>,
 }
 
-/// How classic EventBridge's List operations page: `Limit` 1 to 100 (100 when absent), the
-/// last key of a page as its `NextToken`, an empty token refused.
-const PAGER: Pager<EventsError> = Pager {
-    sizes: Sizes::UpTo {
-        max: 100,
-        refuse: |n, max| constraint(&n.to_string(), "limit", &size_rule(n, max)),
-    },
-    tokens: Tokens::NonEmptyKey(|| EventsError::Validation("Invalid NextToken".into())),
-};
-
-/// One page of `items` (in order) after `token` (the last key of the previous page).
-pub fn page<T>(
-    items: Vec<(String, T)>,
-    token: Option<&str>,
-    limit: Option<i64>,
-) -> Result<(Vec<T>, Option<String>), EventsError> {
-    PAGER.page(items, token, limit)
-}
-
 pub fn list_event_buses(
     e: &mut State,
     cx: &Context,
@@ -548,7 +515,7 @@ pub struct ListTagsForResourceOutput {
 /// TagResource and UntagResource).
 fn unmanaged(e: &State, arn: &str) -> Result<(), EventsError> {
     match e.events.rules.get(arn) {
-        Some(rule) if rule.managed_by.is_some() => Err(super::rules::managed(&rule.name)),
+        Some(rule) if rule.managed_by.is_some() => Err(managed(&rule.name)),
         _ => Ok(()),
     }
 }

@@ -2,8 +2,9 @@
 //! OAUTH_CLIENT_CREDENTIALS, plus extra headers, query string and body parameters) and the API
 //! destinations that use them, up to the exact request an event to an API destination makes
 //! ([`invocation`]). Here: the connection operations; `auth` their AuthParameters, `oauth` the
-//! token request, `destinations` the API destinations and invocations, `checks` the model's
-//! constraints. Owns its part of the events store and nothing else; the OAuth token request is
+//! token request, `destinations` the API destinations, `invocation` the request an event to one
+//! makes (a leaf the target adapter uses: no operation), `checks` the model's constraints. Owns
+//! its part of the events store and nothing else; the OAuth token request is
 //! the only I/O, made through [`App::exchange`] outside the engine lock.
 //!
 //! switchyard decisions (docs/decisions.md, "EventBridge connections and API destinations"):
@@ -18,41 +19,19 @@
 mod auth;
 mod checks;
 mod destinations;
+pub mod invocation;
 mod oauth;
 
-pub use destinations::invocation;
-
-/// How a rule target invokes an API destination.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Invocation {
-    pub method: String,
-    /// The endpoint with the target's path parameters and the query string.
-    pub url: String,
-    /// Every header of the request: EventBridge's own, the connection's auth and parameters, the target's.
-    pub headers: Vec<(String, String)>,
-    pub rate_limit_per_second: Option<u32>,
-}
-
-impl Invocation {
-    /// The delivery target of this request carrying `body`.
-    pub fn into_target(self, body: String) -> crate::engine::delivery::Target {
-        crate::engine::delivery::Target::Http {
-            method: self.method,
-            url: self.url,
-            headers: self.headers,
-            body,
-        }
-    }
-}
-
+use super::errors::EventsError;
 use super::store::{AuthParameters, Connection};
-use super::{EventsError, epoch_seconds};
+use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::error::AwsError;
 use crate::services::{Context, typed};
 use crate::state::State;
 use auth::{check_auth_parameters, check_fit, merge, shown};
 use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, Violations};
+use invocation::key;
 use oauth::authorization;
 pub use oauth::token_answered;
 use serde::{Deserialize, Serialize};
@@ -76,31 +55,12 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
     }
 }
 
-/// The store key of a resource named `name` in the caller's account and region.
-fn key(region: &str, account: &str, name: &str) -> String {
-    format!("{region}:{account}:{name}")
-}
-
 fn not_found(name: &str, verb: &str) -> EventsError {
     // The wording AWS answers DescribeConnection with (LocalStack's recorded snapshot
     // `test_delete_connection`); other operations name their own verb.
     EventsError::ResourceNotFound(format!(
         "Failed to {verb} the connection(s). Connection '{name}' does not exist."
     ))
-}
-
-/// The connection an ARN names, if it exists (a recreated connection has another ARN).
-pub(crate) fn by_arn<'e>(e: &'e State, arn: &str) -> Option<&'e Connection> {
-    let (region, account, name) = checks::parse_arn(arn, "connection")?;
-    e.events
-        .connections
-        .get(&key(region, account, name))
-        .filter(|c| c.arn == arn)
-}
-
-/// Whether a connection can authorize invocations.
-pub(crate) fn usable(c: &Connection) -> bool {
-    matches!(c.state.as_str(), "AUTHORIZED" | "ACTIVE")
 }
 
 #[derive(Debug, Deserialize)]
@@ -460,7 +420,7 @@ pub fn list_connections(
         })
         .collect();
     let (connections, next_token) =
-        super::buses::page(items, input.next_token.as_deref(), input.limit)?;
+        super::lookup::page(items, input.next_token.as_deref(), input.limit)?;
     Ok(ListConnectionsOutput {
         connections,
         next_token,

@@ -2,110 +2,35 @@
 //! policies, rules with event patterns or schedules, targets with retry policies and dead-letter
 //! queues, archives and replays, connections and API destinations. Deliveries run on the
 //! engine's shared delivery path (`crate::engine::delivery`), as SNS's do.
+//!
+//! Which way the files depend (no cycles): the leaves `errors`, `checks`, `arns`, `times`,
+//! `lookup`, `store`, `schedule`, `retry` and `connections::invocation` import no operation;
+//! `buses` imports leaves only; `archives` leaves and `buses`; `put_events` those and the target
+//! adapter (`crate::services::target`); `rules` and `archives::replays` those and `put_events`.
+//! Nothing here imports this file's dispatch ([`call`], [`fire`]).
 
 mod archives;
+pub mod arns;
 mod buses;
+pub mod checks;
 pub mod connections;
+pub mod errors;
+pub mod lookup;
 pub mod put_events;
 pub mod retry;
 mod rules;
 pub mod schedule;
 pub mod store;
+pub mod times;
 
+pub use errors::EventsError;
 pub use put_events::forward;
+pub(crate) use times::epoch_seconds;
 
 use super::{Context, typed};
-use crate::engine::time::Millis;
 use crate::error::AwsError;
 use crate::state::State;
 use serde_json::Value;
-
-/// EventBridge's errors, named as its API model names them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EventsError {
-    ResourceNotFound(String),
-    ResourceAlreadyExists(String),
-    Validation(String),
-    InvalidEventPattern(String),
-    LimitExceeded(String),
-    ConcurrentModification(String),
-    ManagedRule(String),
-    IllegalStatus(String),
-    PolicyLengthExceeded(String),
-    AccessDenied(String),
-}
-
-impl From<EventsError> for AwsError {
-    fn from(e: EventsError) -> AwsError {
-        use EventsError::*;
-        let (code, message) = match e {
-            ResourceNotFound(m) => ("ResourceNotFoundException", m),
-            ResourceAlreadyExists(m) => ("ResourceAlreadyExistsException", m),
-            Validation(m) => ("ValidationException", m),
-            InvalidEventPattern(m) => ("InvalidEventPatternException", m),
-            LimitExceeded(m) => ("LimitExceededException", m),
-            ConcurrentModification(m) => ("ConcurrentModificationException", m),
-            ManagedRule(m) => ("ManagedRuleException", m),
-            IllegalStatus(m) => ("IllegalStatusException", m),
-            PolicyLengthExceeded(m) => ("PolicyLengthExceededException", m),
-            AccessDenied(m) => ("AccessDeniedException", m),
-        };
-        AwsError::client(code, message)
-    }
-}
-
-/// A Coral-style validation failure: "1 validation error detected: Value 'x' at 'name' failed to
-/// satisfy constraint: Member must ...".
-pub(crate) fn constraint(value: &str, member: &str, rule: &str) -> EventsError {
-    EventsError::Validation(super::validation_message(value, member, rule))
-}
-
-/// Checks a name against a length range and an allowed character set, as the model constrains it.
-pub(crate) fn check_name(
-    value: &str,
-    member: &str,
-    max: usize,
-    pattern: &str,
-    allowed: impl Fn(char) -> bool,
-) -> Result<(), EventsError> {
-    if value.is_empty() {
-        return Err(constraint(
-            value,
-            member,
-            "Member must have length greater than or equal to 1",
-        ));
-    }
-    if value.chars().count() > max {
-        return Err(constraint(
-            value,
-            member,
-            &format!("Member must have length less than or equal to {max}"),
-        ));
-    }
-    if !value.chars().all(allowed) {
-        return Err(constraint(
-            value,
-            member,
-            &format!("Member must satisfy regular expression pattern: {pattern}"),
-        ));
-    }
-    Ok(())
-}
-
-/// A name of rules, targets, archives, ...: `[\.\-_A-Za-z0-9]+`.
-pub(crate) fn name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')
-}
-
-/// Timestamps in AWS JSON: seconds since the epoch.
-pub(crate) fn epoch_seconds(ms: Millis) -> Value {
-    serde_json::Number::from_f64(ms as f64 / 1000.0).map_or(Value::Null, Value::Number)
-}
-
-/// A timestamp member of a request, in seconds since the epoch.
-pub(crate) fn millis_of(value: &Value) -> Option<Millis> {
-    value.as_f64().map(|s| (s * 1000.0).round() as Millis)
-}
 
 pub use store::Timer;
 

@@ -2,9 +2,12 @@
 //! to the targets of every enabled rule whose pattern matches, each target its own delivery on
 //! the engine (retry policy, dead-letter queue, throttle of an API destination).
 
+use super::arns::resolve_bus;
+use super::errors::{EventsError, constraint};
 use super::retry::TargetRetry;
-use super::store::{Rule, Store, Target as RuleTarget};
-use super::{EventsError, archives, buses};
+use super::store::{Rule, Target as RuleTarget};
+use super::times::millis_of;
+use super::{archives, buses};
 use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
@@ -114,24 +117,6 @@ fn entry_size(entry: &Entry) -> usize {
         + resources
 }
 
-/// The bus an entry names (a name or an ARN; `default` when absent) as (ARN, name).
-pub fn resolve_bus(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
-    match name_or_arn {
-        Some(arn) if arn.starts_with("arn:") => {
-            let name = arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n);
-            (arn.to_string(), name.to_string())
-        }
-        Some(name) => (
-            Store::bus_arn(&cx.region, &cx.account, name),
-            name.to_string(),
-        ),
-        None => (
-            Store::bus_arn(&cx.region, &cx.account, "default"),
-            "default".to_string(),
-        ),
-    }
-}
-
 fn check_detail(detail: &str) -> Option<Value> {
     let value: Value = serde_json::from_str(detail).ok()?;
     fn integers_fit(v: &Value) -> bool {
@@ -166,7 +151,7 @@ pub fn put_events(
         } else {
             "Member must have length less than or equal to 10"
         };
-        return Err(super::constraint(&shown, "entries", rule));
+        return Err(constraint(&shown, "entries", rule));
     }
     if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
         return Err(EventsError::Validation(
@@ -214,7 +199,7 @@ fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<Stri
     }
     let time = match &entry.time {
         None => now,
-        Some(t) => super::millis_of(t).ok_or_else(|| {
+        Some(t) => millis_of(t).ok_or_else(|| {
             ResultEntry::failed(
                 "InvalidArgument",
                 "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
@@ -430,45 +415,8 @@ fn delivery_for(
     let params = target.http_parameters.clone().unwrap_or_default();
     let adapted = adapt(e, &target.arn, &publisher, payload, classic, &params);
     doomed = doomed.or(adapted.unusable.clone());
-    let policy = target.retry_policy.map_or_else(TargetRetry::default, |p| {
-        let defaults = TargetRetry::default();
-        TargetRetry {
-            max_retries: p
-                .maximum_retry_attempts
-                .map_or(defaults.max_retries, |n| n as u32),
-            max_age_ms: p
-                .maximum_event_age_in_seconds
-                .map_or(defaults.max_age_ms, |s| s * 1000),
-            ..defaults
-        }
-    });
-    let dead_letter = target
-        .dead_letter_config
-        .as_ref()
-        .and_then(|c| c.arn.clone())
-        .map(|queue_arn| {
-            let attributes = BTreeMap::from([
-                (
-                    "RULE_ARN".to_string(),
-                    MessageAttributeValue::string(&rule.arn),
-                ),
-                (
-                    "TARGET_ARN".to_string(),
-                    MessageAttributeValue::string(&target.arn),
-                ),
-            ]);
-            DeadLetter {
-                queue_arn,
-                message: SqsMessage {
-                    body: text.to_string(),
-                    attributes,
-                    group_id: None,
-                    dedup_id: None,
-                },
-                finish: Some(finish_dead_letter),
-                bus: None,
-            }
-        });
+    let policy = retry_policy(target);
+    let dead_letter = dead_letter(rule, target, text);
     let message_id = event
         .get("id")
         .and_then(Value::as_str)
@@ -510,6 +458,54 @@ fn delivery_for(
         delivery = delivery.doomed(Outcome::Permanent(failure));
     }
     delivery
+}
+
+/// A target's RetryPolicy, EventBridge's defaults where it sets none.
+fn retry_policy(target: &RuleTarget) -> TargetRetry {
+    target.retry_policy.map_or_else(TargetRetry::default, |p| {
+        let defaults = TargetRetry::default();
+        TargetRetry {
+            max_retries: p
+                .maximum_retry_attempts
+                .map_or(defaults.max_retries, |n| n as u32),
+            max_age_ms: p
+                .maximum_event_age_in_seconds
+                .map_or(defaults.max_age_ms, |s| s * 1000),
+            ..defaults
+        }
+    })
+}
+
+/// The dead letter of an event `text` to `target` of `rule`, when the target has a dead-letter
+/// queue: the event, with the rule's and target's ARNs as attributes.
+fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLetter> {
+    target
+        .dead_letter_config
+        .as_ref()
+        .and_then(|c| c.arn.clone())
+        .map(|queue_arn| {
+            let attributes = BTreeMap::from([
+                (
+                    "RULE_ARN".to_string(),
+                    MessageAttributeValue::string(&rule.arn),
+                ),
+                (
+                    "TARGET_ARN".to_string(),
+                    MessageAttributeValue::string(&target.arn),
+                ),
+            ]);
+            DeadLetter {
+                queue_arn,
+                message: SqsMessage {
+                    body: text.to_string(),
+                    attributes,
+                    group_id: None,
+                    dedup_id: None,
+                },
+                finish: Some(finish_dead_letter),
+                bus: None,
+            }
+        })
 }
 
 fn target_input(target: &RuleTarget) -> TargetInput<'_> {

@@ -2,16 +2,17 @@
 //! delete, list; PutTargets / RemoveTargets / ListTargetsByRule; TestEventPattern; and the
 //! firing of scheduled rules on the virtual clock.
 
-use super::buses::{self, Empty, Tag, page};
+use super::arns::rule_arn;
+use super::buses::{Empty, Tag};
+use super::checks::{check_name, name_char, parse_pattern};
+use super::errors::{EventsError, constraint, managed};
+use super::lookup::{self, page};
 use super::schedule::Schedule;
-use super::store::{Rule, Target};
-use super::{EventsError, Timer, check_name, constraint, name_char};
-use crate::arn::Arn;
+use super::store::{Rule, Target, Timer};
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, TargetInput};
-use crate::services::event::pattern::EventPattern;
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -19,38 +20,9 @@ use serde_json::{Value, json};
 /// Rules per event bus, and targets per rule (AWS's quotas).
 const MAX_RULES: usize = 300;
 const MAX_TARGETS: usize = 5;
-const MAX_PATTERN_CHARS: usize = 4096;
-
-/// The ARN of rule `name` on bus `bus` of `region` and `account`; the default bus is not named.
-pub fn rule_arn(region: &str, account: &str, bus: &str, name: &str) -> String {
-    let resource = if bus == "default" {
-        format!("rule/{name}")
-    } else {
-        format!("rule/{bus}/{name}")
-    };
-    Arn::new("events", region, account, &resource).to_string()
-}
 
 fn not_found(name: &str, bus: &str) -> EventsError {
     EventsError::ResourceNotFound(format!("Rule {name} does not exist on EventBus {bus}."))
-}
-
-pub(super) fn managed(name: &str) -> EventsError {
-    EventsError::ManagedRule(format!(
-        "Rule {name} is managed by an AWS service and can be modified only by it, or with Force."
-    ))
-}
-
-/// A pattern as PutRule, CreateArchive and TestEventPattern take it.
-pub fn parse_pattern(text: &str) -> Result<EventPattern, EventsError> {
-    if text.chars().count() > MAX_PATTERN_CHARS {
-        return Err(constraint(
-            text,
-            "eventPattern",
-            "Member must have length less than or equal to 4096",
-        ));
-    }
-    EventPattern::parse(text).map_err(|e| EventsError::InvalidEventPattern(e.message()))
 }
 
 /// The rule a request names, on the bus it names.
@@ -61,7 +33,7 @@ fn rule_mut<'e>(
     bus: Option<&str>,
 ) -> Result<&'e mut Rule, EventsError> {
     let (arn, bus_name) = {
-        let bus = buses::existing(e, cx, bus)?;
+        let bus = lookup::existing(e, cx, bus)?;
         (
             rule_arn(&bus.region, &bus.account, &bus.name, name),
             bus.name.clone(),
@@ -150,7 +122,7 @@ pub fn put_rule(
         None => None,
     };
     let (bus_arn, bus_name, arn) = {
-        let bus = buses::existing(e, cx, input.event_bus_name.as_deref())?;
+        let bus = lookup::existing(e, cx, input.event_bus_name.as_deref())?;
         let arn = rule_arn(&bus.region, &bus.account, &bus.name, &input.name);
         (bus.arn.clone(), bus.name.clone(), arn)
     };
@@ -387,7 +359,7 @@ pub fn list_rules(
     cx: &Context,
     input: ListRulesInput,
 ) -> Result<ListRulesOutput, EventsError> {
-    let bus_arn = buses::existing(e, cx, input.event_bus_name.as_deref())?
+    let bus_arn = lookup::existing(e, cx, input.event_bus_name.as_deref())?
         .arn
         .clone();
     let prefix = input.name_prefix.unwrap_or_default();
@@ -424,7 +396,7 @@ pub fn list_rule_names_by_target(
     cx: &Context,
     input: ListRuleNamesByTargetInput,
 ) -> Result<ListRuleNamesByTargetOutput, EventsError> {
-    let bus_arn = buses::existing(e, cx, input.event_bus_name.as_deref())?
+    let bus_arn = lookup::existing(e, cx, input.event_bus_name.as_deref())?
         .arn
         .clone();
     let mut names: Vec<(String, String)> = e
@@ -727,22 +699,4 @@ pub fn test_event_pattern(
     Ok(TestEventPatternOutput {
         result: pattern.matches(&event),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rule_arns_name_the_bus_unless_it_is_the_default() {
-        let (region, account) = ("us-east-1", "000000000000");
-        assert_eq!(
-            rule_arn(region, account, "default", "r"),
-            "arn:aws:events:us-east-1:000000000000:rule/r"
-        );
-        assert_eq!(
-            rule_arn(region, account, "orders", "r"),
-            "arn:aws:events:us-east-1:000000000000:rule/orders/r"
-        );
-    }
 }

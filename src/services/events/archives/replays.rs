@@ -21,12 +21,12 @@ use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::envelope::with_replay_name;
-use crate::services::events::buses::page;
+use crate::services::events::checks::{check_name, name_char};
+use crate::services::events::errors::EventsError;
+use crate::services::events::lookup::page;
 use crate::services::events::put_events::{Ingest, ingest};
-use crate::services::events::store::{Archive, ArchivedEvent, Replay};
-use crate::services::events::{
-    EventsError, Timer, check_name, epoch_seconds, millis_of, name_char,
-};
+use crate::services::events::store::{Archive, ArchivedEvent, Replay, Timer};
+use crate::services::events::times::{epoch_seconds, millis_of};
 use crate::state::{State, Step};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! UpdateConnection's merge, and what DescribeConnection may show of them (no secrets).
 
 use super::checks::{self, OAUTH_METHODS, Violations};
-use crate::services::events::EventsError;
+use crate::services::events::errors::EventsError;
 use crate::services::events::store::{self, AuthParameters, ConnectionHttpParameters, Parameter};
 
 /// The members of AuthParameters each authorization type takes.
@@ -236,14 +236,6 @@ pub(super) fn shown(p: &AuthParameters) -> AuthParameters {
         invocation_http_parameters: p.invocation_http_parameters.as_ref().map(shown_parameters),
         connectivity_parameters: p.connectivity_parameters.clone(),
     }
-}
-
-/// The (key, value) pairs of parameters that have a key.
-pub(super) fn pairs(params: &[Parameter]) -> Vec<(String, String)> {
-    params
-        .iter()
-        .filter_map(|p| Some((p.key.clone()?, p.value.clone().unwrap_or_default())))
-        .collect()
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! validation errors detected: ...; ..."), members in the model's (alphabetical) order. Values
 //! of sensitive members (passwords, keys, secrets) are left out of the message, as Coral does.
 
-use super::super::EventsError;
 use crate::arn::Arn;
+use crate::services::events::checks::name_char;
+use crate::services::events::errors::EventsError;
 use crate::services::events::store::ConnectionHttpParameters;
 
 /// The HTTP methods of an API destination, in the order AWS's message lists them (recorded from
@@ -195,7 +196,7 @@ impl Violations {
 }
 
 pub fn is_name(v: &str) -> bool {
-    v.chars().all(super::super::name_char)
+    v.chars().all(name_char)
 }
 
 /// `[-()_.!~*';/?:@&=+$,A-Za-z0-9]` and `%XX` escapes.

@@ -3,7 +3,7 @@
 //! and its answer
 //! recorded on the connection (AUTHORIZED with the access token, or DEAUTHORIZED with a reason).
 
-use super::auth::pairs;
+use super::invocation::{pairs, with_query};
 use crate::services::events::store::Connection;
 use crate::services::events::store::TokenRequest;
 use crate::state::State;
@@ -62,7 +62,7 @@ pub(super) fn token_request(c: &Connection, key: &str) -> TokenRequest {
         body.append_pair("grant_type", "client_credentials");
     }
     body.extend_pairs(pairs(&params.body_parameters));
-    let url = super::destinations::with_query(
+    let url = with_query(
         o.authorization_endpoint.as_deref().unwrap_or_default(),
         &pairs(&params.query_string_parameters),
     );

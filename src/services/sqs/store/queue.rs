@@ -1,0 +1,402 @@
+//! What a queue does with its messages: sending (delay, FIFO deduplication), receiving
+//! (visibility, FIFO groups, redrive counts), deleting, changing visibility, expiring by
+//! retention, and handing messages to move tasks. Plain data behaviour over the store's types:
+//! it must not depend on the state, the engine's scheduler or any SQS operation.
+
+use super::*;
+
+impl Queue {
+    pub fn new(key: QueueKey, now: Millis, attributes: QueueAttributes) -> Self {
+        Queue {
+            arn: key.arn(),
+            key,
+            created_at: now,
+            modified_at: now,
+            attributes,
+            tags: BTreeMap::new(),
+            purged_at: None,
+            messages: BTreeMap::new(),
+            next_seq: 0,
+            // FIFO sequence numbers are large, increasing and not consecutive, as in SQS.
+            next_sequence_number: 18_000_000_000_000_000_000,
+            dedup: HashMap::new(),
+            attempts: HashMap::new(),
+            oldest_moved_sent_at: None,
+            in_flight_hint: 0,
+        }
+    }
+
+    pub fn is_fifo(&self) -> bool {
+        self.attributes.fifo
+    }
+
+    fn retention_ms(&self) -> Millis {
+        self.attributes.retention_s * 1000
+    }
+
+    fn enqueue(&mut self, message: Message) {
+        self.next_seq += 1;
+        self.messages.insert(self.next_seq, message);
+    }
+
+    fn take_sequence_number(&mut self) -> u128 {
+        self.next_sequence_number += 1 + u128::from(self.next_seq % 7);
+        self.next_sequence_number
+    }
+
+    /// Takes a new message, or recognises a FIFO duplicate inside the deduplication interval.
+    pub fn send(&mut self, now: Millis, id: String, m: Outgoing) -> Sent {
+        let dedup_key = m.dedup_id.clone().map(|d| {
+            let scope = match self.attributes.dedup_scope {
+                DedupScope::Queue => None,
+                DedupScope::MessageGroup => m.group_id.clone(),
+            };
+            (scope, d)
+        });
+        if let Some(key) = &dedup_key {
+            if self.dedup.len() > 1024 {
+                self.dedup.retain(|_, d| d.until > now);
+            }
+            if let Some(d) = self.dedup.get(key).filter(|d| d.until > now) {
+                return Sent {
+                    message_id: d.message_id.clone(),
+                    sequence_number: d.sequence_number,
+                    duplicate: true,
+                };
+            }
+        }
+        let sequence_number = self.is_fifo().then(|| self.take_sequence_number());
+        if let Some(key) = dedup_key {
+            let until = now + DEDUP_INTERVAL_MS;
+            self.dedup.insert(
+                key,
+                Dedup {
+                    until,
+                    message_id: id.clone(),
+                    sequence_number,
+                },
+            );
+        }
+        self.enqueue(Message {
+            id: id.clone(),
+            body: m.body,
+            md5_of_body: m.md5_of_body,
+            attributes: m.attributes,
+            trace_header: m.trace_header,
+            sender_id: m.sender_id,
+            group_id: m.group_id,
+            dedup_id: m.dedup_id,
+            sequence_number,
+            dead_letter_source_arn: None,
+            sent_at: now,
+            visible_at: now + m.delay_ms,
+            receive_count: 0,
+            first_received_at: None,
+            receipt: None,
+        });
+        Sent {
+            message_id: id,
+            sequence_number,
+            duplicate: false,
+        }
+    }
+
+    /// Takes a message moved here from another queue (dead-lettering, move tasks).
+    pub fn take_moved(&mut self, mut message: Message, now: Millis) {
+        message.visible_at = now;
+        message.receive_count = 0;
+        message.first_received_at = None;
+        message.receipt = None;
+        if self.is_fifo() {
+            // A FIFO dead-letter queue replaces the deduplication id with the message id.
+            message.dedup_id = Some(message.id.clone());
+            message.group_id.get_or_insert_with(|| message.id.clone());
+            message.sequence_number = Some(self.take_sequence_number());
+        } else {
+            message.sequence_number = None;
+        }
+        if message.dead_letter_source_arn.is_some() {
+            let oldest = self.oldest_moved_sent_at.get_or_insert(message.sent_at);
+            *oldest = (*oldest).min(message.sent_at);
+        }
+        self.enqueue(message);
+    }
+
+    fn expired(&self, m: &Message, now: Millis) -> bool {
+        m.sent_at + self.retention_ms() <= now
+    }
+
+    /// Drops messages past their retention period.
+    fn expire(&mut self, now: Millis) {
+        let retention = self.retention_ms();
+        // Messages are mostly in send order: drop from the front, then sweep the rest when
+        // moved (older) messages may hide behind newer ones.
+        while let Some(entry) = self.messages.first_entry() {
+            if entry.get().sent_at + retention > now {
+                break;
+            }
+            entry.remove();
+        }
+        // Dead-lettered messages keep their original send time and may hide behind newer ones.
+        if self
+            .oldest_moved_sent_at
+            .is_some_and(|at| at + retention <= now)
+        {
+            self.messages.retain(|_, m| m.sent_at + retention > now);
+            self.oldest_moved_sent_at = self
+                .messages
+                .values()
+                .filter(|m| m.dead_letter_source_arn.is_some())
+                .map(|m| m.sent_at)
+                .min();
+        }
+    }
+
+    /// Hands out up to `max` visible messages, hiding each for `visibility_ms`. A message
+    /// received `max_receives` times already goes to `dead_lettered` instead.
+    pub fn receive(
+        &mut self,
+        now: Millis,
+        max: usize,
+        visibility_ms: Millis,
+        max_receives: Option<u32>,
+        attempt_id: Option<&str>,
+        mut nonce: impl FnMut() -> u64,
+    ) -> Result<Received, SqsError> {
+        self.expire(now);
+        if let Some(again) = attempt_id.and_then(|id| self.repeat_attempt(id, now, visibility_ms)) {
+            return Ok(again);
+        }
+        if !self.is_fifo()
+            && self.in_flight_hint >= MAX_IN_FLIGHT
+            && self.count_in_flight(now) >= MAX_IN_FLIGHT
+        {
+            return Err(SqsError::OverLimit("Too many messages in flight.".into()));
+        }
+        let mut received = Received::default();
+        let mut chosen: Vec<u64> = Vec::new();
+        let mut to_dlq: Vec<u64> = Vec::new();
+        if self.is_fifo() {
+            // A group with a message in flight delivers nothing; a delayed message stops its
+            // group there, so nothing overtakes it, while earlier messages still go out.
+            let mut blocked: HashSet<&str> = self
+                .messages
+                .values()
+                .filter(|m| m.visible_at > now && m.receipt.is_some())
+                .filter_map(|m| m.group_id.as_deref())
+                .collect();
+            let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
+            let mut index: HashMap<&str, usize> = HashMap::new();
+            for (seq, m) in &self.messages {
+                let group = m.group_id.as_deref().unwrap_or_default();
+                if blocked.contains(group) {
+                    continue;
+                }
+                if m.visible_at > now {
+                    blocked.insert(group);
+                    continue;
+                }
+                if max_receives.is_some_and(|n| m.receive_count >= n) {
+                    to_dlq.push(*seq);
+                    continue;
+                }
+                match index.get(group) {
+                    Some(&i) => groups[i].1.push(*seq),
+                    None => {
+                        index.insert(group, groups.len());
+                        groups.push((group, vec![*seq]));
+                    }
+                }
+            }
+            // As many of one group as possible, in order, then the next group.
+            chosen.extend(groups.into_iter().flat_map(|(_, seqs)| seqs).take(max));
+        } else {
+            for (seq, m) in &self.messages {
+                if chosen.len() == max {
+                    break;
+                }
+                if m.visible_at > now {
+                    continue;
+                }
+                if max_receives.is_some_and(|n| m.receive_count >= n) {
+                    to_dlq.push(*seq);
+                } else {
+                    chosen.push(*seq);
+                }
+            }
+        }
+        for seq in to_dlq {
+            if let Some(m) = self.messages.remove(&seq) {
+                received.dead_lettered.push(m);
+            }
+        }
+        for seq in chosen {
+            let m = self.messages.get_mut(&seq).expect("chosen from the map");
+            m.receive_count += 1;
+            m.first_received_at.get_or_insert(now);
+            m.visible_at = now + visibility_ms;
+            m.receipt = Some((nonce(), now));
+            received.messages.push((seq, m.clone()));
+        }
+        self.in_flight_hint += received.messages.len();
+        if let Some(id) = attempt_id {
+            let taken = received
+                .messages
+                .iter()
+                .map(|(seq, m)| (*seq, m.receipt.map_or(0, |r| r.0), m.visible_at))
+                .collect();
+            self.attempts.retain(|_, a| a.until > now);
+            self.attempts.insert(
+                id.to_string(),
+                Attempt {
+                    until: now + DEDUP_INTERVAL_MS,
+                    taken,
+                },
+            );
+        }
+        Ok(received)
+    }
+
+    /// A FIFO retry with the same ReceiveRequestAttemptId inside 5 minutes gets the same
+    /// messages and receipt handles, visibility restarted, if none was deleted or changed.
+    fn repeat_attempt(&mut self, id: &str, now: Millis, visibility_ms: Millis) -> Option<Received> {
+        let attempt = self.attempts.get(id).filter(|a| a.until > now)?.clone();
+        let unchanged = attempt.taken.iter().all(|(seq, nonce, visible_at)| {
+            self.messages.get(seq).is_some_and(|m| {
+                m.receipt.map(|r| r.0) == Some(*nonce) && m.visible_at == *visible_at
+            })
+        });
+        if !unchanged {
+            self.attempts.remove(id);
+            return None;
+        }
+        let mut again = Received::default();
+        let mut taken = Vec::new();
+        for (seq, nonce, _) in attempt.taken {
+            let m = self.messages.get_mut(&seq).expect("checked above");
+            m.visible_at = now + visibility_ms;
+            taken.push((seq, nonce, m.visible_at));
+            again.messages.push((seq, m.clone()));
+        }
+        self.attempts.insert(
+            id.to_string(),
+            Attempt {
+                until: attempt.until,
+                taken,
+            },
+        );
+        Some(again)
+    }
+
+    fn count_in_flight(&mut self, now: Millis) -> usize {
+        self.in_flight_hint = self
+            .messages
+            .values()
+            .filter(|m| m.receipt.is_some() && m.visible_at > now)
+            .count();
+        self.in_flight_hint
+    }
+
+    /// The message a receipt handle names, if that handle is still the current one.
+    fn held(&mut self, seq: u64, nonce: u64) -> Option<&mut Message> {
+        self.messages
+            .get_mut(&seq)
+            .filter(|m| m.receipt.is_some_and(|r| r.0 == nonce))
+    }
+
+    /// Deletes the message of a receipt handle. An outdated handle deletes nothing and succeeds
+    /// on a standard queue; a FIFO queue calls it expired.
+    pub fn delete(&mut self, seq: u64, nonce: u64, now: Millis) -> Result<(), Visibility> {
+        let fifo = self.is_fifo();
+        match self.held(seq, nonce) {
+            Some(m) if fifo && m.visible_at <= now => Err(Visibility::Expired),
+            Some(_) => {
+                self.messages.remove(&seq);
+                self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
+                Ok(())
+            }
+            None if fifo => Err(Visibility::Expired),
+            None => Ok(()),
+        }
+    }
+
+    /// Hides the message of a receipt handle for `timeout_ms` from now.
+    pub fn change_visibility(
+        &mut self,
+        seq: u64,
+        nonce: u64,
+        now: Millis,
+        timeout_ms: Millis,
+    ) -> Result<(), Visibility> {
+        let m = self.held(seq, nonce).ok_or(Visibility::Expired)?;
+        if m.visible_at <= now {
+            return Err(Visibility::NotInFlight);
+        }
+        let received_at = m.receipt.map_or(now, |r| r.1);
+        if now + timeout_ms > received_at + MAX_VISIBILITY_MS {
+            return Err(Visibility::BeyondLimit);
+        }
+        m.visible_at = now + timeout_ms;
+        Ok(())
+    }
+
+    pub fn purge(&mut self) {
+        self.messages.clear();
+        self.in_flight_hint = 0;
+    }
+
+    /// (visible, in flight, delayed) messages now.
+    pub fn counts(&self, now: Millis) -> (usize, usize, usize) {
+        let (mut visible, mut in_flight, mut delayed) = (0, 0, 0);
+        for m in self.messages.values().filter(|m| !self.expired(m, now)) {
+            if m.visible_at <= now {
+                visible += 1;
+            } else if m.receipt.is_some() {
+                in_flight += 1;
+            } else {
+                delayed += 1;
+            }
+        }
+        (visible, in_flight, delayed)
+    }
+
+    /// When the next hidden (delayed or in-flight) message becomes visible; messages held by an
+    /// event stream ([`HELD`]) only do when it releases them.
+    pub fn next_visible_at(&self, now: Millis) -> Option<Millis> {
+        self.messages
+            .values()
+            .map(|m| m.visible_at)
+            .filter(|&at| at > now && at < HELD)
+            .min()
+    }
+
+    /// Makes the message of a receipt handle visible again now (an event stream letting go of
+    /// a message it held); an outdated handle changes nothing.
+    pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
+        if let Some(m) = self.held(seq, nonce) {
+            m.visible_at = now;
+        }
+    }
+
+    /// Takes up to `max` visible messages out of the queue (move tasks).
+    pub fn take_visible(&mut self, now: Millis, max: usize) -> Vec<Message> {
+        self.expire(now);
+        let seqs: Vec<u64> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| m.visible_at <= now)
+            .map(|(s, _)| *s)
+            .take(max)
+            .collect();
+        seqs.into_iter()
+            .filter_map(|s| self.messages.remove(&s))
+            .collect()
+    }
+
+    /// Puts messages taken by [`Queue::take_visible`] back, in their order.
+    pub fn put_back(&mut self, messages: Vec<Message>) {
+        for m in messages {
+            self.enqueue(m);
+        }
+    }
+}
