@@ -2,9 +2,10 @@
 //! an endpoint, which lands in the outbox. Also routes the SMS operations to `sms.rs`.
 //! Depends on the engine and the SNS error type only; never on the wire.
 
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, attributes_null, invalid};
 use super::sms;
 use super::topics::page;
-use super::{SnsError, invalid, parse_topic_arn};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;
@@ -244,15 +245,6 @@ pub fn call(
         }
         _ => return sms::call(e, cx, operation, input),
     })
-}
-
-/// AWS's answer when a required map arrives empty (its validation layer, not SNS's own).
-pub(super) fn attributes_null() -> SnsError {
-    SnsError::ValidationError(
-        "1 validation error detected: Value null at 'attributes' failed to satisfy constraint: \
-         Member must not be null"
-            .into(),
-    )
 }
 
 fn application_not_found() -> SnsError {

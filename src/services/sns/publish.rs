@@ -2,13 +2,15 @@
 //! path, and the confirmation messages subscriptions are sent.
 
 use super::archive::ArchivedMessage;
+use super::context::{base_url, parse_topic_arn, signing_cert_url};
 use super::delivery_policy::{self, Effective, Level, Schedule};
 use super::envelope::{self, ConfirmationFields, NotificationFields};
+use super::errors::{SnsError, invalid};
 use super::filter::FilterScope;
 use super::shapes::*;
+use super::signing::SIGNER;
 use super::store::Subscription;
 use super::topics::allows;
-use super::{SIGNER, SnsError, base_url, invalid, parse_topic_arn, signing_cert_url};
 use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, Publisher, SqsMessage, Target,

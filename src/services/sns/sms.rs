@@ -2,9 +2,9 @@
 //! numbers verified with a one-time password sent to the outbox) and origination numbers.
 //! Depends on the engine, the shared pager and the SNS error type only; never on the wire.
 
-use super::platform::{Empty, attributes_null};
+use super::errors::{SnsError, attributes_null, invalid};
+use super::platform::Empty;
 use super::topics::{TOKENS, page};
-use super::{SnsError, invalid};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
 use crate::error::AwsError;

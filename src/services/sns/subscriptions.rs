@@ -1,12 +1,13 @@
 //! Subscription operations: subscribe, confirm, unsubscribe, attributes and listings.
 
 use super::archive;
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, invalid};
 use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
 use super::publish::send_confirmation;
 use super::shapes::*;
 use super::store::Subscription;
 use super::topics::{allows, page, topic_mut};
-use super::{SnsError, invalid, parse_topic_arn};
 use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;

@@ -2,10 +2,11 @@
 //! and how SNS's List operations page (tokens, page size).
 
 use super::archive;
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, invalid};
 use super::shapes::*;
 use super::signing::SignatureVersion;
 use super::store::Topic;
-use super::{SnsError, invalid, parse_topic_arn};
 use crate::arn::Arn;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
