@@ -1,15 +1,28 @@
 //! Amazon SNS over AWS Query: topics, subscriptions, publishing and fan-out to SQS, HTTP(S) and
-//! the outbox through the engine's delivery path.
+//! the outbox through the engine's delivery path. This file routes operations by name; nothing
+//! in `sns/` imports it.
+//!
+//! The files import one way. Data and leaves, which import no operation: `store.rs` (what `State`
+//! holds), `archive.rs`, `filter.rs`, `signing.rs`, `envelope.rs`, `delivery_policy.rs`,
+//! `shapes.rs`, `errors.rs`, `context.rs`, `paging.rs`, `checks.rs`. Operations over them:
+//! `topics.rs`; `delivery.rs` (one message to one subscription) and `confirmation.rs`, `replay.rs`
+//! on it; `publish.rs` over topics and delivery; `subscriptions.rs` over topics, confirmation and
+//! replay; `platform.rs`, and `sms.rs` over it.
 
 mod archive;
+mod checks;
+mod confirmation;
 mod context;
+mod delivery;
 pub mod delivery_policy;
 pub mod envelope;
 pub mod errors;
 pub use errors::SnsError;
 pub mod filter;
+mod paging;
 mod platform;
 pub mod publish;
+mod replay;
 pub use publish::deliver_to_topic;
 pub mod shapes;
 pub mod signing;
@@ -25,7 +38,9 @@ use crate::state::State;
 use serde_json::Value;
 
 pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+    use platform::*;
     use publish::*;
+    use sms::*;
     use subscriptions::*;
     use topics::*;
     match operation {
@@ -52,7 +67,45 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         // [`publish::prepare`]) and calls [`publish::publish`] itself.
         "Publish" => typed(input, |i| publish(e, cx, i, None)),
         "PublishBatch" => typed(input, |i| publish_batch(e, cx, i)),
-        _ => platform::call(e, cx, operation, input)
-            .unwrap_or_else(|| Err(crate::services::not_yet(operation))),
+        "CreatePlatformApplication" => typed(input, |i| create_platform_application(e, cx, i)),
+        "DeletePlatformApplication" => typed(input, |i| delete_platform_application(e, cx, i)),
+        "GetPlatformApplicationAttributes" => {
+            typed(input, |i| get_platform_application_attributes(e, cx, i))
+        }
+        "SetPlatformApplicationAttributes" => {
+            typed(input, |i| set_platform_application_attributes(e, cx, i))
+        }
+        "ListPlatformApplications" => typed(input, |i| list_platform_applications(e, cx, i)),
+        "CreatePlatformEndpoint" => typed(input, |i| create_platform_endpoint(e, cx, i)),
+        "DeleteEndpoint" => typed(input, |i| delete_endpoint(e, cx, i)),
+        "GetEndpointAttributes" => typed(input, |i| get_endpoint_attributes(e, cx, i)),
+        "SetEndpointAttributes" => typed(input, |i| set_endpoint_attributes(e, cx, i)),
+        "ListEndpointsByPlatformApplication" => {
+            typed(input, |i| list_endpoints_by_platform_application(e, cx, i))
+        }
+        "GetSMSAttributes" => typed(input, |i| get_sms_attributes(e, cx, i)),
+        "SetSMSAttributes" => typed(input, |i| set_sms_attributes(e, cx, i)),
+        "CheckIfPhoneNumberIsOptedOut" => {
+            typed(input, |i| check_if_phone_number_is_opted_out(e, cx, i))
+        }
+        "ListPhoneNumbersOptedOut" => typed(input, |i| list_phone_numbers_opted_out(e, cx, i)),
+        "OptInPhoneNumber" => typed(input, |i| opt_in_phone_number(e, cx, i)),
+        "GetSMSSandboxAccountStatus" => typed(input, |_: Value| {
+            Ok::<_, SnsError>(SandboxStatusOutput {
+                is_in_sandbox: true,
+            })
+        }),
+        "CreateSMSSandboxPhoneNumber" => {
+            typed(input, |i| create_sms_sandbox_phone_number(e, cx, i))
+        }
+        "DeleteSMSSandboxPhoneNumber" => {
+            typed(input, |i| delete_sms_sandbox_phone_number(e, cx, i))
+        }
+        "VerifySMSSandboxPhoneNumber" => {
+            typed(input, |i| verify_sms_sandbox_phone_number(e, cx, i))
+        }
+        "ListSMSSandboxPhoneNumbers" => typed(input, |i| list_sms_sandbox_phone_numbers(e, cx, i)),
+        "ListOriginationNumbers" => typed(input, list_origination_numbers),
+        _ => Err(crate::services::not_yet(operation)),
     }
 }

@@ -1,15 +1,14 @@
 //! Mobile push: platform applications, their endpoints (device tokens) and direct publishing to
-//! an endpoint, which lands in the outbox. Also routes the SMS operations to `sms.rs`.
-//! Depends on the engine and the SNS error type only; never on the wire.
+//! an endpoint, which lands in the outbox. Depends on the engine, the store, the shared pager and
+//! the SNS error type only; never on the wire, the SMS operations or the topic operations.
 
 use super::context::parse_topic_arn;
 use super::errors::{SnsError, attributes_null, invalid};
-use super::sms;
-use super::topics::page;
+use super::paging::page;
+use super::store::{PlatformApplication, PlatformEndpoint};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
-use crate::error::AwsError;
-use crate::services::{Context, typed};
+use crate::services::Context;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -36,20 +35,7 @@ const APPLICATION_ATTRIBUTES: [&str; 10] = [
 
 const ENDPOINT_ATTRIBUTES: [&str; 3] = ["CustomUserData", "Enabled", "Token"];
 
-#[derive(Debug)]
-pub struct PlatformApplication {
-    pub arn: String,
-    pub name: String,
-    pub platform: String,
-    pub account: String,
-    pub region: String,
-    /// Kept to decide AuthenticationMethod, never returned (as in AWS).
-    pub credential: String,
-    pub principal: Option<String>,
-    pub enabled: bool,
-    /// Every other attribute as set (Event*, feedback roles, Apple team and bundle ids).
-    pub attributes: Attributes,
-}
+// The store's types (`store.rs`) as the platform operations read them.
 
 impl PlatformApplication {
     /// What GetPlatformApplicationAttributes and ListPlatformApplications show.
@@ -77,32 +63,9 @@ impl PlatformApplication {
     }
 }
 
-#[derive(Debug)]
-pub struct PlatformEndpoint {
-    pub arn: String,
-    pub application_arn: String,
-    pub platform: String,
-    /// Token, Enabled and CustomUserData (when set), as GetEndpointAttributes returns them.
-    pub attributes: Attributes,
-}
-
 impl PlatformEndpoint {
     fn enabled(&self) -> bool {
         self.attributes.get("Enabled").is_none_or(|v| v == "true")
-    }
-}
-
-/// Platform applications and endpoints of every account and region, keyed by ARN.
-#[derive(Debug, Default)]
-pub struct PlatformStore {
-    pub applications: BTreeMap<String, PlatformApplication>,
-    pub endpoints: BTreeMap<String, PlatformEndpoint>,
-}
-
-impl PlatformStore {
-    pub fn reset(&mut self) {
-        self.applications.clear();
-        self.endpoints.clear();
     }
 }
 
@@ -217,34 +180,6 @@ pub struct ListEndpointsOutput {
     pub endpoints: Vec<EndpointEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
-}
-
-/// Runs one of the platform or SMS operations, or `None` if `operation` is not one of them.
-pub fn call(
-    e: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Option<Result<Value, AwsError>> {
-    Some(match operation {
-        "CreatePlatformApplication" => typed(input, |i| create_platform_application(e, cx, i)),
-        "DeletePlatformApplication" => typed(input, |i| delete_platform_application(e, cx, i)),
-        "GetPlatformApplicationAttributes" => {
-            typed(input, |i| get_platform_application_attributes(e, cx, i))
-        }
-        "SetPlatformApplicationAttributes" => {
-            typed(input, |i| set_platform_application_attributes(e, cx, i))
-        }
-        "ListPlatformApplications" => typed(input, |i| list_platform_applications(e, cx, i)),
-        "CreatePlatformEndpoint" => typed(input, |i| create_platform_endpoint(e, cx, i)),
-        "DeleteEndpoint" => typed(input, |i| delete_endpoint(e, cx, i)),
-        "GetEndpointAttributes" => typed(input, |i| get_endpoint_attributes(e, cx, i)),
-        "SetEndpointAttributes" => typed(input, |i| set_endpoint_attributes(e, cx, i)),
-        "ListEndpointsByPlatformApplication" => {
-            typed(input, |i| list_endpoints_by_platform_application(e, cx, i))
-        }
-        _ => return sms::call(e, cx, operation, input),
-    })
 }
 
 fn application_not_found() -> SnsError {
