@@ -1,14 +1,13 @@
 //! Message archiving and replay for FIFO topics: the archive a topic's `ArchivePolicy` keeps, the
-//! `ReplayPolicy` of a subscription and the replay it starts, all on the virtual clock. Knows no
-//! wire format; replayed messages reach the engine through `publish::deliver_archived`.
+//! `ReplayPolicy` of a subscription and the replay it starts, all on the virtual clock. Plain data and
+//! the parsing of the two policies: knows no wire format and imports no operation; replays run in
+//! `replay.rs`.
 //!
 //! AWS: https://docs.aws.amazon.com/sns/latest/dg/fifo-message-archiving-replay.html and its
 //! sub-pages for topic owners and subscribers; the attribute texts of the SNS API model.
 
 use super::shapes::MessageAttributeValue;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
-use crate::services::Context;
-use crate::state::State;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -197,39 +196,6 @@ pub fn parse_replay_policy(
         starting_at,
         ending_at,
     })
-}
-
-/// The BeginningArchiveTime of a topic that archives.
-pub fn beginning_of(topic: &super::store::Topic, now: Millis) -> Option<Millis> {
-    topic.archive.as_ref().map(|a| a.beginning(now))
-}
-
-/// Runs a subscription's replay: every retained message published in
-/// `[StartingPoint, EndingPoint or now]` goes to that one subscription, in publish order (FIFO
-/// lanes keep each group's order), through its filter policy, with the original MessageId,
-/// SequenceNumber and Timestamp. Only confirmed subscriptions receive anything.
-pub fn replay(e: &mut State, cx: &Context, sub_arn: &str) {
-    let now = e.now();
-    let Some(sub) = e.sns.subscriptions.get(sub_arn).filter(|s| s.confirmed) else {
-        return;
-    };
-    let Some(replay) = sub.replay.clone() else {
-        return;
-    };
-    let topic_arn = sub.topic_arn.clone();
-    let Some(archive) = e
-        .sns
-        .topics
-        .get_mut(&topic_arn)
-        .and_then(|t| t.archive.as_mut())
-    else {
-        return;
-    };
-    let until = replay.ending_at.map_or(now, |end| end.min(now));
-    let messages = archive.between(replay.starting_at, until, now);
-    for message in &messages {
-        super::publish::deliver_archived(e, cx, &topic_arn, sub_arn, message);
-    }
 }
 
 #[cfg(test)]

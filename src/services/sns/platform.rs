@@ -1,14 +1,14 @@
 //! Mobile push: platform applications, their endpoints (device tokens) and direct publishing to
-//! an endpoint, which lands in the outbox. Also routes the SMS operations to `sms.rs`.
-//! Depends on the engine and the SNS error type only; never on the wire.
+//! an endpoint, which lands in the outbox. Depends on the engine, the store, the shared pager and
+//! the SNS error type only; never on the wire, the SMS operations or the topic operations.
 
-use super::sms;
-use super::topics::page;
-use super::{SnsError, invalid, parse_topic_arn};
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, attributes_null, invalid};
+use super::paging::page;
+use super::store::{PlatformApplication, PlatformEndpoint};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
-use crate::error::AwsError;
-use crate::services::{Context, typed};
+use crate::services::Context;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -35,20 +35,7 @@ const APPLICATION_ATTRIBUTES: [&str; 10] = [
 
 const ENDPOINT_ATTRIBUTES: [&str; 3] = ["CustomUserData", "Enabled", "Token"];
 
-#[derive(Debug)]
-pub struct PlatformApplication {
-    pub arn: String,
-    pub name: String,
-    pub platform: String,
-    pub account: String,
-    pub region: String,
-    /// Kept to decide AuthenticationMethod, never returned (as in AWS).
-    pub credential: String,
-    pub principal: Option<String>,
-    pub enabled: bool,
-    /// Every other attribute as set (Event*, feedback roles, Apple team and bundle ids).
-    pub attributes: Attributes,
-}
+// The store's types (`store.rs`) as the platform operations read them.
 
 impl PlatformApplication {
     /// What GetPlatformApplicationAttributes and ListPlatformApplications show.
@@ -76,32 +63,9 @@ impl PlatformApplication {
     }
 }
 
-#[derive(Debug)]
-pub struct PlatformEndpoint {
-    pub arn: String,
-    pub application_arn: String,
-    pub platform: String,
-    /// Token, Enabled and CustomUserData (when set), as GetEndpointAttributes returns them.
-    pub attributes: Attributes,
-}
-
 impl PlatformEndpoint {
     fn enabled(&self) -> bool {
         self.attributes.get("Enabled").is_none_or(|v| v == "true")
-    }
-}
-
-/// Platform applications and endpoints of every account and region, keyed by ARN.
-#[derive(Debug, Default)]
-pub struct PlatformStore {
-    pub applications: BTreeMap<String, PlatformApplication>,
-    pub endpoints: BTreeMap<String, PlatformEndpoint>,
-}
-
-impl PlatformStore {
-    pub fn reset(&mut self) {
-        self.applications.clear();
-        self.endpoints.clear();
     }
 }
 
@@ -216,43 +180,6 @@ pub struct ListEndpointsOutput {
     pub endpoints: Vec<EndpointEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
-}
-
-/// Runs one of the platform or SMS operations, or `None` if `operation` is not one of them.
-pub fn call(
-    e: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Option<Result<Value, AwsError>> {
-    Some(match operation {
-        "CreatePlatformApplication" => typed(input, |i| create_platform_application(e, cx, i)),
-        "DeletePlatformApplication" => typed(input, |i| delete_platform_application(e, cx, i)),
-        "GetPlatformApplicationAttributes" => {
-            typed(input, |i| get_platform_application_attributes(e, cx, i))
-        }
-        "SetPlatformApplicationAttributes" => {
-            typed(input, |i| set_platform_application_attributes(e, cx, i))
-        }
-        "ListPlatformApplications" => typed(input, |i| list_platform_applications(e, cx, i)),
-        "CreatePlatformEndpoint" => typed(input, |i| create_platform_endpoint(e, cx, i)),
-        "DeleteEndpoint" => typed(input, |i| delete_endpoint(e, cx, i)),
-        "GetEndpointAttributes" => typed(input, |i| get_endpoint_attributes(e, cx, i)),
-        "SetEndpointAttributes" => typed(input, |i| set_endpoint_attributes(e, cx, i)),
-        "ListEndpointsByPlatformApplication" => {
-            typed(input, |i| list_endpoints_by_platform_application(e, cx, i))
-        }
-        _ => return sms::call(e, cx, operation, input),
-    })
-}
-
-/// AWS's answer when a required map arrives empty (its validation layer, not SNS's own).
-pub(super) fn attributes_null() -> SnsError {
-    SnsError::ValidationError(
-        "1 validation error detected: Value null at 'attributes' failed to satisfy constraint: \
-         Member must not be null"
-            .into(),
-    )
 }
 
 fn application_not_found() -> SnsError {
@@ -746,145 +673,4 @@ pub fn publish_to_endpoint(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::*;
-
-    pub fn engine() -> State {
-        State::for_tests(0)
-    }
-
-    pub fn cx() -> Context {
-        Context {
-            request_id: "r".into(),
-            account: "000000000000".into(),
-            region: "us-east-1".into(),
-            access_key: None,
-            host: "localhost".into(),
-        }
-    }
-
-    fn endpoint(e: &mut State, platform: &str, attributes: &[(&str, &str)]) -> String {
-        let mut app_attributes = Attributes::new();
-        app_attributes.insert("PlatformCredential".into(), "k".into());
-        app_attributes.insert("PlatformPrincipal".into(), "p".into());
-        let app = create_platform_application(
-            e,
-            &cx(),
-            CreatePlatformApplicationInput {
-                name: "app".into(),
-                platform: platform.into(),
-                attributes: app_attributes,
-            },
-        )
-        .unwrap()
-        .platform_application_arn;
-        create_platform_endpoint(
-            e,
-            &cx(),
-            CreatePlatformEndpointInput {
-                platform_application_arn: app,
-                token: "device-token".into(),
-                custom_user_data: None,
-                attributes: attributes
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            },
-        )
-        .unwrap()
-        .endpoint_arn
-    }
-
-    #[test]
-    fn publishing_to_an_endpoint_sends_its_platform_payload_to_the_outbox() {
-        let cases: [(&str, Option<Value>, &str); 4] = [
-            ("GCM", None, "plain"),
-            (
-                "GCM",
-                Some(json!({"default": "d", "GCM": "{\"data\":1}"})),
-                "{\"data\":1}",
-            ),
-            ("APNS", Some(json!({"default": "d", "GCM": "g"})), "d"),
-            // A non-string platform entry is ignored.
-            (
-                "APNS",
-                Some(json!({"default": "d", "APNS": {"aps": 1}})),
-                "d",
-            ),
-        ];
-        for (platform, structure, body) in cases {
-            let mut e = engine();
-            let arn = endpoint(&mut e, platform, &[]);
-            let id = publish_to_endpoint(
-                &mut e,
-                &cx(),
-                &arn,
-                "plain",
-                structure.as_ref().and_then(Value::as_object),
-            )
-            .unwrap();
-            let sent = e.engine.outbox.last().expect("one push");
-            assert_eq!(sent.protocol, "application");
-            assert_eq!(sent.target, arn);
-            assert_eq!(sent.message_id, id);
-            assert_eq!(sent.body, body, "{platform} {structure:?}");
-            assert_eq!(sent.attributes["Token"], "device-token");
-            assert_eq!(sent.attributes["Platform"], platform);
-        }
-    }
-
-    #[test]
-    fn publishing_to_a_disabled_or_missing_endpoint_fails() {
-        let mut e = engine();
-        let arn = endpoint(&mut e, "GCM", &[("Enabled", "false")]);
-        assert_eq!(
-            publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
-            Err(SnsError::EndpointDisabled("Endpoint is disabled".into()))
-        );
-        let missing = format!("{arn}x");
-        assert_eq!(
-            publish_to_endpoint(&mut e, &cx(), &missing, "m", None),
-            Err(invalid(
-                "TargetArn Reason: No endpoint found for the target arn specified"
-            ))
-        );
-        let mut e = engine();
-        let arn = endpoint(&mut e, "GCM", &[]);
-        let app = e.sns.platform.endpoints[&arn].application_arn.clone();
-        e.sns.platform.applications.get_mut(&app).unwrap().enabled = false;
-        assert!(matches!(
-            publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
-            Err(SnsError::PlatformApplicationDisabled(_))
-        ));
-        assert!(e.engine.outbox.is_empty());
-    }
-
-    #[test]
-    fn credentials_each_platform_needs() {
-        let cases = [
-            ("GCM", None, Some("key"), true),
-            ("GCM", None, None, false),
-            ("APNS", Some("cert"), Some("key"), true),
-            ("APNS", Some("cert"), None, false),
-            ("ADM", None, Some("secret"), false),
-            ("WNS", None, None, false),
-        ];
-        for (platform, principal, credential, ok) in cases {
-            assert_eq!(
-                check_credentials(platform, principal, credential).is_ok(),
-                ok,
-                "{platform} {principal:?} {credential:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn application_names() {
-        for good in ["a", "my-app_1.0", &"x".repeat(256)] {
-            assert!(valid_application_name(good).is_ok(), "{good}");
-        }
-        for bad in ["", "my app", "a/b", &"x".repeat(257)] {
-            assert!(valid_application_name(bad).is_err(), "{bad}");
-        }
-    }
-}
+pub(super) mod tests;

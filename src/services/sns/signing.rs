@@ -15,7 +15,7 @@ use rsa::signature::{SignatureEncoding as _, Signer as _};
 use sha1::Sha1;
 use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 /// The committed key: a well-known test key, not a secret (see `cert/README.md`).
 const KEY_PEM: &str = include_str!("cert/signing-key.pem");
@@ -140,6 +140,9 @@ pub fn string_to_sign(fields: &[(&str, Option<&str>)]) -> String {
     }
     out
 }
+
+/// The one signing key of the emulator (its certificate is served at SigningCertURL).
+pub static SIGNER: LazyLock<Signer> = LazyLock::new(Signer::load);
 
 #[cfg(test)]
 pub(super) mod tests {

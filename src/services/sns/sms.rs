@@ -1,19 +1,20 @@
 //! SMS account settings: the SMS attributes, the opt-out list, the SMS sandbox (destination
 //! numbers verified with a one-time password sent to the outbox) and origination numbers.
-//! Depends on the engine, the shared pager and the SNS error type only; never on the wire.
+//! Depends on the engine, the store, the shared pager and the SNS error type only (and the empty
+//! output of `platform.rs`); never on the wire or the topic operations.
 
-use super::platform::{Empty, attributes_null};
-use super::topics::{TOKENS, page};
-use super::{SnsError, invalid};
+use super::errors::{SnsError, attributes_null, invalid};
+use super::paging::{TOKENS, page};
+use super::platform::Empty;
+use super::store::{SandboxNumber, SmsAccount, SmsStore};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, NoRetries, Target};
-use crate::error::AwsError;
+use crate::services::Context;
 use crate::services::page::{Pager, Sizes, size_rule};
-use crate::services::{Context, typed};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 type Attributes = BTreeMap<String, String>;
 
@@ -25,44 +26,12 @@ const LANGUAGE_CODES: [&str; 13] = [
     "kr-KR", "zh-CN", "zh-TW",
 ];
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct SandboxNumber {
-    pub verified: bool,
-    pub one_time_password: String,
-}
-
-/// The SMS settings of one account in one region.
-#[derive(Debug, Default)]
-pub struct SmsAccount {
-    pub attributes: Attributes,
-    pub opted_out: BTreeSet<String>,
-    pub sandbox: BTreeMap<String, SandboxNumber>,
-}
-
-/// SMS settings keyed by (account, region).
-#[derive(Debug, Default)]
-pub struct SmsStore {
-    pub accounts: BTreeMap<(String, String), SmsAccount>,
-}
-
+// The store's SMS settings (`store.rs`) as the SMS operations reach them.
 impl SmsStore {
-    pub fn reset(&mut self) {
-        self.accounts.clear();
-    }
-
     fn of(&mut self, cx: &Context) -> &mut SmsAccount {
         self.accounts
             .entry((cx.account.clone(), cx.region.clone()))
             .or_default()
-    }
-
-    /// Puts `phone` on the opt-out list, as a recipient replying STOP would.
-    pub fn opt_out(&mut self, account: &str, region: &str, phone: &str) {
-        self.accounts
-            .entry((account.to_string(), region.to_string()))
-            .or_default()
-            .opted_out
-            .insert(phone.to_string());
     }
 }
 
@@ -168,41 +137,6 @@ pub struct ListOriginationNumbersOutput {
     pub phone_numbers: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
-}
-
-/// Runs one of the SMS operations, or `None` if `operation` is not one of them.
-pub fn call(
-    e: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Option<Result<Value, AwsError>> {
-    Some(match operation {
-        "GetSMSAttributes" => typed(input, |i| get_sms_attributes(e, cx, i)),
-        "SetSMSAttributes" => typed(input, |i| set_sms_attributes(e, cx, i)),
-        "CheckIfPhoneNumberIsOptedOut" => {
-            typed(input, |i| check_if_phone_number_is_opted_out(e, cx, i))
-        }
-        "ListPhoneNumbersOptedOut" => typed(input, |i| list_phone_numbers_opted_out(e, cx, i)),
-        "OptInPhoneNumber" => typed(input, |i| opt_in_phone_number(e, cx, i)),
-        "GetSMSSandboxAccountStatus" => typed(input, |_: Value| {
-            Ok::<_, SnsError>(SandboxStatusOutput {
-                is_in_sandbox: true,
-            })
-        }),
-        "CreateSMSSandboxPhoneNumber" => {
-            typed(input, |i| create_sms_sandbox_phone_number(e, cx, i))
-        }
-        "DeleteSMSSandboxPhoneNumber" => {
-            typed(input, |i| delete_sms_sandbox_phone_number(e, cx, i))
-        }
-        "VerifySMSSandboxPhoneNumber" => {
-            typed(input, |i| verify_sms_sandbox_phone_number(e, cx, i))
-        }
-        "ListSMSSandboxPhoneNumbers" => typed(input, |i| list_sms_sandbox_phone_numbers(e, cx, i)),
-        "ListOriginationNumbers" => typed(input, list_origination_numbers),
-        _ => return None,
-    })
 }
 
 /// The one-line answer of AWS's request validation for a model constraint.

@@ -1,10 +1,14 @@
-//! SNS state: topics and subscriptions per account and region, keyed by ARN.
+//! SNS state: topics and subscriptions per account and region, keyed by ARN; platform
+//! applications and endpoints; SMS settings per account and region. Plain data: imports the
+//! engine's time and the data modules (archive, filter, signing) only, never an operation.
 
 use super::filter::{FilterPolicy, FilterScope};
 use super::signing::SignatureVersion;
 use crate::engine::time::Millis;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+type Attributes = BTreeMap<String, String>;
 
 #[derive(Debug)]
 pub struct Topic {
@@ -68,8 +72,8 @@ impl Subscription {
 pub struct Store {
     pub topics: BTreeMap<String, Topic>,
     pub subscriptions: BTreeMap<String, Subscription>,
-    pub platform: super::platform::PlatformStore,
-    pub sms: super::sms::SmsStore,
+    pub platform: PlatformStore,
+    pub sms: SmsStore,
 }
 
 impl Store {
@@ -87,5 +91,83 @@ impl Store {
         self.subscriptions
             .values()
             .filter(move |s| s.topic_arn == topic_arn)
+    }
+}
+
+/// The BeginningArchiveTime of a topic that archives.
+pub fn beginning_of(topic: &Topic, now: Millis) -> Option<Millis> {
+    topic.archive.as_ref().map(|a| a.beginning(now))
+}
+
+#[derive(Debug)]
+pub struct PlatformApplication {
+    pub arn: String,
+    pub name: String,
+    pub platform: String,
+    pub account: String,
+    pub region: String,
+    /// Kept to decide AuthenticationMethod, never returned (as in AWS).
+    pub credential: String,
+    pub principal: Option<String>,
+    pub enabled: bool,
+    /// Every other attribute as set (Event*, feedback roles, Apple team and bundle ids).
+    pub attributes: Attributes,
+}
+
+#[derive(Debug)]
+pub struct PlatformEndpoint {
+    pub arn: String,
+    pub application_arn: String,
+    pub platform: String,
+    /// Token, Enabled and CustomUserData (when set), as GetEndpointAttributes returns them.
+    pub attributes: Attributes,
+}
+
+/// Platform applications and endpoints of every account and region, keyed by ARN.
+#[derive(Debug, Default)]
+pub struct PlatformStore {
+    pub applications: BTreeMap<String, PlatformApplication>,
+    pub endpoints: BTreeMap<String, PlatformEndpoint>,
+}
+
+impl PlatformStore {
+    pub fn reset(&mut self) {
+        self.applications.clear();
+        self.endpoints.clear();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxNumber {
+    pub verified: bool,
+    pub one_time_password: String,
+}
+
+/// The SMS settings of one account in one region.
+#[derive(Debug, Default)]
+pub struct SmsAccount {
+    pub attributes: Attributes,
+    pub opted_out: BTreeSet<String>,
+    pub sandbox: BTreeMap<String, SandboxNumber>,
+}
+
+/// SMS settings keyed by (account, region).
+#[derive(Debug, Default)]
+pub struct SmsStore {
+    pub accounts: BTreeMap<(String, String), SmsAccount>,
+}
+
+impl SmsStore {
+    pub fn reset(&mut self) {
+        self.accounts.clear();
+    }
+
+    /// Puts `phone` on the opt-out list, as a recipient replying STOP would.
+    pub fn opt_out(&mut self, account: &str, region: &str, phone: &str) {
+        self.accounts
+            .entry((account.to_string(), region.to_string()))
+            .or_default()
+            .opted_out
+            .insert(phone.to_string());
     }
 }

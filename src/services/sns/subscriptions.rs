@@ -1,12 +1,15 @@
 //! Subscription operations: subscribe, confirm, unsubscribe, attributes and listings.
+//! Must not depend on the Publish operations (`publish.rs`).
 
 use super::archive;
+use super::confirmation::send_confirmation;
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, invalid};
 use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
-use super::publish::send_confirmation;
+use super::paging::page;
 use super::shapes::*;
-use super::store::Subscription;
-use super::topics::{allows, page, topic_mut};
-use super::{SnsError, invalid, parse_topic_arn};
+use super::store::{Subscription, beginning_of};
+use super::topics::{allows, topic_mut};
 use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
@@ -206,7 +209,7 @@ pub fn subscribe(
         )));
     }
     let fifo_topic = topic.fifo;
-    let archive_begins = archive::beginning_of(topic, now);
+    let archive_begins = beginning_of(topic, now);
     let protocol = input.protocol.to_ascii_lowercase();
     if !PROTOCOLS.contains(&protocol.as_str()) {
         return Err(invalid(format!(
@@ -311,7 +314,7 @@ pub fn subscribe(
         send_confirmation(e, cx, &arn, "SubscriptionConfirmation");
     }
     // "Messages can be replayed as soon as the subscription is created" (AWS subscriber page).
-    archive::replay(e, cx, &arn);
+    super::replay::replay(e, cx, &arn);
     let shown = if confirmed || input.return_subscription_arn {
         arn
     } else {
@@ -455,7 +458,7 @@ pub fn get_subscription_attributes(
     let topic_arn = sub.topic_arn.clone();
     if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
         let sub = &e.sns.subscriptions[&input.subscription_arn];
-        let effective = super::publish::effective_policy(topic, sub).subscription_json();
+        let effective = super::delivery::effective_policy(topic, sub).subscription_json();
         let effective: serde_json::Value = serde_json::from_str(&effective).unwrap_or_default();
         attributes.insert(
             "EffectiveDeliveryPolicy".into(),
@@ -483,12 +486,12 @@ pub fn set_subscription_attributes(
     }
     let topic = e.sns.topics.get(&topic_arn);
     let fifo_topic = topic.is_some_and(|t| t.fifo);
-    let archive_begins = topic.and_then(|t| archive::beginning_of(t, now));
+    let archive_begins = topic.and_then(|t| beginning_of(t, now));
     let sub = subscription_mut(e, &input.subscription_arn)?;
     apply_attribute(sub, &name, &value, "", fifo_topic, archive_begins)?;
     // Setting a ReplayPolicy starts a replay, replacing any earlier one.
     if name == "ReplayPolicy" && !value.is_empty() {
-        archive::replay(e, cx, &input.subscription_arn);
+        super::replay::replay(e, cx, &input.subscription_arn);
     }
     Ok(Empty {})
 }

@@ -1,15 +1,16 @@
-//! Topic operations: create, delete, attributes, listing, tags, permissions, data protection;
-//! and how SNS's List operations page (tokens, page size).
+//! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
+//! Must not depend on the subscription, publish or delivery files (they import this one).
 
 use super::archive;
+use super::context::parse_topic_arn;
+use super::errors::{SnsError, invalid};
+use super::paging::page;
 use super::shapes::*;
 use super::signing::SignatureVersion;
-use super::store::Topic;
-use super::{SnsError, invalid, parse_topic_arn};
+use super::store::{Topic, beginning_of};
 use crate::arn::Arn;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::Context;
-use crate::services::page::{Pager, Sizes, Tokens};
 use crate::state::State;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -370,7 +371,7 @@ pub fn get_topic_attributes(
         };
         attributes.insert("FifoThroughputScope".into(), scope.into());
     }
-    if let Some(beginning) = archive::beginning_of(topic, now) {
+    if let Some(beginning) = beginning_of(topic, now) {
         attributes.insert("BeginningArchiveTime".into(), format_rfc3339(beginning));
     }
     Ok(AttributesOutput { attributes })
@@ -421,25 +422,6 @@ pub fn set_topic_attributes(
         now,
     )?;
     Ok(Empty {})
-}
-
-/// SNS's `NextToken`: the base64 of a page's last key; one that does not decode is an invalid
-/// parameter.
-pub(crate) const TOKENS: Tokens<SnsError> = Tokens::Base64Key(|| invalid("NextToken"));
-
-/// How SNS's List operations without a page size (topics, subscriptions, platform applications
-/// and endpoints, opted-out numbers) page: 100 items a page, [`TOKENS`] as tokens.
-const PAGER: Pager<SnsError> = Pager {
-    sizes: Sizes::Fixed(100),
-    tokens: TOKENS,
-};
-
-/// One page of 100 items after the item named by `token` (base64 of the last item's key).
-pub(crate) fn page<'a, T>(
-    items: impl Iterator<Item = (&'a String, T)>,
-    token: Option<&str>,
-) -> Result<(Vec<T>, Option<String>), SnsError> {
-    PAGER.page(items, token, None)
 }
 
 pub fn list_topics(

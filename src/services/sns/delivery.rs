@@ -1,0 +1,399 @@
+//! How one message reaches one subscription: the message as delivered, the subscription's filter
+//! policy, the body each protocol gets (the JSON notification, raw text, an SQS message, the Lambda
+//! event, the outbox) and the engine's `Delivery` with its retry policy, dead-letter queue,
+//! counters, throttle and FIFO lane. Builds deliveries and starts none; must not depend on the
+//! Publish, Subscribe or topic operations.
+
+use super::context::{base_url, signing_cert_url};
+use super::delivery_policy::{self, Effective, Level};
+use super::envelope::{self, NotificationFields};
+use super::filter::FilterScope;
+use super::shapes::MessageAttributeValue;
+use super::signing::SIGNER;
+use super::store::Subscription;
+use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};
+use crate::services::Context;
+use crate::services::sqs::shapes::MessageAttributeValue as SqsAttribute;
+use crate::state::Step;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// One message as published, checked.
+pub(super) struct Message<'a> {
+    pub(super) id: String,
+    pub(super) text: &'a str,
+    pub(super) subject: Option<&'a str>,
+    /// `MessageStructure=json`: the per-protocol messages.
+    pub(super) structure: Option<Map<String, Value>>,
+    pub(super) attributes: &'a BTreeMap<String, MessageAttributeValue>,
+    pub(super) group_id: Option<&'a str>,
+    pub(super) dedup_id: Option<String>,
+    pub(super) sequence_number: Option<u128>,
+    pub(super) timestamp: String,
+    /// Delivered again from the topic's archive by a replay.
+    pub(super) replayed: bool,
+}
+
+impl Message<'_> {
+    /// The text a protocol gets: its own entry of a JSON structure, else `default`.
+    pub(super) fn text_for(&self, key: &str) -> String {
+        match &self.structure {
+            Some(map) => map
+                .get(key)
+                .and_then(Value::as_str)
+                .or_else(|| map["default"].as_str())
+                .unwrap_or_default()
+                .to_string(),
+            None => self.text.to_string(),
+        }
+    }
+
+    /// name → (DataType, value as text) for envelopes and filter policies.
+    pub(super) fn attribute_pairs(&self) -> BTreeMap<String, (String, String)> {
+        self.attributes
+            .iter()
+            .map(|(k, v)| {
+                let value = v
+                    .string_value
+                    .clone()
+                    .or_else(|| v.binary_value.clone())
+                    .unwrap_or_default();
+                (k.clone(), (v.data_type.clone(), value))
+            })
+            .collect()
+    }
+}
+
+pub(super) fn passes_filter(sub: &Subscription, message: &Message) -> bool {
+    let Some((policy, _)) = &sub.filter else {
+        return true;
+    };
+    match sub.filter_scope {
+        FilterScope::MessageAttributes => policy.matches_attributes(&message.attribute_pairs()),
+        FilterScope::MessageBody => {
+            let text = message.text_for(&sub.protocol);
+            serde_json::from_str::<Value>(&text).is_ok_and(|body| policy.matches_body(&body))
+        }
+    }
+}
+
+/// The JSON notification every non-raw subscription gets (HTTP/S, SQS, email-json, Firehose).
+fn notification(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> String {
+    let text = message.text_for(&sub.protocol);
+    let sequence = message.sequence_number.map(|n| n.to_string());
+    let unsubscribe_url = unsubscribe_url(cx, &sub.arn);
+    let attributes = message.attribute_pairs();
+    let envelope = envelope::notification(
+        &SIGNER,
+        topic.signature_version,
+        &NotificationFields {
+            message_id: &message.id,
+            topic_arn: &topic.arn,
+            subject: message.subject,
+            message: &text,
+            timestamp: &message.timestamp,
+            sequence_number: sequence.as_deref(),
+            unsubscribe_url: &unsubscribe_url,
+            signing_cert_url: &signing_cert_url(cx),
+            message_attributes: &attributes,
+        },
+    );
+    match envelope.strip_suffix('}') {
+        // A replayed message "contains the attribute Replayed, to help you identify that it's a
+        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (spec §5.3), so
+        // the field closes the document without touching a signature.
+        Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
+        _ => envelope,
+    }
+}
+
+/// AWS writes the ARN into the URL as it is, colons included (spec §4.2 URL formats).
+fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
+    format!(
+        "{}/?Action=Unsubscribe&SubscriptionArn={sub_arn}",
+        base_url(cx)
+    )
+}
+
+/// SNS message attributes as SQS message attributes (raw delivery).
+fn sqs_attributes(
+    attributes: &BTreeMap<String, MessageAttributeValue>,
+) -> BTreeMap<String, SqsAttribute> {
+    attributes
+        .iter()
+        .map(|(k, v)| {
+            let value = SqsAttribute {
+                data_type: v.data_type.clone(),
+                string_value: v.string_value.clone(),
+                binary_value: v.binary_value.clone(),
+            };
+            (k.clone(), value)
+        })
+        .collect()
+}
+
+/// What the subscription would put on an SQS queue (its own queue, or its dead-letter queue).
+fn sqs_message(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+    to_fifo: bool,
+) -> SqsMessage {
+    let (body, attributes) = if sub.raw {
+        // Message attributes go along only with a String message structure, not JSON
+        // (spec §5.2).
+        let attributes = match message.structure {
+            None => sqs_attributes(message.attributes),
+            Some(_) => BTreeMap::new(),
+        };
+        (message.text_for(&sub.protocol), attributes)
+    } else {
+        (notification(cx, topic, sub, message), BTreeMap::new())
+    };
+    let fifo = topic.fifo && to_fifo;
+    SqsMessage {
+        body,
+        attributes,
+        // FIFO topic to FIFO queue keeps the group and deduplication ids; a standard topic passes
+        // the group id to standard queues (fair queues).
+        group_id: if fifo || (!topic.fifo && !to_fifo) {
+            message.group_id.map(str::to_string)
+        } else {
+            None
+        },
+        dedup_id: if fifo { message.dedup_id.clone() } else { None },
+    }
+}
+
+/// The HTTP/S delivery policy in force for a subscription: its own over the topic's over the
+/// system defaults (policies were validated when set).
+pub(crate) fn effective_policy(topic: &super::store::Topic, sub: &Subscription) -> Effective {
+    let parsed = |text: Option<&String>, level| {
+        text.and_then(|p| delivery_policy::parse(p, level).ok())
+            .unwrap_or_default()
+    };
+    let topic_policy = parsed(topic.attributes.get("DeliveryPolicy"), Level::Topic);
+    let own = parsed(sub.attributes.get("DeliveryPolicy"), Level::Subscription);
+    delivery_policy::effective(&topic_policy, &own)
+}
+
+pub(super) fn delivery_for(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+    lambda_url: Option<&String>,
+) -> Delivery<Step> {
+    let http = effective_policy(topic, sub);
+    let http_headers = |kind: &str, raw: bool| {
+        let mut headers = vec![
+            ("x-amz-sns-message-type".to_string(), kind.to_string()),
+            ("x-amz-sns-message-id".to_string(), message.id.clone()),
+            ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
+            ("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()),
+            ("Content-Type".to_string(), http.content_type.clone()),
+            (
+                "User-Agent".to_string(),
+                "Amazon Simple Notification Service Agent".to_string(),
+            ),
+        ];
+        if raw {
+            headers.push(("x-amz-sns-rawdelivery".to_string(), "true".to_string()));
+        }
+        headers
+    };
+    let mut outbox_attributes = BTreeMap::new();
+    if let Some(subject) = message.subject {
+        outbox_attributes.insert("Subject".to_string(), json!(subject));
+    }
+    let target = match sub.protocol.as_str() {
+        "sqs" => Target::Sqs {
+            queue_arn: sub.endpoint.clone(),
+            message: sqs_message(cx, topic, sub, message, sub.endpoint.ends_with(".fifo")),
+        },
+        "http" | "https" => {
+            let body = if sub.raw {
+                message.text_for(&sub.protocol)
+            } else {
+                notification(cx, topic, sub, message)
+            };
+            Target::Http {
+                method: "POST".into(),
+                url: sub.endpoint.clone(),
+                headers: http_headers("Notification", sub.raw),
+                body,
+            }
+        }
+        "email-json" => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: notification(cx, topic, sub, message),
+            attributes: outbox_attributes,
+        },
+        "firehose" if !sub.raw => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: notification(cx, topic, sub, message),
+            attributes: outbox_attributes,
+        },
+        // A function mapped to a local invoke URL (--lambda-endpoint) gets a real POST.
+        "lambda" => match lambda_url {
+            Some(url) => Target::Http {
+                method: "POST".into(),
+                url: url.clone(),
+                headers: vec![("Content-Type".to_string(), "application/json".to_string())],
+                body: lambda_event(cx, topic, sub, message),
+            },
+            None => Target::Outbox {
+                address: sub.endpoint.clone(),
+                body: lambda_event(cx, topic, sub, message),
+                attributes: outbox_attributes,
+            },
+        },
+        "application" => {
+            // A platform endpoint ARN names its platform: .../endpoint/<PLATFORM>/<app>/<id>.
+            let platform = sub.endpoint.split('/').nth(1).unwrap_or("default");
+            Target::Outbox {
+                address: sub.endpoint.clone(),
+                body: message.text_for(platform),
+                attributes: outbox_attributes,
+            }
+        }
+        _ => Target::Outbox {
+            address: sub.endpoint.clone(),
+            body: message.text_for(&sub.protocol),
+            attributes: outbox_attributes,
+        },
+    };
+    let dead_letter = sub.redrive.as_ref().map(|(arn, _)| {
+        DeadLetter::new(
+            arn.clone(),
+            sqs_message(cx, topic, sub, message, arn.ends_with(".fifo")),
+        )
+    });
+    // SQS, Lambda, e-mail, SMS and push follow the policy SNS fixes for them; HTTP/S its own.
+    let policy = delivery_policy::policy_for(&sub.protocol, http.healthy);
+    let mut delivery = Delivery::new(
+        "sns",
+        sub.arn.clone(),
+        sub.protocol.clone(),
+        message.id.clone(),
+        target,
+        policy,
+        dead_letter,
+    )
+    .counted(Counters {
+        namespace: "AWS/SNS",
+        resource: topic.arn.clone(),
+        delivered: Some("NumberOfNotificationsDelivered"),
+        failed: Some("NumberOfNotificationsFailed"),
+        // HTTP/S counts every failed attempt; other protocols one failure per message.
+        every_failure: sub.protocol.starts_with("http"),
+        dead_lettered: Some("NumberOfNotificationsRedrivenToDlq"),
+        dlq_failed: Some("NumberOfNotificationsFailedToRedriveToDlq"),
+        ..Counters::default()
+    });
+    if sub.protocol == "lambda" && lambda_url.is_some() {
+        // A fault on the function's ARN fails it, whatever URL it is mapped to.
+        delivery = delivery.also_known_as(sub.endpoint.clone());
+    }
+    if let Some(per_second) = http.throttle.filter(|_| sub.protocol.starts_with("http")) {
+        delivery = delivery.throttled(sub.arn.clone(), per_second);
+    }
+    if topic.fifo {
+        // A message being retried holds back the later messages of its group (this subscription).
+        let group = message.group_id.unwrap_or_default();
+        delivery = delivery.in_lane(format!("{}#{group}", sub.arn));
+    }
+    delivery
+}
+
+/// The event a Lambda function subscribed to a topic receives, keys in AWS's order
+/// (https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html example event).
+fn lambda_event(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> String {
+    #[derive(serde::Serialize)]
+    struct Event<'a> {
+        #[serde(rename = "Records")]
+        records: [Record<'a>; 1],
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Record<'a> {
+        event_source: &'a str,
+        event_version: &'a str,
+        event_subscription_arn: &'a str,
+        sns: Sns<'a>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Sns<'a> {
+        r#type: &'a str,
+        message_id: &'a str,
+        topic_arn: &'a str,
+        subject: Option<&'a str>,
+        message: String,
+        timestamp: &'a str,
+        signature_version: &'a str,
+        signature: Value,
+        signing_cert_url: String,
+        unsubscribe_url: String,
+        message_attributes: BTreeMap<String, LambdaAttribute>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct LambdaAttribute {
+        r#type: String,
+        value: String,
+    }
+    let notification: Value =
+        serde_json::from_str(&notification(cx, topic, sub, message)).unwrap_or_default();
+    let event = Event {
+        records: [Record {
+            event_source: "aws:sns",
+            event_version: "1.0",
+            event_subscription_arn: &sub.arn,
+            sns: Sns {
+                r#type: "Notification",
+                message_id: &message.id,
+                topic_arn: &topic.arn,
+                subject: message.subject,
+                message: message.text_for("lambda"),
+                timestamp: &message.timestamp,
+                // Lambda events say version 1 whatever the topic signs with (observed AWS quirk).
+                signature_version: "1",
+                signature: notification.get("Signature").cloned().unwrap_or_default(),
+                signing_cert_url: signing_cert_url(cx),
+                unsubscribe_url: unsubscribe_url(cx, &sub.arn),
+                message_attributes: message
+                    .attribute_pairs()
+                    .into_iter()
+                    .map(|(k, (t, v))| {
+                        // Number and String.Array reach Lambda as String (spec §9.1).
+                        let t = if t.starts_with("Number") || t.starts_with("String.Array") {
+                            "String".to_string()
+                        } else {
+                            t
+                        };
+                        (
+                            k,
+                            LambdaAttribute {
+                                r#type: t,
+                                value: v,
+                            },
+                        )
+                    })
+                    .collect(),
+            },
+        }],
+    };
+    serde_json::to_string(&event).expect("serializable")
+}
