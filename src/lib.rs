@@ -8,6 +8,7 @@
 //! # Ok(()) }
 //! ```
 //! The layers and which way they depend: docs/architecture.md.
+//! The layers and which way they depend: docs/architecture.md.
 
 pub mod arn;
 pub mod clock;

@@ -4,6 +4,7 @@
 //! destination (a real HTTP request through its connection), a Lambda function (a real POST to
 //! its `--lambda-endpoint` URL, or the outbox), or the outbox for anything that cannot exist
 //! locally. Each caller keeps its own rules (retry policy, dead letters, codes) around it.
+//! It reads the state (queues, topics, buses, API destinations) and must not depend on the runtime, the protocols or the server.
 
 use crate::arn::Arn;
 use crate::engine::delivery::{BatchEntry, Failure, Publisher, SqsMessage, Target};

@@ -1,5 +1,6 @@
 //! The delivery path's own tests: retries, permanent failures, faults, lanes, throttles.
 //! They drive the engine alone, as the layer above would: no service, no state.
+//! They drive the engine alone, as the layer above would: no service, no state.
 
 use super::*;
 use crate::engine::faults::Fault;

@@ -1,5 +1,6 @@
 //! The Query encoder's and decoder's own tests: the XML pinned byte for byte, read back as
 //! clients read it.
+//! Tests only.
 
 use super::*;
 use crate::model::{SNS, SQS};

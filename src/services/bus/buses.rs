@@ -2,6 +2,7 @@
 //! buses and subscribers, and how the custom bus's List operations page. A bus ARN is
 //! `arn:aws:events:<region>:<account>:event-busv2/<name>/<id>` with a generated id (or the one a
 //! `switchyard:id` tag pins, see docs/custom-bus.md).
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::store::{Bus, DEFAULT_RETENTION_DAYS};
 use super::{V2Error, constraint, in_range, length};

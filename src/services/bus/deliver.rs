@@ -2,6 +2,7 @@
 //! plus `system-metadata`), batches of up to MaxBatchSize for SQS targets, one ordered lane per
 //! (publishing account, EventGroupId) for FIFO subscribers, and the
 //! dead-letter record (custom-bus-retry-dlq.md section 3) with its error code.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::retry::BY_ATTEMPTS;
 use super::store::{Invoke, PointInTime, Retained, Subscriber};

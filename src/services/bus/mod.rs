@@ -6,6 +6,7 @@
 //! matcher, target input) comes from `crate::services::event`, and classic EventBridge's helpers
 //! it borrows (timestamps, names, target adapters, connections) from `crate::services::events`.
 //! docs/custom-bus.md describes the behaviour.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 pub mod buses;
 pub mod deliver;

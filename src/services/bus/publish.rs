@@ -2,6 +2,7 @@
 //! SystemMetadata.DeduplicationId, 300 s on the virtual clock, scoped to the publishing account
 //! and event group), accepted events retained for the bus's retention period and handed to the
 //! subscribers whose filters match. Also the hand-over from a subscriber to another custom bus.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};

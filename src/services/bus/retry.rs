@@ -8,6 +8,7 @@
 //! on. With the defaults (5 retries, 300 s) and no jitter a failing target is tried at 0, 10, 30,
 //! 70 and 150 s; the fifth retry would come at 310 s, past the age limit, so the record says
 //! `MaximumEventAgeInSeconds` after 4 retries, like the spec's example record.
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::engine::delivery::{Backoff, BackoffRetry, BackoffSchedule};
 use crate::engine::time::Millis;

@@ -1,5 +1,6 @@
 //! The custom bus's state: buses with their retained events, subscribers with their settings
 //! parsed once (patterns compiled, defaults filled in), tags, and the publish-time dedup window.
+//! Plain data: it imports no operation, so the state can hold it.
 
 use super::retry::SubscriberRetry;
 use crate::engine::time::Millis;

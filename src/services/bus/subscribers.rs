@@ -2,6 +2,7 @@
 //! DeleteSubscriber): their settings checked against the model and parsed once, echoed back with
 //! the defaults filled in. A POINT_IN_TIME subscriber replays the bus's retained events of its
 //! window as it is created.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::buses::{Tag, check_name, check_tags, new_id, own_bus, page, store_tags};
 use super::retry::{DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_RETRIES, SubscriberRetry};

@@ -6,6 +6,7 @@
 //! the archive's with `"replay-name": [{"exists": false}]` added: AWS makes one so that replayed
 //! events are not archived again (eb-archive). The rule never delivers anything; an event is
 //! archived when that rule matches it (`capture`), so a replayed event is never archived.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod replays;
 

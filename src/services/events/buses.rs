@@ -1,6 +1,7 @@
 //! Event buses: the `default` bus of each account and region, custom buses, their resource
 //! policies (PutPermission / RemovePermission, or a whole Policy) that decide who else may put
 //! events on them, the tags of buses and rules, and how every classic List operation pages.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::checks::{check_name, name_char};
 use super::errors::{EventsError, constraint, managed};

@@ -1,6 +1,7 @@
 //! PutEvents and what an event does on a bus: archived where an archive's pattern matches, sent
 //! to the targets of every enabled rule whose pattern matches, each target its own delivery on
 //! the engine (retry policy, dead-letter queue, throttle of an API destination).
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::arns::resolve_bus;
 use super::errors::{EventsError, constraint};

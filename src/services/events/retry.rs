@@ -6,6 +6,7 @@
 //! multiplied by a random factor in [0.9, 1.1) when jitter is on: 1, 2, 4, ... 256, 512, 512, ...
 //! So the default policy (185 retries, 24 hours) ends by age: without jitter it makes 176
 //! retries, the last when the event is 23.9 hours old (docs/eventbridge.md).
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::engine::delivery::{Backoff, BackoffRetry, BackoffSchedule};
 use crate::engine::time::Millis;

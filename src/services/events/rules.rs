@@ -1,6 +1,7 @@
 //! Rules and their targets: PutRule with an event pattern and/or a schedule, enable, disable,
 //! delete, list; PutTargets / RemoveTargets / ListTargetsByRule; TestEventPattern; and the
 //! firing of scheduled rules on the virtual clock.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::arns::rule_arn;
 use super::buses::{Empty, Tag};

@@ -9,6 +9,7 @@
 //!
 //! Schedules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
 //! schedule fires every `every_ms` counted from the rule's creation.
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::engine::time::Millis;
 use time::{Date, Month, UtcDateTime};

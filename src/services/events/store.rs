@@ -1,6 +1,7 @@
 //! EventBridge state: event buses, rules and their targets, archives, replays, connections and
 //! API destinations, per account and region (each keyed by its ARN). Plain data; the operations
 //! live in the sibling modules.
+//! Plain data: it imports no operation, so the state can hold it.
 
 use super::schedule::Schedule;
 use crate::arn::Arn;

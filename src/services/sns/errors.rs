@@ -1,5 +1,6 @@
 //! SNS's errors, named as its API model names them, and the answers several operations share.
 //! Plain values; no operation here.
+//! Plain data: it imports no operation, so the state can hold it.
 
 use crate::error::AwsError;
 

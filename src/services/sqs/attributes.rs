@@ -1,6 +1,7 @@
 //! Queue attributes: parsed and validated once at the API boundary into [`QueueAttributes`],
 //! rendered back as the strings SQS returns. Checks that need other queues (a redrive target's
 //! existence, type and allow policy) are made by the operations that have the store.
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use super::errors::SqsError;
 use serde::Deserialize;

@@ -2,6 +2,7 @@
 //! consume it: one message received at a time (counting as a receive, redrive included), held
 //! invisible while it is being delivered whatever the visibility timeout, then deleted, or
 //! released to be visible again.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::store::{HELD, Held, Message, Queue, QueueKey};
 use crate::engine::time::Millis;

@@ -1,5 +1,6 @@
 //! The MD5 digests SQS returns and the SDKs verify: of the body, and of the message attributes
 //! in AWS's documented binary encoding.
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use super::shapes::MessageAttributeValue;
 use base64::Engine as _;

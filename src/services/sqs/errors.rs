@@ -1,5 +1,6 @@
 //! SQS's errors, named as its API model names them, and their codes and messages. Plain values;
 //! no operation here.
+//! Plain data: it imports no operation, so the state can hold it.
 
 use crate::error::AwsError;
 

@@ -1,5 +1,6 @@
 //! Message operations: SendMessage(Batch), ReceiveMessage (long polling included),
 //! DeleteMessage(Batch), ChangeMessageVisibility(Batch).
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::digest::{md5_hex, md5_of_attributes};
 use super::shapes::*;

@@ -1,5 +1,6 @@
 //! Amazon SQS: standard and FIFO queues, redrive to dead-letter queues and message moves, on the
 //! virtual clock, over AWS JSON 1.0 and AWS Query. All 23 operations of the 2012-11-05 API.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod attributes;
 mod errors;

@@ -4,6 +4,7 @@
 //! destination, paced by MaxNumberOfMessagesPerSecond on the virtual clock (one step a second);
 //! without a rate it moves everything visible in one step. Messages in flight when it starts move
 //! once visible again. Moved messages are new messages, as in SQS.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::shapes::*;
 use super::store::{Message, MoveTask, QueueKey, Store, TaskStatus};

@@ -1,5 +1,6 @@
 //! Queue operations: create, find, list, delete, attributes, purge, tags, permissions and the
 //! dead-letter source listing, and how SQS's List operations page.
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
 use super::shapes::*;

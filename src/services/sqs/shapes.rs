@@ -1,5 +1,6 @@
 //! The shapes of the SQS operations: their inputs and outputs, named and shaped as in the SQS API
 //! model (JSON form).
+//! Plain data: it imports no operation, so the state can hold it.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -1,4 +1,5 @@
 //! The pattern's tests: the match table, the error table and the limits.
+//! Tests only.
 
 use super::compile::wildcard_complexity;
 use super::*;

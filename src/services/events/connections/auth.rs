@@ -1,5 +1,6 @@
 //! A connection's AuthParameters: the model's constraints, the fit with the authorization type,
 //! UpdateConnection's merge, and what DescribeConnection may show of them (no secrets).
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use super::checks::{self, OAUTH_METHODS, Violations};
 use crate::services::events::errors::EventsError;

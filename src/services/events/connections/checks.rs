@@ -2,6 +2,7 @@
 //! the Coral way: every violated constraint of a request in one ValidationException ("2
 //! validation errors detected: ...; ..."), members in the model's (alphabetical) order. Values
 //! of sensitive members (passwords, keys, secrets) are left out of the message, as Coral does.
+//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::arn::Arn;
 use crate::services::events::checks::name_char;

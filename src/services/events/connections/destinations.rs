@@ -1,5 +1,6 @@
 //! API destinations: an HTTP endpoint, method and rate limit, authorized through a connection
 //! (the request an event to one makes is `super::invocation`'s).
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::invocation::{by_arn, key, usable};

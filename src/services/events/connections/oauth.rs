@@ -2,6 +2,7 @@
 //! (built under the lock and left in the store for the runtime, which makes it outside the lock),
 //! and its answer
 //! recorded on the connection (AUTHORIZED with the access token, or DEAUTHORIZED with a reason).
+//! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::invocation::{pairs, with_query};
 use crate::services::events::store::Connection;

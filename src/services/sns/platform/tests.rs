@@ -1,5 +1,6 @@
 //! Tests of the platform operations: pushes to endpoints, credentials and names. `engine` and
 //! `cx` are shared with the SMS tests.
+//! Tests only.
 
 use super::*;
 

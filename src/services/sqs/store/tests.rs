@@ -1,4 +1,5 @@
 //! The store's tests: sending, receiving, FIFO groups, deduplication, redrive and retention.
+//! Tests only.
 
 use super::*;
 
