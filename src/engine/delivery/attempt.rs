@@ -244,7 +244,13 @@ impl<T> Engine<T> {
 
     /// The retry after the attempt of `d` that ended with `outcome`, if any: the policy decides,
     /// within the limits of a `Retry-After` the target asked for.
-    fn decide(&mut self, d: &mut Delivery<T>, outcome: &Outcome, now: Millis) -> Option<Retry> {
+    fn decide(
+        d: &mut Delivery<T>,
+        outcome: &Outcome,
+        now: Millis,
+        rng: &mut crate::engine::rng::Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
         let age = now - d.born_at.unwrap_or(now);
         let floor = d.retry_after_ms.take();
         match outcome {
@@ -252,7 +258,7 @@ impl<T> Engine<T> {
             Outcome::Permanent { .. } if !d.policy.retries_permanent() => None,
             Outcome::Retryable { .. } if floor.is_some_and(|f| f < 0) => None,
             Outcome::Retryable { .. } | Outcome::Permanent { .. } => {
-                let (attempts, rng, jitter) = (d.attempts, &mut self.rng, self.jitter);
+                let attempts = d.attempts;
                 let decided = d.policy.retry(attempts, outcome, age, rng, jitter);
                 // A longer Retry-After must still fit the policy's limits when waited out.
                 let decided = match (decided, floor) {
@@ -271,7 +277,7 @@ impl<T> Engine<T> {
     /// of the road (dead-letter queue, discard, or kept by its source).
     pub fn complete(&mut self, id: DeliveryId, outcome: Outcome) {
         let now = self.now();
-        let Some(mut d) = self.deliveries.remove(&id) else {
+        let Some(d) = self.deliveries.get_mut(&id) else {
             return;
         };
         let delay_seconds = d
@@ -279,7 +285,7 @@ impl<T> Engine<T> {
             .map_or(0.0, |at| (now - at) as f64 / 1000.0);
         d.last_attempt_at = Some(now);
         let (name, status, error_code) = outcome.parts();
-        let retry = self.decide(&mut d, &outcome, now);
+        let retry = Self::decide(d, &outcome, now, &mut self.rng, self.jitter);
         d.last_outcome = Some(outcome);
         let record = DeliveryRecord {
             delay_seconds,
@@ -296,10 +302,10 @@ impl<T> Engine<T> {
         self.log.push(record);
         if let Some(retry) = retry {
             d.phase = retry.phase;
-            self.deliveries.insert(id, d);
             self.schedule(now + retry.delay_ms, Timer::Attempt(id));
             return;
         }
+        let d = self.deliveries.remove(&id).expect("present above");
         match name {
             "delivered" => self.end(d, Ending::Delivered),
             _ => self.give_up(id, d),
