@@ -39,6 +39,8 @@ pub struct Runtime {
     state: Mutex<State>,
     /// Long polls waiting on a key (a queue's ARN), woken when the state says so.
     waiters: Mutex<HashMap<String, Arc<Notify>>>,
+    /// How many keys have waiters (read without the lock: most requests wake nobody).
+    waiting: AtomicUsize,
     /// Wakes the timer task (real and fast clocks) when an earlier timer appears.
     pub(crate) ticker: Notify,
     /// One clock advance at a time.
@@ -83,6 +85,7 @@ impl Runtime {
             clock,
             state: Mutex::new(state),
             waiters: Mutex::new(HashMap::new()),
+            waiting: AtomicUsize::new(0),
             ticker: Notify::new(),
             advancing: tokio::sync::Mutex::new(()),
             request_ids: Mutex::new(Rng::new(seed.rotate_left(17) ^ 0x5EED)),
@@ -118,12 +121,14 @@ impl Runtime {
     /// The wake-up of the waiters on `key`.
     fn waiter(&self, key: &str) -> Arc<Notify> {
         let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
-        waiters.entry(key.to_string()).or_default().clone()
+        let notify = waiters.entry(key.to_string()).or_default().clone();
+        self.waiting.store(waiters.len(), Ordering::SeqCst);
+        notify
     }
 
     /// Wakes the waiters on each of `keys`.
     fn wake(&self, keys: Vec<String>) {
-        if keys.is_empty() {
+        if keys.is_empty() || self.waiting.load(Ordering::SeqCst) == 0 {
             return;
         }
         let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
@@ -136,6 +141,7 @@ impl Runtime {
                 }
             }
         }
+        self.waiting.store(waiters.len(), Ordering::SeqCst);
     }
 
     pub fn request_id(&self) -> String {

@@ -400,9 +400,15 @@ fn delivery_for(
         account: rule.account.clone(),
         host: rule.host.clone(),
     };
+    // Only a bus target gets the whole event and the buses it passed.
+    let to_bus = Arn::service_of(&target.arn) == "events";
     let payload = Payload {
-        event: text.to_string(),
-        trail: trail.to_vec(),
+        event: if to_bus {
+            text.to_string()
+        } else {
+            String::new()
+        },
+        trail: if to_bus { trail.to_vec() } else { Vec::new() },
         group_id: target
             .sqs_parameters
             .as_ref()
