@@ -173,6 +173,14 @@ impl<T> Engine<T> {
         std::mem::take(&mut self.arrivals)
     }
 
+    /// Hands back a list taken with [`Engine::take_arrivals`] to keep its memory.
+    pub fn recycle_arrivals(&mut self, mut spent: Vec<String>) {
+        if self.arrivals.is_empty() && self.arrivals.capacity() < spent.capacity() {
+            spent.clear();
+            self.arrivals = spent;
+        }
+    }
+
     /// Forgets every delivery, timer, record and fault; time stays where it is.
     pub fn reset(&mut self) {
         self.timers.clear();
@@ -197,6 +205,15 @@ impl<T> Engine<T> {
     /// Takes the work waiting for the layer above, in the order it arose.
     pub fn take_work(&mut self) -> VecDeque<Work<T>> {
         std::mem::take(&mut self.work)
+    }
+
+    /// Hands back a queue taken with [`Engine::take_work`], emptied, so its memory serves the
+    /// next work instead of being freed and allocated again for every delivery.
+    pub fn recycle_work(&mut self, mut spent: VecDeque<Work<T>>) {
+        if self.work.is_empty() && self.work.capacity() < spent.capacity() {
+            spent.clear();
+            self.work = spent;
+        }
     }
 }
 

@@ -36,11 +36,12 @@ impl State {
     /// Runs the work the engine handed back, and the work that work sets off, to the end.
     pub fn settle(&mut self) {
         self.arrivals();
-        let work = self.engine.take_work();
-        for w in work {
+        let mut work = self.engine.take_work();
+        while let Some(w) = work.pop_front() {
             self.run(w);
             self.arrivals();
         }
+        self.engine.recycle_work(work);
     }
 
     fn run(&mut self, work: Work<Step>) {
@@ -126,9 +127,13 @@ impl State {
     /// Passes what arrived in queues and on buses to the event streams reading them and to the
     /// waiters of those keys.
     fn arrivals(&mut self) {
-        for key in self.engine.take_arrivals() {
+        let mut arrived = self.engine.take_arrivals();
+        for key in arrived.drain(..) {
             streams::wake_source(self, &key);
-            self.woken.push(key);
+            if !self.woken.contains(&key) {
+                self.woken.push(key);
+            }
         }
+        self.engine.recycle_arrivals(arrived);
     }
 }
