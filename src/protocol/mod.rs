@@ -337,7 +337,7 @@ pub fn render_error(
 }
 
 /// The JSON `__type` AWS gives Query-compatible errors that are not in the model (recorded from
-/// SQS; ../shared/spec/eventbridge-sqs-reference.md D1); their Query code rides in the header.
+/// SQS); their Query code rides in the header.
 fn unmodeled_json_type(code: &str) -> Option<&'static str> {
     match code {
         "InvalidParameterValue" => Some("com.amazon.coral.service#InvalidParameterValueException"),

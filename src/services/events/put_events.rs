@@ -25,7 +25,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The largest total size of a PutEvents request's entries (1 MiB since 2026-01-29; it was
-/// 256 KB before; ../shared/spec/eventbridge-sqs-reference.md A3).
+/// 256 KB before).
 pub const MAX_ENTRIES_BYTES: usize = 1024 * 1024;
 const MAX_ENTRIES: usize = 10;
 

@@ -485,7 +485,7 @@ mod tests {
 
     #[test]
     fn backoff_functions_match_the_documented_vectors() {
-        // docs/sns-retries.md; ../shared/spec/sns-reference.md §2.5 (lo 5, hi 260, B 10).
+        // docs/sns-retries.md: the documented vectors (lo 5, hi 260, B 10).
         let cases: [(Backoff, [f64; 10]); 4] = [
             (
                 Backoff::Linear,
