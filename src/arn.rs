@@ -31,16 +31,28 @@ impl<'a> Arn<'a> {
     /// The parts of `text`, or `None` when it is not `arn:` followed by five `:`-separated
     /// parts (the last may hold more `:`).
     pub fn parse(text: &'a str) -> Option<Self> {
-        let mut parts = text.splitn(6, ':');
-        if parts.next()? != "arn" {
+        let rest = text.strip_prefix("arn:")?;
+        // The first four `:` of the rest end the four fields before the resource.
+        let mut ends = [0usize; 4];
+        let mut found = 0;
+        for (i, b) in rest.bytes().enumerate() {
+            if b == b':' {
+                ends[found] = i;
+                found += 1;
+                if found == ends.len() {
+                    break;
+                }
+            }
+        }
+        if found < ends.len() {
             return None;
         }
         Some(Arn {
-            partition: parts.next()?,
-            service: parts.next()?,
-            region: parts.next()?,
-            account: parts.next()?,
-            resource: parts.next()?,
+            partition: &rest[..ends[0]],
+            service: &rest[ends[0] + 1..ends[1]],
+            region: &rest[ends[1] + 1..ends[2]],
+            account: &rest[ends[2] + 1..ends[3]],
+            resource: &rest[ends[3] + 1..],
         })
     }
 

@@ -4,6 +4,7 @@
 //! Part of the engine: it depends on nothing above it.
 
 use ::time::{Date, Month, UtcDateTime};
+use std::fmt::Write as _;
 use std::ops::Range;
 
 /// A virtual instant in milliseconds since 1970-01-01T00:00:00Z.
@@ -26,7 +27,13 @@ pub fn format_rfc3339(ms: Millis) -> String {
         rem / 1000 % 60,
         rem % 1000,
     );
-    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
+    // Sized once: `format!` would grow (and copy) the string on the way.
+    let mut text = String::with_capacity(24);
+    let _ = write!(
+        text,
+        "{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z"
+    );
+    text
 }
 
 /// Year, month and day of the day `days` days after 1970-01-01, for any `days`. The crate's
