@@ -164,8 +164,8 @@ impl<T> Engine<T> {
 
     /// Something arrived at `key` (a message in a queue, an event on a bus): whoever reads it
     /// (long polls, event streams) looks again.
-    pub fn arrived(&mut self, key: &str) {
-        self.arrivals.push(key.to_string());
+    pub fn arrived(&mut self, key: String) {
+        self.arrivals.push(key);
     }
 
     /// Takes the keys of [`Engine::arrived`] since the last call.
@@ -297,7 +297,7 @@ mod tests {
     fn wake_timers_hand_their_key_back_and_arrivals_wait_to_be_taken() {
         let mut e = engine();
         e.schedule(2_000, Timer::Wake("q".into()));
-        e.arrived("now");
+        e.arrived("now".into());
         assert!(matches!(e.fire_one(3_000), Some(Fired::Wake(key)) if key == "q"));
         assert_eq!(e.take_arrivals(), ["now"]);
         assert!(e.take_arrivals().is_empty());

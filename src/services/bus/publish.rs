@@ -301,7 +301,7 @@ fn retain_and_deliver(e: &mut State, bus_arn: &str, events: Vec<Retained>) {
     for subscriber in subscribers {
         deliver::dispatch(e, &subscriber, &events, deliver::LIVE);
     }
-    crate::services::streams::wake_source(e, bus_arn);
+    e.engine.arrived(bus_arn.to_string());
 }
 
 /// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it

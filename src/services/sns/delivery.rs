@@ -13,7 +13,6 @@ use super::signing::SIGNER;
 use super::store::Subscription;
 use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};
 use crate::services::Context;
-use crate::services::sqs::shapes::MessageAttributeValue as SqsAttribute;
 use crate::state::Step;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -120,23 +119,6 @@ fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
     )
 }
 
-/// SNS message attributes as SQS message attributes (raw delivery).
-fn sqs_attributes(
-    attributes: &BTreeMap<String, MessageAttributeValue>,
-) -> BTreeMap<String, SqsAttribute> {
-    attributes
-        .iter()
-        .map(|(k, v)| {
-            let value = SqsAttribute {
-                data_type: v.data_type.clone(),
-                string_value: v.string_value.clone(),
-                binary_value: v.binary_value.clone(),
-            };
-            (k.clone(), value)
-        })
-        .collect()
-}
-
 /// What the subscription would put on an SQS queue (its own queue, or its dead-letter queue).
 fn sqs_message(
     cx: &Context,
@@ -149,7 +131,7 @@ fn sqs_message(
         // Message attributes go along only with a String message structure, not JSON
         // (spec §5.2).
         let attributes = match message.structure {
-            None => sqs_attributes(message.attributes),
+            None => message.attributes.clone(),
             Some(_) => BTreeMap::new(),
         };
         (message.text_for(&sub.protocol), attributes)

@@ -10,16 +10,8 @@ pub type Attributes = BTreeMap<String, String>;
 #[derive(Debug, Serialize, Default)]
 pub struct Empty {}
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "PascalCase", default)]
-pub struct MessageAttributeValue {
-    pub data_type: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub string_value: Option<String>,
-    /// Base64, as both wires carry blobs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub binary_value: Option<String>,
-}
+/// SNS message attributes have SQS's shape: the one type deliveries carry.
+pub use crate::engine::delivery::MessageAttributeValue;
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "PascalCase")]

@@ -127,7 +127,7 @@ pub fn enqueue(
 /// A message may have become receivable on queue `key` (sent, made visible, its FIFO group
 /// freed): event streams reading it look again.
 fn arrived(e: &mut State, key: &QueueKey) {
-    e.engine.arrived(&key.arn());
+    e.engine.arrived(key.arn());
 }
 
 fn valid_name(name: &str) -> bool {
