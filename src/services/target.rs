@@ -171,6 +171,15 @@ pub fn lambda(e: &State, arn: &str, body: String) -> Target {
 
 /// Whether the target `arn` names exists or can be invoked (the checks of an event stream's
 /// start): queues, topics and buses must exist, an API destination must be usable; Lambda
+/// An event handed to a bus it already passed (its `trail`) goes no further: LOOP_DETECTED, on
+/// both kinds of bus.
+pub fn refuse_loop(trail: &[String], bus_arn: &str) -> Result<(), Failure> {
+    match trail.iter().any(|b| b == bus_arn) {
+        true => Err(Failure::Loop("LOOP_DETECTED")),
+        false => Ok(()),
+    }
+}
+
 /// functions, Firehose streams and the like always can (a mapped URL or the outbox takes them).
 pub fn exists(e: &State, arn: &str) -> bool {
     match Arn::service_of(arn) {

@@ -201,3 +201,24 @@ impl<S: BackoffSchedule> RetryPolicy for BackoffRetry<S> {
         }
     }
 }
+
+/// For the services' tests: every attempt's time (ms after the first) when each attempt ends in
+/// `outcome`, until `policy` stops, and why it stopped. The random generator is seeded (7).
+#[cfg(test)]
+pub fn schedule(
+    policy: &impl RetryPolicy,
+    outcome: &Outcome,
+    jitter: bool,
+) -> (Vec<Millis>, Option<&'static str>) {
+    let mut rng = Rng::new(7);
+    let (mut at, mut times) = (0, vec![0]);
+    loop {
+        match policy.retry(times.len() as u32, outcome, at, &mut rng, jitter) {
+            Ok(r) => {
+                at += r.delay_ms;
+                times.push(at);
+            }
+            Err(why) => return (times, why),
+        }
+    }
+}

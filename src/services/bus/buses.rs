@@ -152,7 +152,7 @@ pub fn create_event_bus(
     }
     let id = new_id(e, pinned);
     let resource = format!("event-busv2/{}/{id}", input.name);
-    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).text();
     let now = e.now();
     let bus = Bus {
         arn: arn.clone(),

@@ -162,11 +162,10 @@ fn render(
     for ev in batch {
         let event = event_json(ev, delivery_type);
         let text = event.to_string();
-        let ingestion_time = format_rfc3339(ev.ingested_at);
         let reserved = Reserved {
             rule_arn: &s.arn,
             rule_name: &s.name,
-            ingestion_time: &ingestion_time,
+            ingested_at: ev.ingested_at,
         };
         match input::render(&how, &event, &text, &reserved) {
             Ok(body) => bodies.push(body),

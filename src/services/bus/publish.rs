@@ -9,9 +9,10 @@ use super::{V2Error, constraint, deliver, length, one_of};
 use crate::arn::Arn;
 use crate::engine::delivery::{Failure, Publisher};
 use crate::engine::log::DeliveryRecord;
-use crate::engine::time::{Millis, parse_rfc3339};
+use crate::engine::time::parse_rfc3339;
 use crate::services::Context;
-use crate::services::events::times::millis_of;
+use crate::services::event::entry::{Checked, EventFields, PutEventsOutput, ResultEntry};
+use crate::services::target;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -30,19 +31,13 @@ pub struct PutEventsInput {
     pub deduplication_configuration: Option<DeduplicationConfiguration>,
 }
 
+/// A custom bus's entry: the event's fields (shared with classic EventBridge) and its system
+/// metadata.
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Entry {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub event: EventFields,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_metadata: Option<SystemMetadata>,
 }
@@ -62,63 +57,18 @@ pub struct DeduplicationConfiguration {
     pub deduplication_type: String,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PutEventsOutput {
-    pub failed_entry_count: usize,
-    pub entries: Vec<ResultEntry>,
-}
-
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ResultEntry {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sequence_number: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub success_code: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_code: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
-}
-
-fn failed(code: &str, message: impl Into<String>) -> ResultEntry {
-    ResultEntry {
-        error_code: Some(code.into()),
-        error_message: Some(message.into()),
-        ..ResultEntry::default()
-    }
-}
-
-/// An entry's size as EventBridge counts it: 14 bytes for a Time, plus the UTF-8 bytes of
-/// Source, DetailType, Detail and every resource.
-fn entry_size(entry: &Entry) -> usize {
-    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
-    let resources = entry
-        .resources
-        .as_ref()
-        .map_or(0, |r| r.iter().map(String::len).sum());
-    usize::from(entry.time.is_some()) * 14
-        + text(&entry.source)
-        + text(&entry.detail_type)
-        + text(&entry.detail)
-        + resources
-}
-
 /// The CONTENT_BASED key: SHA-256 of the entry's content (Source, DetailType, the Detail text as
 /// sent, Resources and the Time if given), hex (decision: AWS does not say what it hashes).
 fn content_hash(entry: &Entry) -> String {
+    let event = &entry.event;
     let content = json!([
-        entry.source,
-        entry.detail_type,
-        entry.detail,
-        entry.resources.clone().unwrap_or_default(),
-        entry.time,
+        event.source,
+        event.detail_type,
+        event.detail,
+        event.resources.clone().unwrap_or_default(),
+        event.time,
     ]);
-    let digest = Sha256::digest(content.to_string().as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(content.to_string().as_bytes()))
 }
 
 fn check_metadata(metadata: &SystemMetadata, i: usize) -> Result<(), V2Error> {
@@ -160,7 +110,7 @@ pub fn put_events(
         }
         None => false,
     };
-    if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
+    if input.entries.iter().map(|e| e.event.size()).sum::<usize>() > MAX_ENTRIES_BYTES {
         return Err(V2Error::Validation(
             "Total size of the entries in the request is over the limit.".into(),
         ));
@@ -175,10 +125,11 @@ pub fn put_events(
     let mut results = Vec::with_capacity(count);
     let mut accepted = Vec::new();
     for entry in input.entries {
-        let event = match check_entry(&entry, now) {
-            Ok(time) => time,
-            Err(f) => {
-                results.push(f);
+        // The custom bus takes any object as Detail.
+        let event = match entry.event.check(now, |_| true) {
+            Ok(event) => event,
+            Err((code, message)) => {
+                results.push(ResultEntry::failed(code, message));
                 continue;
             }
         };
@@ -209,7 +160,12 @@ pub fn put_events(
         if let Some(scope) = scope {
             e.bus.dedup.insert(scope, (now, id.clone()));
         }
-        let (source, detail_type, detail, time) = event;
+        let Checked {
+            source,
+            detail_type,
+            detail,
+            time,
+        } = event;
         let retained = Retained {
             id: id.clone(),
             account: cx.account.clone(),
@@ -217,7 +173,7 @@ pub fn put_events(
             source,
             detail_type,
             detail,
-            resources: entry.resources.unwrap_or_default(),
+            resources: entry.event.resources.unwrap_or_default(),
             time,
             group: metadata.event_group_id,
             dedup_id: metadata.deduplication_id,
@@ -244,40 +200,6 @@ pub fn put_events(
         failed_entry_count: results.iter().filter(|r| r.error_code.is_some()).count(),
         entries: results,
     })
-}
-
-/// An entry's Source, DetailType, Detail (as JSON) and time, or the result that refuses it.
-fn check_entry(entry: &Entry, now: Millis) -> Result<(String, String, Value, Millis), ResultEntry> {
-    let required = |value: &Option<String>, name: &str| match value.as_deref() {
-        Some(v) if !v.is_empty() => Ok(v.to_string()),
-        _ => Err(failed(
-            "InvalidArgument",
-            format!("Parameter {name} is not valid. Reason: {name} is a required argument."),
-        )),
-    };
-    let source = required(&entry.source, "Source")?;
-    let detail_type = required(&entry.detail_type, "DetailType")?;
-    let detail = required(&entry.detail, "Detail")?;
-    let detail = serde_json::from_str::<Value>(&detail)
-        .ok()
-        .filter(Value::is_object)
-        .ok_or_else(|| failed("MalformedDetail", "Detail is malformed."))?;
-    if source.starts_with("aws.") {
-        return Err(failed(
-            "NotAuthorizedForSourceException",
-            "Not authorized for the source.",
-        ));
-    }
-    let time = match &entry.time {
-        None => now,
-        Some(t) => millis_of(t).ok_or_else(|| {
-            failed(
-                "InvalidArgument",
-                "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
-            )
-        })?,
-    };
-    Ok((source, detail_type, detail, time))
 }
 
 /// Events accepted by a bus: kept for its retention period and delivered to its live subscribers.
@@ -310,12 +232,17 @@ fn log_duplicate(
     e: &mut State,
     bus_arn: &str,
     original: &str,
-    event: &(String, String, Value, Millis),
+    event: &Checked,
     metadata: &SystemMetadata,
     account: &str,
 ) {
     let now = e.now();
-    let (source, detail_type, detail, time) = event;
+    let Checked {
+        source,
+        detail_type,
+        detail,
+        time,
+    } = event;
     let region = Arn::region_of(bus_arn).to_string();
     let probe = Retained {
         id: original.to_string(),
@@ -382,9 +309,7 @@ pub fn forward(
     if bus.account != publisher.account {
         return Err(Failure::AccessDenied("ACCESS_DENIED"));
     }
-    if trail.iter().any(|b| b == bus_arn) {
-        return Err(Failure::Loop("LOOP_DETECTED"));
-    }
+    target::refuse_loop(&trail, bus_arn)?;
     let region = bus.region.clone();
     let event: Value = serde_json::from_str(event).map_err(|_| Failure::InputTransformation)?;
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_string);
@@ -436,11 +361,13 @@ mod tests {
 
     fn entry(detail: &str) -> Entry {
         Entry {
-            source: Some("shop".into()),
-            detail_type: Some("OrderPlaced".into()),
-            detail: Some(detail.into()),
-            time: None,
-            resources: None,
+            event: EventFields {
+                source: Some("shop".into()),
+                detail_type: Some("OrderPlaced".into()),
+                detail: Some(detail.into()),
+                time: None,
+                resources: None,
+            },
             system_metadata: None,
         }
     }
@@ -456,31 +383,11 @@ mod tests {
             content_hash(&entry(r#"{ "a":1}"#)),
             "the text as sent"
         );
-        let timed = Entry {
-            time: Some(json!(1)),
-            ..entry(r#"{"a":1}"#)
-        };
+        let mut timed = entry(r#"{"a":1}"#);
+        timed.event.time = Some(json!(1));
         assert_ne!(base, content_hash(&timed));
-        let sourced = Entry {
-            source: Some("other".into()),
-            ..entry(r#"{"a":1}"#)
-        };
+        let mut sourced = entry(r#"{"a":1}"#);
+        sourced.event.source = Some("other".into());
         assert_ne!(base, content_hash(&sourced));
-    }
-
-    #[test]
-    fn entries_need_source_type_and_an_object_detail() {
-        assert!(check_entry(&entry(r#"{"a":1}"#), 0).is_ok());
-        let bad = check_entry(&entry("[1]"), 0).unwrap_err();
-        assert_eq!(bad.error_code.as_deref(), Some("MalformedDetail"));
-        let aws = Entry {
-            source: Some("aws.s3".into()),
-            ..entry("{}")
-        };
-        let bad = check_entry(&aws, 0).unwrap_err();
-        assert_eq!(
-            bad.error_code.as_deref(),
-            Some("NotAuthorizedForSourceException")
-        );
     }
 }

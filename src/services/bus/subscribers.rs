@@ -366,7 +366,7 @@ pub fn create_subscriber(
     }
     let id = new_id(e, pinned);
     let resource = format!("subscriber/{}/{id}", input.name);
-    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).text();
     let now = e.now();
     let subscriber = Subscriber {
         arn: arn.clone(),

@@ -39,6 +39,7 @@
 //!   DLQ `ERROR_CODE` is [`INVALID_JSON`]).
 //! - Extracted objects keep `event`'s key order: serde_json needs `preserve_order` for it.
 
+use crate::engine::time::{Millis, format_rfc3339};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -72,7 +73,8 @@ pub enum TargetInput<'a> {
 pub struct Reserved<'a> {
     pub rule_arn: &'a str,
     pub rule_name: &'a str,
-    pub ingestion_time: &'a str,
+    /// When the event reached its bus: written as RFC 3339 only if the template asks for it.
+    pub ingested_at: Millis,
 }
 
 /// A ValidationException message (PutTargets) or why a delivery failed (`render`).
@@ -303,7 +305,9 @@ fn lookup<'a>(
     Some(match name {
         "aws.events.rule-arn" => Found::Str(reserved.rule_arn.into()),
         "aws.events.rule-name" => Found::Str(reserved.rule_name.into()),
-        "aws.events.event.ingestion-time" => Found::Str(reserved.ingestion_time.into()),
+        "aws.events.event.ingestion-time" => {
+            Found::Str(format_rfc3339(reserved.ingested_at).into())
+        }
         "aws.events.event.json" => Found::Json(event_text.into()),
         "aws.events.event" => Found::Json(event_without_detail(event).into()),
         _ => match parse_path(paths.get(name)?)? {
@@ -460,7 +464,8 @@ mod tests {
     const RES: Reserved = Reserved {
         rule_arn: "arn:aws:events:us-east-2:123456789012:rule/example",
         rule_name: "example",
-        ingestion_time: "2015-11-11T21:29:55Z",
+        // 2015-11-11T21:29:55.000Z, written as deliveries write it
+        ingested_at: 1_447_277_395_000,
     };
 
     fn run(event_text: &str, input: TargetInput) -> Result<String, InputError> {
@@ -562,7 +567,7 @@ mod tests {
             => {{"detailType":"core.update-account-command","time":"2024-06-11T08:33:04Z","command":""}}
             @
             "Message containing all pre defined variables <aws.events.rule-arn> <aws.events.rule-name> <aws.events.event.ingestion-time>"
-            => "Message containing all pre defined variables arn:aws:events:us-east-2:123456789012:rule/example example 2015-11-11T21:29:55Z"
+            => "Message containing all pre defined variables arn:aws:events:us-east-2:123456789012:rule/example example 2015-11-11T21:29:55.000Z"
             {{"originalEvent": <aws.events.event>, "originalEventJson": <aws.events.event.json>}}
             => {{"originalEvent":{{"id":"0b4c8a3e-1111-2222-3333-444455556666","account":"111111111111","detailType":"core.update-account-command","time":"2024-06-11T08:33:04Z","source":"core.update-account-command","region":"us-east-1","resources":[],"version":"0"}},"originalEventJson":{CORE}}}
         "#
@@ -620,7 +625,7 @@ mod tests {
             <aws.events.event.json>
             => {event}
             {{"at": <aws.events.event.ingestion-time>, "in": "<aws.events.rule-name>@<aws.events.event.ingestion-time>"}}
-            => {{"at":"2015-11-11T21:29:55Z","in":"example@2015-11-11T21:29:55Z"}}
+            => {{"at":"2015-11-11T21:29:55.000Z","in":"example@2015-11-11T21:29:55.000Z"}}
         "#
             ),
         );

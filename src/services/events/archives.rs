@@ -49,7 +49,7 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
 
 fn archive_arn(cx: &Context, name: &str) -> String {
     let resource = format!("archive/{name}");
-    Arn::new("events", &cx.region, &cx.account, &resource).to_string()
+    Arn::new("events", &cx.region, &cx.account, &resource).text()
 }
 
 fn archive_not_found(name: &str) -> EventsError {

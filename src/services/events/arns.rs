@@ -13,7 +13,7 @@ pub fn rule_arn(region: &str, account: &str, bus: &str, name: &str) -> String {
     } else {
         format!("rule/{bus}/{name}")
     };
-    Arn::new("events", region, account, &resource).to_string()
+    Arn::new("events", region, account, &resource).text()
 }
 
 /// The bus an entry names (a name or an ARN; `default` when absent) as (ARN, name).

@@ -130,7 +130,7 @@ pub fn create_connection(
     let secret = format!("secret:events!connection/{name}/{secret_id}-{suffix}");
     let mut connection = Connection {
         name: name.clone(),
-        arn: Arn::new("events", region, account, &resource).to_string(),
+        arn: Arn::new("events", region, account, &resource).text(),
         account: account.clone(),
         region: region.clone(),
         description: input.description,
@@ -141,7 +141,7 @@ pub fn create_connection(
         state: String::new(),
         state_reason: None,
         access_token: None,
-        secret_arn: Arn::new("secretsmanager", region, account, &secret).to_string(),
+        secret_arn: Arn::new("secretsmanager", region, account, &secret).text(),
         created_at: now,
         modified_at: now,
         last_authorized_at: now,

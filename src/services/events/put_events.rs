@@ -7,20 +7,20 @@ use super::arns::resolve_bus;
 use super::errors::{EventsError, constraint};
 use super::retry::TargetRetry;
 use super::store::{Rule, Target as RuleTarget};
-use super::times::millis_of;
 use super::{archives, buses};
 use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
 };
-use crate::engine::time::{Millis, format_rfc3339};
+use crate::engine::time::Millis;
 use crate::services::Context;
+use crate::services::event::entry::{Checked, EventFields, PutEventsOutput, ResultEntry};
 use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::shapes::MessageAttributeValue;
-use crate::services::target::{Buses, Payload, adapt};
+use crate::services::target::{self, Buses, Payload, adapt};
 use crate::state::{State, Step};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -36,22 +36,16 @@ pub struct PutEventsInput {
     pub entries: Vec<Entry>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+/// A classic entry: the event's fields (shared with the custom bus), the bus it goes to and a
+/// trace header.
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Entry {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(flatten)]
+    pub event: EventFields,
+    #[serde(default)]
     pub event_bus_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub trace_header: Option<String>,
 }
 
@@ -59,76 +53,31 @@ impl Entry {
     /// The entry as AWS's validation message shows it (its Java `toString`).
     fn java_form(&self) -> String {
         let text = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".into());
-        let time = self.time.as_ref().map_or("null".into(), Value::to_string);
-        let resources = self
+        let event = &self.event;
+        let time = event.time.as_ref().map_or("null".into(), Value::to_string);
+        let resources = event
             .resources
             .as_ref()
             .map_or("null".into(), |r| format!("[{}]", r.join(", ")));
         format!(
             "PutEventsRequestEntry(time={time}, source={}, resources={resources}, detailType={}, detail={}, eventBusName={}, traceHeader={}, kmsKeyIdentifier=null, internalMetadata=null)",
-            text(&self.source),
-            text(&self.detail_type),
-            text(&self.detail),
+            text(&event.source),
+            text(&event.detail_type),
+            text(&event.detail),
             text(&self.event_bus_name),
             text(&self.trace_header),
         )
     }
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PutEventsOutput {
-    pub failed_entry_count: usize,
-    pub entries: Vec<ResultEntry>,
-}
-
-#[derive(Debug, Default, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ResultEntry {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_code: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
-}
-
-impl ResultEntry {
-    fn failed(code: &str, message: impl Into<String>) -> ResultEntry {
-        ResultEntry {
-            event_id: None,
-            error_code: Some(code.into()),
-            error_message: Some(message.into()),
-        }
+/// Classic EventBridge refuses a Detail with an integer beyond 64 bits (recorded).
+fn integers_fit(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => !(n.is_u64() && n.as_i64().is_none()),
+        Value::Array(items) => items.iter().all(integers_fit),
+        Value::Object(fields) => fields.values().all(integers_fit),
+        _ => true,
     }
-}
-
-/// An entry's size as EventBridge counts it: 14 bytes for a Time, plus the UTF-8 bytes of
-/// Source, DetailType, Detail and every resource.
-fn entry_size(entry: &Entry) -> usize {
-    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
-    let resources = entry
-        .resources
-        .as_ref()
-        .map_or(0, |r| r.iter().map(String::len).sum());
-    usize::from(entry.time.is_some()) * 14
-        + text(&entry.source)
-        + text(&entry.detail_type)
-        + text(&entry.detail)
-        + resources
-}
-
-fn check_detail(detail: &str) -> Option<Value> {
-    let value: Value = serde_json::from_str(detail).ok()?;
-    fn integers_fit(v: &Value) -> bool {
-        match v {
-            Value::Number(n) => !(n.is_u64() && n.as_i64().is_none()),
-            Value::Array(items) => items.iter().all(integers_fit),
-            Value::Object(fields) => fields.values().all(integers_fit),
-            _ => true,
-        }
-    }
-    (value.is_object() && integers_fit(&value)).then_some(value)
 }
 
 pub fn put_events(
@@ -154,7 +103,7 @@ pub fn put_events(
         };
         return Err(constraint(&shown, "entries", rule));
     }
-    if input.entries.iter().map(entry_size).sum::<usize>() > MAX_ENTRIES_BYTES {
+    if input.entries.iter().map(|e| e.event.size()).sum::<usize>() > MAX_ENTRIES_BYTES {
         return Err(EventsError::Validation(
             "Total size of the entries in the request is over the limit.".into(),
         ));
@@ -180,33 +129,15 @@ pub fn put_events(
 
 /// One entry: checked, turned into an event and put on its bus. Answers the event id.
 fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<String, ResultEntry> {
-    let required = |value: &Option<String>, name: &str| match value.as_deref() {
-        Some(v) if !v.is_empty() => Ok(v.to_string()),
-        _ => Err(ResultEntry::failed(
-            "InvalidArgument",
-            format!("Parameter {name} is not valid. Reason: {name} is a required argument."),
-        )),
-    };
-    let source = required(&entry.source, "Source")?;
-    let detail_type = required(&entry.detail_type, "DetailType")?;
-    let detail = required(&entry.detail, "Detail")?;
-    let detail = check_detail(&detail)
-        .ok_or_else(|| ResultEntry::failed("MalformedDetail", "Detail is malformed."))?;
-    if source.starts_with("aws.") {
-        return Err(ResultEntry::failed(
-            "NotAuthorizedForSourceException",
-            "Not authorized for the source.",
-        ));
-    }
-    let time = match &entry.time {
-        None => now,
-        Some(t) => millis_of(t).ok_or_else(|| {
-            ResultEntry::failed(
-                "InvalidArgument",
-                "Parameter Time is not valid. Reason: Time is not a valid timestamp.",
-            )
-        })?,
-    };
+    let Checked {
+        source,
+        detail_type,
+        detail,
+        time,
+    } = entry
+        .event
+        .check(now, integers_fit)
+        .map_err(|(code, message)| ResultEntry::failed(code, message))?;
     let (bus_arn, _) = resolve_bus(cx, entry.event_bus_name.as_deref());
     let Some(bus) = e.events.buses.get(&bus_arn) else {
         // AWS accepts an event for a bus that does not exist and drops it (recorded).
@@ -223,7 +154,7 @@ fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<Stri
     }
     let region = bus.region.clone();
     let id = e.engine.rng.uuid();
-    let resources = entry.resources.unwrap_or_default();
+    let resources = entry.event.resources.unwrap_or_default();
     let event = envelope(
         &id,
         &detail_type,
@@ -338,9 +269,7 @@ pub fn forward(
     {
         return Err(Failure::AccessDenied("NO_PERMISSIONS"));
     }
-    if trail.iter().any(|b| b == bus_arn) {
-        return Err(Failure::Loop("LOOP_DETECTED"));
-    }
+    target::refuse_loop(&trail, bus_arn)?;
     // A third account is one hop too far (THIRD_ACCOUNT_HOP_DETECTED in AWS's list).
     let accounts: std::collections::BTreeSet<&str> = trail
         .iter()
@@ -374,11 +303,10 @@ fn delivery_for(
     ingested_at: Millis,
     trail: &[String],
 ) -> Delivery<Step> {
-    let ingestion_time = format_rfc3339(ingested_at);
     let reserved = Reserved {
         rule_arn: &rule.arn,
         rule_name: &rule.name,
-        ingestion_time: &ingestion_time,
+        ingested_at,
     };
     let how = target_input(target);
     let mut doomed = None;
@@ -606,23 +534,31 @@ mod tests {
 
     #[test]
     fn entry_sizes_count_what_aws_counts() {
-        let entry = Entry {
-            time: Some(json!(1)),
-            source: Some("ab".into()),
-            resources: Some(vec!["r".into(), "é".into()]),
-            detail_type: Some("t".into()),
-            detail: Some("{}".into()),
-            event_bus_name: Some("ignored".into()),
-            trace_header: None,
-        };
-        assert_eq!(entry_size(&entry), 14 + 2 + 1 + 2 + 1 + 2);
+        let entry: Entry = serde_json::from_value(json!({
+            "Time": 1,
+            "Source": "ab",
+            "Resources": ["r", "é"],
+            "DetailType": "t",
+            "Detail": "{}",
+            "EventBusName": "ignored",
+        }))
+        .unwrap();
+        assert_eq!(entry.event.size(), 14 + 2 + 1 + 2 + 1 + 2);
+        assert_eq!(entry.event_bus_name.as_deref(), Some("ignored"));
     }
 
     #[test]
     fn details_must_be_objects_with_64_bit_integers() {
-        assert!(check_detail(r#"{"a":[1,{"b":-9223372036854775808}]}"#).is_some());
+        let detail = |text: &str| EventFields {
+            source: Some("app".into()),
+            detail_type: Some("t".into()),
+            detail: Some(text.into()),
+            ..EventFields::default()
+        };
+        let check = |text: &str| detail(text).check(0, integers_fit);
+        assert!(check(r#"{"a":[1,{"b":-9223372036854775808}]}"#).is_ok());
         for bad in ["[]", "1", "\"x\"", "{", r#"{"a":9223372036854775808}"#] {
-            assert!(check_detail(bad).is_none(), "{bad}");
+            assert_eq!(check(bad).unwrap_err().0, "MalformedDetail", "{bad}");
         }
     }
 }

@@ -38,8 +38,8 @@ impl BackoffSchedule for Classic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::delivery::Failure;
-    use crate::engine::delivery::{Outcome, RetryPolicy};
+    use crate::engine::delivery::schedule;
+    use crate::engine::delivery::{Failure, Outcome};
     use crate::engine::rng::Rng;
 
     fn failed() -> Outcome {
@@ -48,18 +48,7 @@ mod tests {
 
     /// Every attempt's time (ms after the event) until the policy stops, and why it stopped.
     fn run(policy: TargetRetry, jitter: bool) -> (Vec<Millis>, Option<&'static str>) {
-        let mut rng = Rng::new(7);
-        let (mut at, mut times) = (0, vec![0]);
-        loop {
-            let attempts = times.len() as u32;
-            match policy.retry(attempts, &failed(), at, &mut rng, jitter) {
-                Ok(r) => {
-                    at += r.delay_ms;
-                    times.push(at);
-                }
-                Err(why) => return (times, why),
-            }
-        }
+        schedule(&policy, &failed(), jitter)
     }
 
     #[test]

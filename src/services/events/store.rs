@@ -332,7 +332,7 @@ pub struct ApiDestination {
 impl Store {
     /// The ARN of bus `name` in `region` and `account`.
     pub fn bus_arn(region: &str, account: &str, name: &str) -> String {
-        Arn::new("events", region, account, &format!("event-bus/{name}")).to_string()
+        Arn::new("events", region, account, &format!("event-bus/{name}")).text()
     }
 
     /// Makes sure `account` has its `default` bus in `region`.

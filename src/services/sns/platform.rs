@@ -306,7 +306,7 @@ pub fn create_platform_application(
     let credential = input.attributes.get("PlatformCredential").cloned();
     check_credentials(&input.platform, principal.as_deref(), credential.as_deref())?;
     let resource = format!("app/{}/{}", input.platform, input.name);
-    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).to_string();
+    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).text();
     let mut app = PlatformApplication {
         arn: arn.clone(),
         name: input.name,
@@ -518,7 +518,7 @@ pub fn create_platform_endpoint(
         });
     }
     let resource = format!("endpoint/{platform}/{app_name}/{}", e.engine.rng.uuid());
-    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).to_string();
+    let arn = Arn::new("sns", &cx.region, &cx.account, &resource).text();
     e.sns.platform.endpoints.insert(
         arn.clone(),
         PlatformEndpoint {

@@ -330,7 +330,7 @@ fn publish_sms(
         body: fields.message.to_string(),
         attributes: BTreeMap::new(),
     };
-    let source = Arn::new("sns", &cx.region, &cx.account, phone).to_string();
+    let source = Arn::new("sns", &cx.region, &cx.account, phone).text();
     e.deliver(Delivery::new(
         "sns",
         source,

@@ -83,7 +83,7 @@ impl Signer {
         // (32 hex digits); ours are the first 16 bytes of the certificate's SHA-256, so the name
         // changes whenever the certificate does.
         let digest = Sha256::digest(&cert_der);
-        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex::encode(&digest[..16]);
         Signer {
             sha1: SigningKey::new(key.clone()),
             sha256: SigningKey::new(key),

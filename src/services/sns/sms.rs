@@ -380,7 +380,7 @@ pub fn create_sms_sandbox_phone_number(
     let id = e.engine.rng.uuid();
     e.deliver(Delivery::new(
         "sns",
-        Arn::new("sns", &cx.region, &cx.account, "sms-sandbox").to_string(),
+        Arn::new("sns", &cx.region, &cx.account, "sms-sandbox").text(),
         "sms".into(),
         id,
         Target::Outbox {

@@ -512,7 +512,7 @@ pub fn list_subscriptions(
     input: NextTokenInput,
 ) -> Result<ListSubscriptionsOutput, SnsError> {
     // The ARNs of the caller's region and account: `arn:aws:sns:<region>:<account>:`.
-    let prefix = Arn::new("sns", &cx.region, &cx.account, "").to_string();
+    let prefix = Arn::new("sns", &cx.region, &cx.account, "").text();
     let mine = e
         .sns
         .subscriptions

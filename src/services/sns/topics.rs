@@ -234,7 +234,7 @@ pub fn create_topic(
         return Err(invalid("Topic Name"));
     }
     check_tags(&input.tags)?;
-    let arn = Arn::new("sns", &cx.region, &cx.account, &name).to_string();
+    let arn = Arn::new("sns", &cx.region, &cx.account, &name).text();
     let mut topic = Topic {
         arn: arn.clone(),
         name,

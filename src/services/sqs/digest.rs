@@ -8,17 +8,13 @@ use md5::{Digest, Md5};
 use std::collections::BTreeMap;
 
 pub fn md5_hex(data: &[u8]) -> String {
-    let digest = Md5::digest(data);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Md5::digest(data))
 }
 
 /// Lowercase hex SHA-256 (content-based deduplication ids).
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Sha256;
-    Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(data))
 }
 
 /// For each attribute in name order: name, data type, a transport byte (1 string, 2 binary)

@@ -30,7 +30,7 @@ pub struct QueueKey {
 
 impl QueueKey {
     pub fn arn(&self) -> String {
-        Arn::new("sqs", &self.region, &self.account, &self.name).to_string()
+        Arn::new("sqs", &self.region, &self.account, &self.name).text()
     }
 
     /// `arn:<partition>:sqs:<region>:<account>:<name>` → its key; the region, account and name

@@ -191,7 +191,7 @@ pub fn create_event_stream(
         }
     };
     let resource = format!("event-stream/{}", input.name);
-    let arn = Arn::new("events", &cx.region, &cx.account, &resource).to_string();
+    let arn = Arn::new("events", &cx.region, &cx.account, &resource).text();
     if e.streams.streams.contains_key(&arn) {
         return Err(V2Error::ResourceAlreadyExists(format!(
             "Event stream {} already exists.",

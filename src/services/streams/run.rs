@@ -420,11 +420,10 @@ fn start_delivery(
     let payload = if invoke.input.is_none() && invoke.transformer.is_none() {
         taken.raw.clone()
     } else {
-        let ingestion_time = format_rfc3339(taken.ingested_at);
         let reserved = Reserved {
             rule_arn: arn,
             rule_name: &name,
-            ingestion_time: &ingestion_time,
+            ingested_at: taken.ingested_at,
         };
         let text = taken.view.to_string();
         input::render(&how, &taken.view, &text, &reserved).unwrap_or_else(|_| {

@@ -40,7 +40,7 @@ const REPLAY_STATES: &str = "[STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLE
 
 fn replay_arn(cx: &Context, name: &str) -> String {
     let resource = format!("replay/{name}");
-    Arn::new("events", &cx.region, &cx.account, &resource).to_string()
+    Arn::new("events", &cx.region, &cx.account, &resource).text()
 }
 
 fn replay_not_found(name: &str) -> EventsError {

@@ -142,7 +142,7 @@ pub fn create_api_destination(
     let resource = format!("api-destination/{name}/{id}");
     let destination = ApiDestination {
         name: name.clone(),
-        arn: Arn::new("events", region, account, &resource).to_string(),
+        arn: Arn::new("events", region, account, &resource).text(),
         account: account.clone(),
         region: region.clone(),
         description: input.description,
