@@ -497,7 +497,7 @@ fn check_target_input(t: &Target) -> Result<(), EventsError> {
         TargetInput::Path(path)
     } else if let Some(tr) = &t.input_transformer {
         TargetInput::Transformer {
-            paths: &tr.input_paths_map,
+            paths: tr.paths(),
             template: &tr.input_template,
         }
     } else {

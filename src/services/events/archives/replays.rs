@@ -133,16 +133,18 @@ pub fn start_replay(
                 arn_name(&input.event_source_arn)
             ))
         })?;
+    // The time range is checked before the destination (AWS-recorded: a cross-bus replay with
+    // its end before its start is refused for the times).
+    if start >= end {
+        return Err(EventsError::Validation(
+            "Parameter EventEndTime is not valid. Reason: EventStartTime must be before EventEndTime."
+                .into(),
+        ));
+    }
     let (bus_arn, bus_name) = own_bus(e, cx, &input.destination.arn)?;
     if bus_arn != source {
         return Err(EventsError::Validation(
             "Parameter Destination.Arn is not valid. Reason: Cross event bus replay is not permitted."
-                .into(),
-        ));
-    }
-    if start >= end {
-        return Err(EventsError::Validation(
-            "Parameter EventEndTime is not valid. Reason: EventStartTime must be before EventEndTime."
                 .into(),
         ));
     }
