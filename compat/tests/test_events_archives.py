@@ -715,7 +715,7 @@ def test_replay_errors(events, control):
         events.list_replays(State="DONE")
     assert error_of(error)[1] == (
         "1 validation error detected: Value 'DONE' at 'state' failed to satisfy constraint: Member must satisfy "
-        "enum value set: [STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLED, FAILED]"
+        "enum value set: [CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, STARTING]"
     )
 
     # Ten replays at once at most (eb-replay-archived-event); one more may start once some are done.

@@ -555,3 +555,17 @@ async fn test_event_pattern_answers_with_aws_texts() {
         "Event pattern is not valid. Reason: Unrecognized token 'this': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at [Source: (String)\"this is valid json but not a dict\"; line: 1, column: 5]"
     );
 }
+
+#[tokio::test]
+async fn enum_values_are_listed_as_aws_lists_them() {
+    let h = Harness::start().await;
+    let eb = h.events();
+    let state = aws_sdk_eventbridge::types::ReplayState::from("DONE");
+    assert_eq!(
+        error(eb.list_replays().state(state).send().await),
+        failure(
+            "ValidationException",
+            "1 validation error detected: Value 'DONE' at 'state' failed to satisfy constraint: Member must satisfy enum value set: [CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, STARTING]"
+        )
+    );
+}

@@ -36,7 +36,8 @@ use std::collections::VecDeque;
 const MAX_ACTIVE_REPLAYS: usize = 10;
 const SLICE_MS: Millis = 60_000;
 const STEP_MS: Millis = 1_000;
-const REPLAY_STATES: &str = "[STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLED, FAILED]";
+/// As AWS lists them in its message (alphabetically, as moto records it), not in model order.
+const REPLAY_STATES: &str = "[CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, STARTING]";
 
 fn replay_arn(cx: &Context, name: &str) -> String {
     let resource = format!("replay/{name}");
