@@ -13,6 +13,8 @@ mod events_api;
 mod events_api_destinations;
 mod events_archive;
 mod events_delivery;
+mod events_exact;
+mod events_exact_resources;
 mod query_protocol;
 mod sns_archive;
 mod sns_http;

@@ -450,7 +450,7 @@ fn target_input(target: &RuleTarget) -> TargetInput<'_> {
         TargetInput::Path(path)
     } else if let Some(t) = &target.input_transformer {
         TargetInput::Transformer {
-            paths: &t.input_paths_map,
+            paths: t.paths(),
             template: &t.input_template,
         }
     } else {
