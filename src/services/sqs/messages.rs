@@ -473,6 +473,11 @@ fn change_one(
             Ok(())
         }
         Err(Visibility::Expired) => Err(expired_receipt(handle)),
+        Err(Visibility::Gone) => Err(invalid_value(
+            "ReceiptHandle",
+            handle,
+            "Message does not exist or is not available for visibility timeout change.",
+        )),
         Err(Visibility::NotInFlight) => Err(SqsError::MessageNotInflight(
             "Message does not exist or is not available for visibility timeout change.".into(),
         )),

@@ -80,6 +80,9 @@ pub struct Message {
     pub dead_letter_source_arn: Option<Arc<str>>,
     pub sent_at: Millis,
     pub visible_at: Millis,
+    /// When `visible_at` was last set, in the queue's own count of such changes: orders FIFO
+    /// groups whose messages became visible at the same instant.
+    pub visible_stamp: u64,
     pub receive_count: u32,
     pub first_received_at: Option<Millis>,
     /// The receive that holds it: a nonce for its receipt handle and when it happened.
@@ -129,6 +132,8 @@ pub struct Queue {
     messages: BTreeMap<u64, Message>,
     next_seq: u64,
     next_sequence_number: u128,
+    /// Counts the changes of messages' `visible_at` ([`Message::visible_stamp`]).
+    next_stamp: u64,
     dedup: HashMap<(Option<String>, String), Dedup>,
     attempts: HashMap<String, Attempt>,
     /// The earliest send time among dead-lettered messages here (they break send order).
@@ -143,6 +148,8 @@ pub enum Visibility {
     Expired,
     NotInFlight,
     BeyondLimit,
+    /// The message was deleted (or moved) since.
+    Gone,
 }
 
 #[derive(Debug, Default)]

@@ -19,6 +19,7 @@ impl Queue {
             next_seq: 0,
             // FIFO sequence numbers are large, increasing and not consecutive, as in SQS.
             next_sequence_number: 18_000_000_000_000_000_000,
+            next_stamp: 0,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
             oldest_moved_sent_at: None,
@@ -37,6 +38,11 @@ impl Queue {
     fn enqueue(&mut self, message: Message) {
         self.next_seq += 1;
         self.messages.insert(self.next_seq, message);
+    }
+
+    fn take_stamp(&mut self) -> u64 {
+        self.next_stamp += 1;
+        self.next_stamp
     }
 
     fn take_sequence_number(&mut self) -> u128 {
@@ -77,6 +83,7 @@ impl Queue {
                 },
             );
         }
+        let visible_stamp = self.take_stamp();
         self.enqueue(Message {
             id: id.clone(),
             body: m.body,
@@ -90,6 +97,7 @@ impl Queue {
             dead_letter_source_arn: None,
             sent_at: now,
             visible_at: now + m.delay_ms,
+            visible_stamp,
             receive_count: 0,
             first_received_at: None,
             receipt: None,
@@ -104,6 +112,7 @@ impl Queue {
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
     pub fn take_moved(&mut self, mut message: Message, now: Millis) {
         message.visible_at = now;
+        message.visible_stamp = self.take_stamp();
         message.receive_count = 0;
         message.first_received_at = None;
         message.receipt = None;
@@ -177,39 +186,9 @@ impl Queue {
         let mut chosen: Vec<u64> = Vec::new();
         let mut to_dlq: Vec<u64> = Vec::new();
         if self.is_fifo() {
-            // A group with a message in flight delivers nothing; a delayed message stops its
-            // group there, so nothing overtakes it, while earlier messages still go out.
-            let mut blocked: HashSet<&str> = self
-                .messages
-                .values()
-                .filter(|m| m.visible_at > now && m.receipt.is_some())
-                .filter_map(|m| m.group_id.as_deref())
-                .collect();
-            let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
-            let mut index: HashMap<&str, usize> = HashMap::new();
-            for (seq, m) in &self.messages {
-                let group = m.group_id.as_deref().unwrap_or_default();
-                if blocked.contains(group) {
-                    continue;
-                }
-                if m.visible_at > now {
-                    blocked.insert(group);
-                    continue;
-                }
-                if max_receives.is_some_and(|n| m.receive_count >= n) {
-                    to_dlq.push(*seq);
-                    continue;
-                }
-                match index.get(group) {
-                    Some(&i) => groups[i].1.push(*seq),
-                    None => {
-                        index.insert(group, groups.len());
-                        groups.push((group, vec![*seq]));
-                    }
-                }
-            }
-            // As many of one group as possible, in order, then the next group.
-            chosen.extend(groups.into_iter().flat_map(|(_, seqs)| seqs).take(max));
+            let (groups, dead) = self.fifo_candidates(now, max_receives);
+            to_dlq = dead;
+            chosen.extend(groups.into_iter().flatten().take(max));
         } else {
             for (seq, m) in &self.messages {
                 if chosen.len() == max {
@@ -231,7 +210,9 @@ impl Queue {
             }
         }
         for seq in chosen {
+            let stamp = self.take_stamp();
             let m = self.messages.get_mut(&seq).expect("chosen from the map");
+            m.visible_stamp = stamp;
             m.receive_count += 1;
             m.first_received_at.get_or_insert(now);
             m.visible_at = now + visibility_ms;
@@ -257,6 +238,43 @@ impl Queue {
         Ok(received)
     }
 
+    /// The messages a FIFO receive may hand out now, group by group, and those past
+    /// `max_receives` on the way. A group is served from its first message in order up to its
+    /// first hidden one (in flight or delayed): a message in flight holds back only itself and
+    /// the messages of its group after it. Groups come in the order their first servable
+    /// message became visible (sent, or made visible again), as SQS serves them: a group whose
+    /// messages come back from a visibility timeout queues behind groups that waited meanwhile.
+    fn fifo_candidates(&self, now: Millis, max_receives: Option<u32>) -> (Vec<Vec<u64>>, Vec<u64>) {
+        let mut dead = Vec::new();
+        let mut closed: HashSet<&str> = HashSet::new();
+        // (visible since, its stamp, seqs) per group, in order of each group's first message.
+        let mut groups: Vec<(Millis, u64, Vec<u64>)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (seq, m) in &self.messages {
+            let group = m.group_id.as_deref().unwrap_or_default();
+            if closed.contains(group) {
+                continue;
+            }
+            if m.visible_at > now {
+                closed.insert(group);
+                continue;
+            }
+            if max_receives.is_some_and(|n| m.receive_count >= n) {
+                dead.push(*seq);
+                continue;
+            }
+            match index.get(group) {
+                Some(&i) => groups[i].2.push(*seq),
+                None => {
+                    index.insert(group, groups.len());
+                    groups.push((m.visible_at, m.visible_stamp, vec![*seq]));
+                }
+            }
+        }
+        groups.sort_by_key(|(since, first, _)| (*since, *first));
+        (groups.into_iter().map(|(_, _, seqs)| seqs).collect(), dead)
+    }
+
     /// A FIFO retry with the same ReceiveRequestAttemptId inside 5 minutes gets the same
     /// messages and receipt handles, visibility restarted, if none was deleted or changed.
     fn repeat_attempt(&mut self, id: &str, now: Millis, visibility_ms: Millis) -> Option<Received> {
@@ -273,7 +291,9 @@ impl Queue {
         let mut again = Received::default();
         let mut taken = Vec::new();
         for (seq, nonce, _) in attempt.taken {
+            let stamp = self.take_stamp();
             let m = self.messages.get_mut(&seq).expect("checked above");
+            m.visible_stamp = stamp;
             m.visible_at = now + visibility_ms;
             taken.push((seq, nonce, m.visible_at));
             again.messages.push((seq, m.clone()));
@@ -304,23 +324,29 @@ impl Queue {
             .filter(|m| m.receipt.is_some_and(|r| r.0 == nonce))
     }
 
-    /// Deletes the message of a receipt handle. An outdated handle deletes nothing and succeeds
-    /// on a standard queue; a FIFO queue calls it expired.
+    /// Deletes the message of a receipt handle. On a standard queue any handle the message was
+    /// given deletes it, an older one too (SQS deletes a message received again by the handle of
+    /// an earlier receive), and the handle of a message already gone succeeds; a FIFO queue
+    /// takes only the current handle inside its visibility timeout and calls others expired.
     pub fn delete(&mut self, seq: u64, nonce: u64, now: Millis) -> Result<(), Visibility> {
-        let fifo = self.is_fifo();
-        match self.held(seq, nonce) {
-            Some(m) if fifo && m.visible_at <= now => Err(Visibility::Expired),
-            Some(_) => {
-                self.messages.remove(&seq);
-                self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
-                Ok(())
+        if self.is_fifo() {
+            match self.held(seq, nonce) {
+                Some(m) if m.visible_at > now => {}
+                _ => return Err(Visibility::Expired),
             }
-            None if fifo => Err(Visibility::Expired),
-            None => Ok(()),
         }
+        if let Some(m) = self.messages.remove(&seq)
+            && m.receipt.is_some()
+            && m.visible_at > now
+        {
+            self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
+        }
+        Ok(())
     }
 
-    /// Hides the message of a receipt handle for `timeout_ms` from now.
+    /// Hides the message of a receipt handle for `timeout_ms` from now. A standard queue takes
+    /// any handle of the message, expired or superseded by a later receive, as SQS does; a FIFO
+    /// queue only the current one of a message in flight.
     pub fn change_visibility(
         &mut self,
         seq: u64,
@@ -328,15 +354,26 @@ impl Queue {
         now: Millis,
         timeout_ms: Millis,
     ) -> Result<(), Visibility> {
-        let m = self.held(seq, nonce).ok_or(Visibility::Expired)?;
-        if m.visible_at <= now {
-            return Err(Visibility::NotInFlight);
+        let fifo = self.is_fifo();
+        let stamp = self.take_stamp();
+        let m = self.messages.get_mut(&seq).ok_or(Visibility::Gone)?;
+        if fifo {
+            if m.receipt.is_none_or(|r| r.0 != nonce) {
+                return Err(Visibility::Expired);
+            }
+            if m.visible_at <= now {
+                return Err(Visibility::NotInFlight);
+            }
         }
         let received_at = m.receipt.map_or(now, |r| r.1);
         if now + timeout_ms > received_at + MAX_VISIBILITY_MS {
             return Err(Visibility::BeyondLimit);
         }
+        if m.visible_at <= now && timeout_ms > 0 {
+            self.in_flight_hint += 1;
+        }
         m.visible_at = now + timeout_ms;
+        m.visible_stamp = stamp;
         Ok(())
     }
 
@@ -373,8 +410,10 @@ impl Queue {
     /// Makes the message of a receipt handle visible again now (an event stream letting go of
     /// a message it held); an outdated handle changes nothing.
     pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
+        let stamp = self.take_stamp();
         if let Some(m) = self.held(seq, nonce) {
             m.visible_at = now;
+            m.visible_stamp = stamp;
         }
     }
 
