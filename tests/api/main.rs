@@ -25,6 +25,7 @@ mod sns_subscriptions;
 mod sns_topics;
 mod sqs_batch;
 mod sqs_concurrency;
+mod sqs_exact_api;
 mod sqs_exact_visibility;
 mod sqs_fifo;
 mod sqs_queues;

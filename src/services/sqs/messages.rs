@@ -44,12 +44,13 @@ fn check_characters(text: &str) -> Result<(), SqsError> {
     }
 }
 
+/// Letters and digits of any script (AWS accepts `attr.1øßä`), `_`, `-` and `.`.
 fn valid_attribute_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    (1..=256).contains(&name.len())
+    (1..=256).contains(&name.chars().count())
         && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-.".contains(c))
         && !lower.starts_with("aws.")
         && !lower.starts_with("amazon.")
         && !name.starts_with('.')
@@ -166,6 +167,8 @@ fn prepare(
         )
     };
     let delay_s = match input.delay_seconds {
+        // A FIFO queue takes no per-message delay, but accepts DelaySeconds=0 (as AWS does).
+        Some(0) if attrs.fifo => attrs.delay_s,
         Some(d) if attrs.fifo => return Err(not_for_type("DelaySeconds", &d.to_string())),
         Some(d) if !(0..=900).contains(&d) => {
             return Err(invalid_value(
@@ -343,6 +346,7 @@ pub fn send_message_batch(
             "Batch requests cannot be longer than {MAX_PAYLOAD} bytes. You have sent {total} bytes."
         )));
     }
+    check_fifo_batch(e, &key, &input.entries)?;
     let mut out = BatchOutput {
         successful: Vec::new(),
         failed: Vec::new(),
@@ -357,6 +361,33 @@ pub fn send_message_batch(
         }
     }
     Ok(out)
+}
+
+/// A FIFO batch with an entry lacking MessageGroupId, or MessageDeduplicationId on a queue
+/// without content-based deduplication, fails whole, as AWS fails it (400).
+fn check_fifo_batch(
+    e: &State,
+    key: &QueueKey,
+    entries: &[SendMessageBatchEntry],
+) -> Result<(), SqsError> {
+    let queue = e.sqs.queues.get(key).ok_or(SqsError::QueueDoesNotExist)?;
+    let attrs = &queue.attributes;
+    if !attrs.fifo {
+        return Ok(());
+    }
+    for entry in entries {
+        if entry.message.message_group_id.is_none() {
+            return Err(SqsError::InvalidParameterValue(
+                "The request must contain the parameter MessageGroupId.".into(),
+            ));
+        }
+        if entry.message.message_deduplication_id.is_none() && !attrs.content_based_dedup {
+            return Err(SqsError::InvalidParameterValue(
+                "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly".into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A receipt handle names the queue, the message's place in it and the receive.
@@ -517,6 +548,7 @@ pub fn change_message_visibility_batch(
 fn wanted(names: &[String], name: &str) -> bool {
     names.iter().any(|n| {
         n == "All"
+            || n == "*"
             || n == ".*"
             || n == name
             || n.strip_suffix(".*").is_some_and(|p| name.starts_with(p))

@@ -151,8 +151,18 @@ fn queue_url(cx: &Context, key: &QueueKey) -> String {
     format!("http://{}/{}/{}", cx.host, key.account, key.name)
 }
 
-/// The queue a QueueUrl names, in the caller's region.
+/// The queue a QueueUrl names, in the caller's region; a bare queue name is a queue of the
+/// caller's account (AWS accepts it).
 fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
+    if !url.contains('/') {
+        return valid_name(url)
+            .then(|| QueueKey {
+                account: cx.account.clone(),
+                region: cx.region.clone(),
+                name: url.into(),
+            })
+            .ok_or(SqsError::QueueDoesNotExist);
+    }
     let path = match url.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
         None => url,

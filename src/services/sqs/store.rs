@@ -98,8 +98,10 @@ pub struct Sent {
     pub duplicate: bool,
 }
 
+/// A send remembered for deduplication, under its deduplication id.
 #[derive(Debug, Clone)]
 struct Dedup {
+    group: Option<String>,
     until: Millis,
     message_id: String,
     sequence_number: Option<u128>,
@@ -134,7 +136,7 @@ pub struct Queue {
     next_sequence_number: u128,
     /// Counts the changes of messages' `visible_at` ([`Message::visible_stamp`]).
     next_stamp: u64,
-    dedup: HashMap<(Option<String>, String), Dedup>,
+    dedup: HashMap<String, Vec<Dedup>>,
     attempts: HashMap<String, Attempt>,
     /// The earliest send time among dead-lettered messages here (they break send order).
     oldest_moved_sent_at: Option<Millis>,

@@ -52,36 +52,31 @@ impl Queue {
 
     /// Takes a new message, or recognises a FIFO duplicate inside the deduplication interval.
     pub fn send(&mut self, now: Millis, id: String, m: Outgoing) -> Sent {
-        let dedup_key = m.dedup_id.clone().map(|d| {
-            let scope = match self.attributes.dedup_scope {
-                DedupScope::Queue => None,
-                DedupScope::MessageGroup => m.group_id.clone(),
-            };
-            (scope, d)
-        });
-        if let Some(key) = &dedup_key {
+        if let Some(d) = m.dedup_id.as_deref() {
             if self.dedup.len() > 1024 {
-                self.dedup.retain(|_, d| d.until > now);
+                self.dedup.retain(|_, sent| {
+                    sent.retain(|x| x.until > now);
+                    !sent.is_empty()
+                });
             }
-            if let Some(d) = self.dedup.get(key).filter(|d| d.until > now) {
+            if let Some(x) = self.duplicate_of(d, m.group_id.as_deref(), now) {
                 return Sent {
-                    message_id: d.message_id.clone(),
-                    sequence_number: d.sequence_number,
+                    message_id: x.message_id.clone(),
+                    sequence_number: x.sequence_number,
                     duplicate: true,
                 };
             }
         }
         let sequence_number = self.is_fifo().then(|| self.take_sequence_number());
-        if let Some(key) = dedup_key {
-            let until = now + DEDUP_INTERVAL_MS;
-            self.dedup.insert(
-                key,
-                Dedup {
-                    until,
-                    message_id: id.clone(),
-                    sequence_number,
-                },
-            );
+        if let Some(d) = m.dedup_id.clone() {
+            let sent = self.dedup.entry(d).or_default();
+            sent.retain(|x| x.until > now);
+            sent.push(Dedup {
+                group: m.group_id.clone(),
+                until: now + DEDUP_INTERVAL_MS,
+                message_id: id.clone(),
+                sequence_number,
+            });
         }
         let visible_stamp = self.take_stamp();
         self.enqueue(Message {
@@ -109,13 +104,32 @@ impl Queue {
         }
     }
 
+    /// The earlier send inside the deduplication interval that a message with deduplication id
+    /// `d` in `group` repeats. The queue's DeduplicationScope now decides, over every send
+    /// remembered: a scope changed after those sends applies to them too.
+    fn duplicate_of(&self, d: &str, group: Option<&str>, now: Millis) -> Option<&Dedup> {
+        let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
+        self.dedup
+            .get(d)?
+            .iter()
+            .find(|x| x.until > now && (!by_group || x.group.as_deref() == group))
+    }
+
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
     pub fn take_moved(&mut self, mut message: Message, now: Millis) {
         message.visible_at = now;
         message.visible_stamp = self.take_stamp();
-        message.receive_count = 0;
-        message.first_received_at = None;
         message.receipt = None;
+        // A dead letter keeps its ApproximateReceiveCount and first receive, as in SQS; a message
+        // a move task sends on starts afresh.
+        if message.dead_letter_source_arn.is_none() {
+            message.receive_count = 0;
+            message.first_received_at = None;
+        } else if self.is_fifo() {
+            // "For FIFO queues, the enqueue timestamp resets when the message is moved to a
+            // dead-letter queue" (SQS developer guide, dead-letter queue retention).
+            message.sent_at = now;
+        }
         if self.is_fifo() {
             // A FIFO dead-letter queue replaces the deduplication id with the message id.
             message.dedup_id = Some(message.id.clone());
@@ -377,8 +391,12 @@ impl Queue {
         Ok(())
     }
 
+    /// Deletes every message and forgets the deduplication history: after a purge, a message
+    /// with a purged message's deduplication id is taken (as in SQS).
     pub fn purge(&mut self) {
         self.messages.clear();
+        self.dedup.clear();
+        self.attempts.clear();
         self.in_flight_hint = 0;
     }
 
