@@ -26,6 +26,7 @@ mod sns_topics;
 mod sqs_batch;
 mod sqs_concurrency;
 mod sqs_exact_api;
+mod sqs_exact_query;
 mod sqs_exact_visibility;
 mod sqs_fifo;
 mod sqs_queues;

@@ -582,3 +582,50 @@ async fn sequence_numbers_permissions_and_batch_answers_have_aws_shapes() {
         .unwrap();
     assert!(out.failed.is_empty() && out.successful.len() == 1);
 }
+
+#[tokio::test]
+async fn the_x_amzn_trace_id_header_sets_aws_trace_header() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let url = create(&sqs, "traced", &[]).await;
+    let trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+    let send = |body: Value| {
+        let body = body.to_string();
+        let h = &h;
+        async move {
+            let headers = [
+                ("content-type", "application/x-amz-json-1.0"),
+                ("x-amz-target", "AmazonSQS.SendMessage"),
+                ("x-amzn-trace-id", trace),
+            ];
+            let r = h.request("POST", "/", &headers, body).await;
+            assert_eq!(r.status, 200, "{}", r.body);
+            r.json()
+        }
+    };
+    let out = send(json!({"QueueUrl": url, "MessageBody": "a"})).await;
+    // Not a system attribute the caller sent: no digest of one.
+    assert!(out.get("MD5OfMessageSystemAttributes").is_none(), "{out}");
+    // A system attribute given in the message wins over the header.
+    let own = "Root=1-00000000-000000000000000000000001";
+    send(
+        json!({"QueueUrl": url, "MessageBody": "b", "MessageSystemAttributes": {
+        "AWSTraceHeader": {"DataType": "String", "StringValue": own}}}),
+    )
+    .await;
+    let got = sqs
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .message_system_attribute_names(N::AwsTraceHeader)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap();
+    let traces: Vec<_> = got
+        .iter()
+        .map(|m| m.attributes.as_ref().unwrap()[&N::AwsTraceHeader].as_str())
+        .collect();
+    assert_eq!(traces, [trace, own]);
+}

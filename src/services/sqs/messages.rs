@@ -159,6 +159,10 @@ fn prepare(
             SqsError::InvalidParameterValue("Message system attribute 'AWSTraceHeader' must contain a non-empty value of type 'String'.".into())
         })?);
     }
+    // Set by the request's X-Amzn-Trace-Id header unless the message names its own.
+    if trace_header.is_none() {
+        trace_header = input.trace_id_header.clone().filter(|t| !t.is_empty());
+    }
     let not_for_type = |name: &str, value: &str| {
         invalid_value(
             name,
