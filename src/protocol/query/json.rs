@@ -79,3 +79,44 @@ fn convert(model: &Model, shape: &str, value: &Value) -> Value {
         _ => value.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_become_name_value_lists_under_the_result_wrapper() {
+        let output = json!({"Attributes": {"QueueArn": "arn:aws:sqs:us-east-1:000000000000:q"}});
+        let body = encode_response(&crate::model::SQS, "GetQueueAttributes", &output, "rid");
+        let doc: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            doc,
+            json!({"GetQueueAttributesResponse": {
+                "GetQueueAttributesResult": {"Attributes": [
+                    {"Name": "QueueArn", "Value": "arn:aws:sqs:us-east-1:000000000000:q"}
+                ]},
+                "ResponseMetadata": {"RequestId": "rid"}
+            }})
+        );
+        // No output shape: the metadata alone.
+        let body = encode_response(&crate::model::SQS, "DeleteQueue", &json!({}), "rid");
+        let doc: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            doc,
+            json!({"DeleteQueueResponse": {"ResponseMetadata": {"RequestId": "rid"}}})
+        );
+        assert!(wanted(Some("application/json, text/plain")));
+        assert!(!wanted(Some("text/xml")) && !wanted(None));
+    }
+
+    #[test]
+    fn errors() {
+        let body = encode_error("InvalidAction", true, "no", "rid");
+        let doc: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            doc,
+            json!({"Error": {"Type": "Sender", "Code": "InvalidAction", "Message": "no"},
+                   "RequestId": "rid"})
+        );
+    }
+}

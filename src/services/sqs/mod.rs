@@ -3,6 +3,7 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod attributes;
+mod checks;
 mod errors;
 pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
