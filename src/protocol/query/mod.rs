@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
 
+pub mod json;
+
 pub type Params = BTreeMap<String, String>;
 
 /// Parses `a=1&b=2` forms (query string or body); the first of repeated names wins.
@@ -244,9 +246,15 @@ impl Xml {
                 Some(name) => Cow::Borrowed(name.as_str()),
                 None => Cow::Owned(format!("{op}Result")),
             };
-            self.start(&wrapper)?;
-            self.structure(model, &out.shape, output)?;
-            self.end(&wrapper)?;
+            if output.as_object().is_none_or(Map::is_empty) {
+                // Nothing to say: AWS writes the empty element (`<ReceiveMessageResult/>`).
+                self.w
+                    .write_event(Event::Empty(BytesStart::new(wrapper.as_ref())))?;
+            } else {
+                self.start(&wrapper)?;
+                self.structure(model, &out.shape, output)?;
+                self.end(&wrapper)?;
+            }
         }
         self.start("ResponseMetadata")?;
         self.text_element("RequestId", rid)?;

@@ -3,8 +3,9 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod attributes;
+mod checks;
 mod errors;
-pub use errors::SqsError;
+pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
 mod digest;
 pub use digest::sha256_hex;
@@ -62,6 +63,33 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         }),
         _ => Err(AwsError::invalid_action(operation)),
     }
+}
+
+/// Where the protocol front-end puts a request's `X-Amzn-Trace-Id` header in the input of
+/// SendMessage and of each SendMessageBatch entry (a name no AWS member has).
+pub const TRACE_HEADER_MEMBER: &str = "@XAmznTraceId";
+
+/// `input` of `operation` with the request's `X-Amzn-Trace-Id` header `trace` where SQS reads
+/// it: SQS sets AWSTraceHeader from it.
+pub fn with_trace_header(operation: &str, mut input: Value, trace: &str) -> Value {
+    let trace = Value::String(trace.to_string());
+    match operation {
+        "SendMessage" => {
+            if let Some(o) = input.as_object_mut() {
+                o.insert(TRACE_HEADER_MEMBER.into(), trace);
+            }
+        }
+        "SendMessageBatch" => {
+            let entries = input.get_mut("Entries").and_then(Value::as_array_mut);
+            for entry in entries.into_iter().flatten() {
+                if let Some(o) = entry.as_object_mut() {
+                    o.insert(TRACE_HEADER_MEMBER.into(), trace.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    input
 }
 
 /// A message's size as SQS counts it against MaximumMessageSize: the body and every attribute's
@@ -151,8 +179,18 @@ fn queue_url(cx: &Context, key: &QueueKey) -> String {
     format!("http://{}/{}/{}", cx.host, key.account, key.name)
 }
 
-/// The queue a QueueUrl names, in the caller's region.
+/// The queue a QueueUrl names, in the caller's region; a bare queue name is a queue of the
+/// caller's account (AWS accepts it).
 fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
+    if !url.contains('/') {
+        return valid_name(url)
+            .then(|| QueueKey {
+                account: cx.account.clone(),
+                region: cx.region.clone(),
+                name: url.into(),
+            })
+            .ok_or(SqsError::QueueDoesNotExist);
+    }
     let path = match url.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
         None => url,

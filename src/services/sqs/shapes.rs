@@ -149,6 +149,11 @@ pub struct SendMessageInput {
     pub message_system_attributes: BTreeMap<String, MessageAttributeValue>,
     pub message_deduplication_id: Option<String>,
     pub message_group_id: Option<String>,
+    /// The request's `X-Amzn-Trace-Id` header, put here by the protocol front-end
+    /// ([`super::TRACE_HEADER_MEMBER`]): the message's AWSTraceHeader unless the message
+    /// system attributes give one.
+    #[serde(rename = "@XAmznTraceId", default)]
+    pub trace_id_header: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -206,7 +211,10 @@ pub struct BatchResultErrorEntry {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct BatchOutput<T> {
+    /// Left out when empty, as AWS's JSON answers leave it out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub successful: Vec<T>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<BatchResultErrorEntry>,
 }
 
