@@ -41,6 +41,8 @@ pub struct Subscription {
     pub arn: String,
     pub topic_arn: String,
     pub owner: String,
+    /// The subscriber's IAM principal (GetCallerIdentity's ARN for the Subscribe call).
+    pub principal: String,
     pub protocol: String,
     pub endpoint: String,
     pub confirmed: bool,
