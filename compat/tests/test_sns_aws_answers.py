@@ -12,7 +12,7 @@ import json
 import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
-from sns_helpers import Recorder, receive_and_delete, sqs_queue
+from sns_helpers import Recorder, http_get, receive_and_delete, sqs_queue
 
 
 def error_of(call, **kwargs):
@@ -344,3 +344,15 @@ def test_http_headers_unsubscribe_token_and_counts(sns, control, endpoint):
     assert doc["Token"] and doc["Token"] != token
     assert doc["SubscribeURL"].endswith("&Token=" + doc["Token"])
     assert counts() == ("0", "0", "1")
+    assert sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"] == []
+
+    # Its SubscribeURL restores the subscription, which is delivered to again.
+    r = http_get(doc["SubscribeURL"])
+    assert r.status_code == 200, r.text
+    assert sub in r.text
+    assert [s["SubscriptionArn"] for s in sns.list_subscriptions_by_topic(TopicArn=topic)["Subscriptions"]] == [sub]
+    assert counts()[:2] == ("1", "0")
+    sns.publish(TopicArn=topic, Message="welcome back")
+    control.advance(0)
+    [again] = endpoint.take()
+    assert again.json()["Message"] == "welcome back"

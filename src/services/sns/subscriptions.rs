@@ -394,6 +394,15 @@ pub fn confirm_subscription(
     if input.token.is_empty() || !input.token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(SnsError::InvalidParameter("Invalid token".into()));
     }
+    // An UnsubscribeConfirmation's token restores its subscription while the topic exists.
+    let restored = e
+        .sns
+        .unsubscribed
+        .get(&input.token)
+        .is_some_and(|s| e.sns.topics.contains_key(&s.topic_arn));
+    if let Some(sub) = e.sns.unsubscribed.remove(&input.token).filter(|_| restored) {
+        e.sns.subscriptions.insert(sub.arn.clone(), sub);
+    }
     // The token names the subscription; the topic ARN only has to be well formed.
     let sub = e
         .sns
@@ -456,7 +465,14 @@ pub fn unsubscribe(
         }
         send_confirmation(e, cx, &input.subscription_arn, "UnsubscribeConfirmation");
     }
-    e.sns.subscriptions.remove(&input.subscription_arn);
+    if let Some(sub) = e
+        .sns
+        .subscriptions
+        .remove(&input.subscription_arn)
+        .filter(|_| http)
+    {
+        e.sns.unsubscribed.insert(sub.token.clone(), sub);
+    }
     if let Some(topic) = e.sns.topics.get_mut(&topic_arn) {
         topic.subscriptions_deleted += 1;
     }
