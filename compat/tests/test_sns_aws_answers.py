@@ -215,6 +215,22 @@ def test_filter_policy_complexity_limit(sns, sqs):
         AttributeValue=json.dumps({"key": values(151)}),
     ) == (sender("InvalidParameter", "Invalid parameter: FilterPolicy: Filter policy is too complex"), 400)
 
+    # Nested (body) policies: a key n levels deep counts n times its values. AWS's example
+    # (4 values three levels deep, 3 two levels deep: 3 x 4 x 2 x 3 = 72) is accepted; with a
+    # third key of 3 values (216) AWS refused it.
+    sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicyScope", AttributeValue="MessageBody")
+    example = {
+        "key_a": {"key_b": {"key_c": ["value_one", "value_two", "value_three", "value_four"]}},
+        "key_d": {"key_e": ["value_one", "value_two", "value_three"]},
+    }
+    sns.set_subscription_attributes(SubscriptionArn=sub, AttributeName="FilterPolicy", AttributeValue=json.dumps(example))
+    recorded = dict(example, key_f=["value_one", "value_two", "value_three"])
+    assert error_of(
+        sns.set_subscription_attributes, SubscriptionArn=sub, AttributeName="FilterPolicy",
+        AttributeValue=json.dumps(recorded),
+    ) == (sender("InvalidParameter", "Invalid parameter: FilterPolicy: Filter policy is too complex"), 400)
+    assert json.loads(sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["FilterPolicy"]) == example
+
 
 def test_filter_policy_changes_apply_to_the_next_publish(sns, sqs):
     topic = sns.create_topic(Name="filtered")["TopicArn"]
