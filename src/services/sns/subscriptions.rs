@@ -74,9 +74,9 @@ fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<()
 }
 
 /// A phone number as Subscribe takes it: an optional `+`, then 7 to 15 digits that single `.`,
-/// `-` or `/` may separate (AWS observed, LocalStack `test_subscribe_sms_obscure_phone_number`
-/// subscribes `+12/34-567.890`-style numbers; moto's recorded refusals: `+15--551234567`,
-/// `+15551234567.`, `/+15551234567`).
+/// `-` or `/` may separate (AWS observed: LocalStack `test_subscribe_sms_obscure_phone_number`
+/// subscribes `+12/34-567.890`-style numbers and `invalid-number` is refused; moto's tests refuse
+/// `+15--551234567`, `+15551234567.` and `/+15551234567`).
 fn valid_sms_endpoint(endpoint: &str) -> bool {
     let number = endpoint.strip_prefix('+').unwrap_or(endpoint);
     let separator = |b: u8| matches!(b, b'.' | b'-' | b'/');
@@ -183,6 +183,7 @@ fn apply_attribute(
     Ok(())
 }
 
+/// Whether a FilterPolicy is `{}` (with any spacing), which removes the policy.
 fn is_empty_object(text: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(text)
         .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
