@@ -187,11 +187,7 @@ async fn serve(
         )?;
     }
 
-    let mut input = decode_input(model, &operation, raw)?;
-    if let Some(trace) = header_str(parts, "x-amzn-trace-id").filter(|_| service == ServiceId::Sqs)
-    {
-        input = crate::services::sqs::with_trace_header(&operation, input, trace);
-    }
+    let input = decode_input(model, &operation, raw)?;
     let input_shape = model.operations[&operation]
         .input
         .as_ref()
@@ -211,6 +207,9 @@ async fn serve(
             || format!("{}:{}", app.config.host, app.config.port),
             str::to_string,
         ),
+        trace_header: header_str(parts, "x-amzn-trace-id")
+            .filter(|t| !t.is_empty())
+            .map(str::to_string),
     };
     let output = crate::runtime::call(app, &cx, service, &operation, input).await?;
     if route.json_answer {

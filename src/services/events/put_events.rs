@@ -436,6 +436,7 @@ fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLette
                     attributes,
                     group_id: None,
                     dedup_id: None,
+                    trace_header: None,
                 },
                 finish: Some(finish_dead_letter),
                 bus: None,

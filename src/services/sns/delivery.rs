@@ -31,6 +31,9 @@ pub(super) struct Message<'a> {
     pub(super) timestamp: String,
     /// Delivered again from the topic's archive by a replay.
     pub(super) replayed: bool,
+    /// The publisher's X-Ray trace header (`X-Amzn-Trace-Id`), passed to SQS subscriptions as
+    /// their messages' AWSTraceHeader.
+    pub(super) trace_header: Option<&'a str>,
 }
 
 impl Message<'_> {
@@ -150,6 +153,7 @@ fn sqs_message(
             None
         },
         dedup_id: if fifo { message.dedup_id.clone() } else { None },
+        trace_header: message.trace_header.map(str::to_string),
     }
 }
 

@@ -225,6 +225,7 @@ fn fan_out(
         sequence_number,
         timestamp: timestamp.unwrap_or_else(|| format_rfc3339(e.now())),
         replayed: false,
+        trace_header: cx.trace_header.as_deref(),
     };
     e.engine
         .metrics
@@ -480,6 +481,7 @@ pub fn deliver_to_topic(
         region: Arn::region_of(topic_arn).to_string(),
         access_key: None,
         host: publisher.host.clone(),
+        trace_header: None,
     };
     let attributes = BTreeMap::new();
     let fields = PublishBatchEntryRef {

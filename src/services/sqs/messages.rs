@@ -58,7 +58,7 @@ fn prepare(
     }
     // Set by the request's X-Amzn-Trace-Id header unless the message names its own.
     if trace_header.is_none() {
-        trace_header = input.trace_id_header.clone().filter(|t| !t.is_empty());
+        trace_header = cx.trace_header.clone();
     }
     let not_for_type = |name: &str, value: &str| {
         invalid_value(

@@ -65,33 +65,6 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
     }
 }
 
-/// Where the protocol front-end puts a request's `X-Amzn-Trace-Id` header in the input of
-/// SendMessage and of each SendMessageBatch entry (a name no AWS member has).
-pub const TRACE_HEADER_MEMBER: &str = "@XAmznTraceId";
-
-/// `input` of `operation` with the request's `X-Amzn-Trace-Id` header `trace` where SQS reads
-/// it: SQS sets AWSTraceHeader from it.
-pub fn with_trace_header(operation: &str, mut input: Value, trace: &str) -> Value {
-    let trace = Value::String(trace.to_string());
-    match operation {
-        "SendMessage" => {
-            if let Some(o) = input.as_object_mut() {
-                o.insert(TRACE_HEADER_MEMBER.into(), trace);
-            }
-        }
-        "SendMessageBatch" => {
-            let entries = input.get_mut("Entries").and_then(Value::as_array_mut);
-            for entry in entries.into_iter().flatten() {
-                if let Some(o) = entry.as_object_mut() {
-                    o.insert(TRACE_HEADER_MEMBER.into(), trace.clone());
-                }
-            }
-        }
-        _ => {}
-    }
-    input
-}
-
 /// A message's size as SQS counts it against MaximumMessageSize: the body and every attribute's
 /// name, type and value.
 pub fn message_size(m: &crate::engine::delivery::SqsMessage) -> usize {
@@ -140,8 +113,10 @@ pub fn enqueue(
         md5_of_attributes: digest::md5_of_attributes(&m.attributes),
         body: m.body,
         attributes: m.attributes,
-        trace_header: None,
+        // A trace header passed on by another service is no system attribute the sender gave:
+        // no digest of one.
         md5_of_system_attributes: None,
+        trace_header: m.trace_header,
         sender_id: std::sync::Arc::from(key.account.as_str()),
         group_id: m.group_id,
         dedup_id,
@@ -309,6 +284,7 @@ mod batch_tests {
                 attributes: BTreeMap::new(),
                 group_id: None,
                 dedup_id: None,
+                trace_header: None,
             },
         }
     }

@@ -149,11 +149,6 @@ pub struct SendMessageInput {
     pub message_system_attributes: BTreeMap<String, MessageAttributeValue>,
     pub message_deduplication_id: Option<String>,
     pub message_group_id: Option<String>,
-    /// The request's `X-Amzn-Trace-Id` header, put here by the protocol front-end
-    /// ([`super::TRACE_HEADER_MEMBER`]): the message's AWSTraceHeader unless the message
-    /// system attributes give one.
-    #[serde(rename = "@XAmznTraceId", default)]
-    pub trace_id_header: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
