@@ -192,3 +192,18 @@ def test_role_and_policy_tags(iam):
     iam.untag_policy(PolicyArn=arn, TagKeys=["team"])
     assert iam.list_policy_tags(PolicyArn=arn)["Tags"] == [{"Key": "env", "Value": "dev"}]
     assert iam.get_policy(PolicyArn=arn)["Policy"]["Tags"] == [{"Key": "env", "Value": "dev"}]
+
+
+@pytest.mark.parametrize("document, message", [
+    ("{not json", "Syntax errors in policy."),
+    ("{}", "Syntax errors in policy."),
+    ('{"Version":"2012-10-17","Statement":[]}', "Syntax errors in policy."),
+    ('{"Version":"2012-10-17","Statement":[{"Action":"sqs:*","Resource":"*"}]}', "Syntax errors in policy."),
+    ('{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sqs:*","Resource":"*"}]}',
+     "Policy document should not specify a principal."),
+])
+def test_malformed_identity_policies(iam, document, message):
+    with pytest.raises(ClientError) as e:
+        iam.create_policy(PolicyName="p", PolicyDocument=document)
+    assert error_of(e) == (400, "MalformedPolicyDocument", message)
+    assert iam.list_policies(Scope="Local")["Policies"] == []

@@ -466,3 +466,234 @@ async fn assume_role_refuses_what_aws_refuses() {
         )
     );
 }
+
+#[tokio::test]
+async fn session_credentials_verify_under_auth_verify() {
+    let h = Harness::with(switchyard::Config {
+        auth: switchyard::config::AuthMode::Verify,
+        ..switchyard::Config::for_tests()
+    })
+    .await;
+    let sts = signed_sts(&h, "222233334444", "test", None);
+    // A signed IAM request: create the role as account 222233334444 with the SDK's signature.
+    let r = sts.get_caller_identity().send().await.unwrap();
+    assert_eq!(r.account(), Some("222233334444"));
+    // The role, made through a Query request signed the same way, then assumed.
+    let iam_reply = signed_query(
+        &h,
+        "222233334444",
+        "test",
+        &[
+            ("Action", "CreateRole"),
+            ("Version", "2010-05-08"),
+            ("RoleName", "verified"),
+            ("AssumeRolePolicyDocument", TRUST),
+        ],
+    )
+    .await;
+    assert_eq!(iam_reply.status, 200, "{}", iam_reply.body);
+    let out = sts
+        .assume_role()
+        .role_arn("arn:aws:iam::222233334444:role/verified")
+        .role_session_name("checked")
+        .send()
+        .await
+        .unwrap();
+    let c = out.credentials().unwrap();
+    let session = signed_sts(
+        &h,
+        c.access_key_id(),
+        c.secret_access_key(),
+        Some(c.session_token()),
+    );
+    let me = session.get_caller_identity().send().await.unwrap();
+    assert_eq!(
+        me.arn(),
+        Some("arn:aws:sts::222233334444:assumed-role/verified/checked")
+    );
+    // The wrong secret for a session key is refused like any other.
+    let forged = signed_sts(&h, c.access_key_id(), "wrong", Some(c.session_token()));
+    let err = forged
+        .get_caller_identity()
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
+    assert_eq!(meta.code(), Some("SignatureDoesNotMatch"));
+}
+
+fn signed_sts(h: &Harness, key: &str, secret: &str, token: Option<&str>) -> aws_sdk_sts::Client {
+    let config = aws_sdk_sts::Config::builder()
+        .behavior_version(aws_sdk_sts::config::BehaviorVersion::latest())
+        .endpoint_url(h.url())
+        .region(aws_sdk_sts::config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_sts::config::Credentials::new(
+            key,
+            secret,
+            token.map(str::to_string),
+            None,
+            "test",
+        ))
+        .http_client(aws_smithy_http_client::Builder::new().build_http())
+        .build();
+    aws_sdk_sts::Client::from_conf(config)
+}
+
+/// A Query request to IAM truly signed (SigV4, `iam`, us-east-1) with `key` and `secret`.
+#[allow(clippy::disallowed_methods)]
+async fn signed_query(h: &Harness, key: &str, secret: &str, params: &[(&str, &str)]) -> Reply {
+    use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+    let body = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(params)
+        .finish();
+    let host = h.emulator.addr().to_string();
+    let headers = [
+        ("host", host.as_str()),
+        (
+            "content-type",
+            "application/x-www-form-urlencoded; charset=utf-8",
+        ),
+    ];
+    let identity = aws_credential_types::Credentials::new(key, secret, None, None, "test").into();
+    // Signatures are dated by the wall clock, as AWS checks them.
+    let params = aws_sigv4::sign::v4::SigningParams::builder()
+        .identity(&identity)
+        .region("us-east-1")
+        .name("iam")
+        .time(std::time::SystemTime::now())
+        .settings(SigningSettings::default())
+        .build()
+        .expect("signing params")
+        .into();
+    let uri = format!("{}/", h.url());
+    let signable = SignableRequest::new(
+        "POST",
+        uri,
+        headers.iter().copied(),
+        SignableBody::Bytes(body.as_bytes()),
+    )
+    .expect("signable request");
+    let (instructions, _) = sign(signable, &params).expect("signs").into_parts();
+    let (added, _) = instructions.into_parts();
+    let added: Vec<(String, String)> = added
+        .iter()
+        .map(|h| (h.name().to_string(), h.value().to_string()))
+        .collect();
+    let mut all: Vec<(&str, &str)> = headers.to_vec();
+    all.extend(added.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    h.request("POST", "/", &all, body).await
+}
+
+const POLICY: &str =
+    r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sqs:*","Resource":"*"}]}"#;
+
+#[tokio::test]
+async fn policies_attach_and_block_deletes_until_detached() {
+    let h = Harness::start().await;
+    create_role(&h, "r").await;
+    let r = iam(
+        &h,
+        &[
+            ("Action", "CreatePolicy"),
+            ("PolicyName", "send"),
+            ("PolicyDocument", POLICY),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let arn = xml_text(&r.body, "Arn").unwrap();
+    assert_eq!(arn, "arn:aws:iam::000000000000:policy/send");
+    let id = xml_text(&r.body, "PolicyId").unwrap();
+    assert!(id.starts_with("ANPA") && id.len() == 21, "{id}");
+    let attach = [
+        ("Action", "AttachRolePolicy"),
+        ("RoleName", "r"),
+        ("PolicyArn", arn.as_str()),
+    ];
+    assert_eq!(iam(&h, &attach).await.status, 200);
+    let put = [
+        ("Action", "PutRolePolicy"),
+        ("RoleName", "r"),
+        ("PolicyName", "inline"),
+        ("PolicyDocument", POLICY),
+    ];
+    assert_eq!(iam(&h, &put).await.status, 200);
+
+    let r = iam(&h, &[("Action", "DeleteRole"), ("RoleName", "r")]).await;
+    assert_error(
+        &r,
+        409,
+        "DeleteConflict",
+        "Cannot delete entity, must detach all policies first.",
+    );
+    let r = iam(&h, &[("Action", "DeletePolicy"), ("PolicyArn", &arn)]).await;
+    assert_error(
+        &r,
+        409,
+        "DeleteConflict",
+        "Cannot delete a policy attached to entities.",
+    );
+    let r = iam(&h, &[("Action", "GetPolicy"), ("PolicyArn", &arn)]).await;
+    assert_eq!(xml_text(&r.body, "AttachmentCount").as_deref(), Some("1"));
+    let r = iam(
+        &h,
+        &[
+            ("Action", "AttachRolePolicy"),
+            ("RoleName", "r"),
+            ("PolicyArn", "not-an-arn"),
+        ],
+    )
+    .await;
+    assert_error(&r, 400, "InvalidInput", "ARN not-an-arn is not valid.");
+
+    let detach = [
+        ("Action", "DetachRolePolicy"),
+        ("RoleName", "r"),
+        ("PolicyArn", arn.as_str()),
+    ];
+    assert_eq!(iam(&h, &detach).await.status, 200);
+    let r = iam(&h, &[("Action", "DeleteRole"), ("RoleName", "r")]).await;
+    assert_error(
+        &r,
+        409,
+        "DeleteConflict",
+        "Cannot delete entity, must delete policies first.",
+    );
+    let r = iam(
+        &h,
+        &[
+            ("Action", "GetRolePolicy"),
+            ("RoleName", "r"),
+            ("PolicyName", "inline"),
+        ],
+    )
+    .await;
+    let doc = xml_text(&r.body, "PolicyDocument").unwrap();
+    assert!(doc.starts_with("%7B%22Version%22"), "{doc}");
+    let del = [
+        ("Action", "DeleteRolePolicy"),
+        ("RoleName", "r"),
+        ("PolicyName", "inline"),
+    ];
+    assert_eq!(iam(&h, &del).await.status, 200);
+    assert_eq!(
+        iam(&h, &[("Action", "DeleteRole"), ("RoleName", "r")])
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        iam(&h, &[("Action", "DeletePolicy"), ("PolicyArn", &arn)])
+            .await
+            .status,
+        200
+    );
+    let r = iam(&h, &[("Action", "GetPolicy"), ("PolicyArn", &arn)]).await;
+    assert_error(
+        &r,
+        404,
+        "NoSuchEntity",
+        &format!("Policy {arn} was not found."),
+    );
+}

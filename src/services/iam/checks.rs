@@ -131,23 +131,31 @@ pub fn identity_policy(document: &str) -> Result<(), AwsError> {
     }
 }
 
-/// The statement checks AWS makes of every policy: a Statement, each with an Effect; a trust
-/// policy names no Resource.
+/// The structure AWS checks in every policy: a non-empty Statement (an object or a list of
+/// them), each with an Effect of Allow or Deny; a trust policy names no Resource, an identity
+/// policy no Principal. A broken structure is "Syntax errors in policy.", as IAM words it.
 fn statements_ok(doc: &serde_json::Map<String, Value>, trust: bool) -> Result<(), AwsError> {
+    let syntax = || malformed("Syntax errors in policy.");
     let statements = match doc.get("Statement") {
-        Some(Value::Array(list)) => list.iter().collect::<Vec<_>>(),
+        Some(Value::Array(list)) if !list.is_empty() => list.iter().collect::<Vec<_>>(),
         Some(one @ Value::Object(_)) => vec![one],
-        _ => return Err(malformed("Missing required field Statement")),
+        _ => return Err(syntax()),
     };
     for statement in statements {
         let Value::Object(s) = statement else {
-            return Err(malformed("Syntax errors in policy."));
+            return Err(syntax());
         };
-        if !s.contains_key("Effect") {
-            return Err(malformed("Missing required field Effect"));
+        if !matches!(
+            s.get("Effect").and_then(Value::as_str),
+            Some("Allow" | "Deny")
+        ) {
+            return Err(syntax());
         }
         if trust && s.contains_key("Resource") {
             return Err(malformed("Has prohibited field Resource"));
+        }
+        if !trust && s.contains_key("Principal") {
+            return Err(malformed("Policy document should not specify a principal."));
         }
     }
     Ok(())
