@@ -191,3 +191,85 @@ pub fn tags(existing: &[(String, String)], added: &[(String, String)]) -> Result
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_paths() {
+        #[rustfmt::skip]
+        let cases: [(&str, bool, bool, bool); 10] = [
+            // value,         name ok, role path ok, policy path ok
+            ("/",             false,   true,         true),
+            ("/a/b/",         false,   true,         true),
+            ("/a b/",         false,   false,        false),
+            ("/a//",          false,   true,         false),
+            ("a/",            false,   false,        false),
+            ("/a",            false,   false,        false),
+            ("svc-role_1",    true,    false,        false),
+            ("a=b,c.d@e+f",   true,    false,        false),
+            ("no space",      false,   false,        false),
+            ("",              false,   false,        false),
+        ];
+        for (value, name_ok, role_ok, policy_ok) in cases {
+            assert_eq!(
+                name(value, "roleName", 64).is_ok(),
+                name_ok,
+                "name {value:?}"
+            );
+            assert_eq!(role_path(value).is_ok(), role_ok, "role path {value:?}");
+            assert_eq!(
+                policy_path(value).is_ok(),
+                policy_ok,
+                "policy path {value:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn documents() {
+        let allow = r#"{"Statement":{"Effect":"Allow","Action":"sqs:*","Resource":"*"}}"#;
+        assert!(identity_policy(allow).is_ok());
+        let trust = r#"{"Statement":[{"Effect":"Allow","Principal":{"Service":"sqs.amazonaws.com"},"Action":"sts:AssumeRole"}]}"#;
+        assert!(trust_policy(trust).is_ok());
+        for (doc, message) in [
+            ("[]", "This policy contains invalid Json"),
+            ("{", "This policy contains invalid Json"),
+            ("{}", "Syntax errors in policy."),
+            (allow, "Has prohibited field Resource"),
+        ] {
+            assert_eq!(trust_policy(doc).unwrap_err().message, message, "{doc}");
+        }
+        for (doc, message) in [
+            ("{", "Syntax errors in policy."),
+            (
+                r#"{"Statement":[{"Effect":"Maybe"}]}"#,
+                "Syntax errors in policy.",
+            ),
+            (trust, "Policy document should not specify a principal."),
+        ] {
+            assert_eq!(identity_policy(doc).unwrap_err().message, message, "{doc}");
+        }
+    }
+
+    #[test]
+    fn tags_are_counted_regardless_of_case() {
+        let existing: Vec<_> = (0..49).map(|i| (format!("k{i}"), String::new())).collect();
+        let same = [("K0".to_string(), "x".to_string())];
+        assert!(tags(&existing, &same).is_ok());
+        let two = [
+            ("new".to_string(), String::new()),
+            ("newer".to_string(), String::new()),
+        ];
+        assert_eq!(
+            tags(&existing, &two).unwrap_err().code,
+            "LimitExceededException"
+        );
+        let dup = [
+            ("a".to_string(), String::new()),
+            ("A".to_string(), String::new()),
+        ];
+        assert_eq!(tags(&[], &dup).unwrap_err().code, "InvalidInputException");
+    }
+}
