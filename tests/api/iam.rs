@@ -465,6 +465,22 @@ async fn assume_role_refuses_what_aws_refuses() {
             "1 validation error detected: Value 'has space' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*"
         )
     );
+    let err = sts
+        .assume_role()
+        .role_arn("role/r")
+        .role_session_name("setup")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
+    assert_eq!(meta.code(), Some("ValidationError"));
+    assert_eq!(
+        meta.message(),
+        Some(
+            "1 validation error detected: Value 'role/r' at 'roleArn' failed to satisfy constraint: Member must have length greater than or equal to 20"
+        )
+    );
 }
 
 #[tokio::test]

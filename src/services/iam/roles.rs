@@ -211,6 +211,10 @@ pub fn assume_role(
         };
         return Err(validation(session_name, "roleSessionName", rule));
     }
+    if role_arn.len() < 20 {
+        let rule = "Member must have length greater than or equal to 20";
+        return Err(validation(role_arn, "roleArn", rule));
+    }
     if let Some(d) = duration.filter(|d| *d < 900) {
         let rule = "Member must have value greater than or equal to 900";
         return Err(validation(d, "durationSeconds", rule));
