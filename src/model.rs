@@ -126,6 +126,8 @@ pub static EVENTS: LazyLock<Model> =
 pub static EVENTSV2: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/eventsv2.json")));
 pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
+/// IAM: only the role and policy operations switchyard serves (`tools/build-models.py` trims it).
+pub static IAM: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/iam.json")));
 
 #[cfg(test)]
 mod tests {
@@ -133,7 +135,7 @@ mod tests {
 
     #[test]
     fn models_load_and_refer_only_to_shapes_they_define() {
-        for model in [&*SQS, &*STS, &*SNS, &*EVENTS, &*EVENTSV2] {
+        for model in [&*SQS, &*STS, &*SNS, &*EVENTS, &*EVENTSV2, &*IAM] {
             let refs = model.shapes.values().flat_map(|s| {
                 let nested = [&s.member, &s.key, &s.value];
                 s.members
@@ -146,5 +148,6 @@ mod tests {
         }
         assert_eq!(SQS.operations.len(), 23);
         assert!(SQS.speaks("query") && SQS.speaks("json"));
+        assert_eq!(IAM.operations.len(), 23);
     }
 }

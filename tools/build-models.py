@@ -10,14 +10,26 @@ botocore release whose SQS model was a Query model.
 The custom-bus API (eventsv2) has no botocore model: it is built from the one switchyard ships for
 boto3 and the AWS CLI (compat/models/eventsv2/<version>/service-2.json), stripped the same way.
 
+IAM's model is large (160-odd operations); switchyard serves its roles and policies only, so
+models/iam.json keeps those operations (IAM_OPERATIONS) and the shapes they reach, nothing else.
+
 Usage: tools/build-models.py              (downloads the pinned botocore wheels with pip into a temp dir)
        tools/build-models.py eventsv2     (only the models shipped in compat/models; no download)
+       tools/build-models.py iam          (one downloaded model: the shipped ones and iam)
 """
 import gzip, json, os, subprocess, sys, tempfile, zipfile
 
 CURRENT = "1.43.11"
 LAST_SQS_QUERY = "1.34.70"
-SERVICES = ["sqs", "sts", "sns", "events"]
+SERVICES = ["sqs", "sts", "sns", "events", "iam"]
+# The IAM operations switchyard serves (src/services/iam/); models/iam.json holds only these.
+IAM_OPERATIONS = [
+    "CreateRole", "GetRole", "ListRoles", "UpdateAssumeRolePolicy", "DeleteRole",
+    "PutRolePolicy", "GetRolePolicy", "ListRolePolicies", "DeleteRolePolicy",
+    "AttachRolePolicy", "DetachRolePolicy", "ListAttachedRolePolicies",
+    "CreatePolicy", "GetPolicy", "GetPolicyVersion", "ListPolicies", "DeletePolicy",
+    "TagRole", "UntagRole", "ListRoleTags", "TagPolicy", "UntagPolicy", "ListPolicyTags",
+]
 
 # awsQueryError traits of SQS error shapes added after the last Query release, from the Smithy
 # model (aws/api-models-aws sqs-2012-11-05.json; see ../shared/spec/eventbridge-sqs-reference.md D1).
@@ -96,6 +108,26 @@ def overlay_query(model, query):
                     ms[k] = om[k]
 
 
+def trim(model, operations):
+    """Keeps `operations` and the shapes they reach (input, output, errors), nothing else."""
+    ops = {name: model["operations"][name] for name in operations}
+    keep, todo = set(), []
+    for op in ops.values():
+        todo += [op[k]["shape"] for k in ("input", "output") if k in op]
+        todo += [e["shape"] for e in op.get("errors", [])]
+    while todo:
+        name = todo.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        shape = model["shapes"][name]
+        refs = list(shape.get("members", {}).values())
+        refs += [shape[k] for k in ("member", "key", "value") if k in shape]
+        todo += [r["shape"] for r in refs]
+    model["operations"] = ops
+    model["shapes"] = {k: v for k, v in model["shapes"].items() if k in keep}
+
+
 def write(service, model):
     out = {
         "metadata": {k: model["metadata"][k] for k in KEEP_META if k in model["metadata"]},
@@ -120,16 +152,19 @@ def main():
         write(service, shipped(service))
     if sys.argv[1:] == SHIPPED:
         return
+    services = sys.argv[1:] or SERVICES
     with tempfile.TemporaryDirectory() as tmp:
         current = wheel(CURRENT, tmp)
-        old = wheel(LAST_SQS_QUERY, tmp)
-        for service in SERVICES:
+        old = wheel(LAST_SQS_QUERY, tmp) if "sqs" in services else None
+        for service in services:
             model = load(current, service)
             if service == "sqs":
                 overlay_query(model, load(old, service))
                 for shape, (code, status) in SQS_LATER_ERRORS.items():
                     model["shapes"][shape].setdefault(
                         "error", {"code": code, "httpStatusCode": status, "senderFault": True})
+            if service == "iam":
+                trim(model, IAM_OPERATIONS)
             write(service, model)
 
 

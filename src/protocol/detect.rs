@@ -31,6 +31,7 @@ pub fn signing_service(name: &str) -> Option<ServiceId> {
         "sts" => Some(ServiceId::Sts),
         "sns" => Some(ServiceId::Sns),
         "events" => Some(ServiceId::Events),
+        "iam" => Some(ServiceId::Iam),
         _ => None,
     }
 }
@@ -97,6 +98,7 @@ fn version_service(version: &str) -> Option<ServiceId> {
         "2012-11-05" => Some(ServiceId::Sqs),
         "2011-06-15" => Some(ServiceId::Sts),
         "2010-03-31" => Some(ServiceId::Sns),
+        "2010-05-08" => Some(ServiceId::Iam),
         _ => None,
     }
 }

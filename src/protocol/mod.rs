@@ -175,7 +175,17 @@ async fn serve(
         if !sigv4::valid_access_key(&sig.access_key) {
             return Err(sigv4::invalid_token());
         }
-        let secret = app.config.secret_for(&sig.access_key);
+        let session = crate::services::iam::keys::account_of(&sig.access_key)
+            .filter(|_| {
+                !app.config
+                    .credentials
+                    .iter()
+                    .any(|(k, _)| *k == sig.access_key)
+            })
+            .map(|_| crate::services::iam::keys::session_secret(&sig.access_key));
+        let secret = session
+            .as_deref()
+            .unwrap_or_else(|| app.config.secret_for(&sig.access_key));
         sigv4::verify(
             sig,
             &parts.method,
@@ -326,11 +336,13 @@ fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsEr
     }
 }
 
-/// A 12-digit access key id is the account id; any other key is the default account.
+/// A 12-digit access key id is the account id; a session key (`ASIA…`, as STS AssumeRole hands
+/// out) acts in the account it carries; any other key is the default account.
 pub fn account_for(access_key: Option<&str>, default: &str) -> String {
     match access_key {
         Some(k) if k.len() == 12 && k.bytes().all(|b| b.is_ascii_digit()) => k.to_string(),
-        _ => default.to_string(),
+        Some(k) => crate::services::iam::keys::account_of(k).unwrap_or_else(|| default.to_string()),
+        None => default.to_string(),
     }
 }
 

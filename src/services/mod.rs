@@ -6,6 +6,7 @@
 pub mod bus;
 pub mod event;
 pub mod events;
+pub mod iam;
 pub mod page;
 pub mod sns;
 pub mod sqs;
@@ -41,16 +42,19 @@ pub enum ServiceId {
     Events,
     /// The custom event bus with subscribers (`AWSEventsV2`, API version 2025-05-15).
     EventsV2,
+    /// IAM's roles and policies (global: signed for us-east-1, API version 2010-05-08).
+    Iam,
 }
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 5] = [
+    pub const SERVING: [ServiceId; 6] = [
         ServiceId::Sqs,
         ServiceId::Sns,
         ServiceId::Events,
         ServiceId::EventsV2,
         ServiceId::Sts,
+        ServiceId::Iam,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +64,7 @@ impl ServiceId {
             ServiceId::Sns => "sns",
             ServiceId::Events => "events",
             ServiceId::EventsV2 => "eventsv2",
+            ServiceId::Iam => "iam",
         }
     }
 
@@ -71,6 +76,7 @@ impl ServiceId {
             ServiceId::Sns => Some(&model::SNS),
             ServiceId::Events => Some(&model::EVENTS),
             ServiceId::EventsV2 => Some(&model::EVENTSV2),
+            ServiceId::Iam => Some(&model::IAM),
         }
     }
 
@@ -81,7 +87,7 @@ impl ServiceId {
         let member = path.last().map_or("", String::as_str);
         if !matches!(
             self,
-            ServiceId::Sns | ServiceId::Events | ServiceId::EventsV2
+            ServiceId::Sns | ServiceId::Events | ServiceId::EventsV2 | ServiceId::Iam
         ) {
             return AwsError::client(
                 "MissingParameter",
@@ -106,8 +112,8 @@ impl ServiceId {
                 p
             })
             .collect();
-        // SNS (Query) calls it ValidationError; EventBridge (JSON) ValidationException.
-        let code = if self == ServiceId::Sns {
+        // SNS and IAM (Query) call it ValidationError; EventBridge (JSON) ValidationException.
+        let code = if matches!(self, ServiceId::Sns | ServiceId::Iam) {
             "ValidationError"
         } else {
             "ValidationException"

@@ -1,15 +1,27 @@
-//! STS, as far as tools need it to check credentials: GetCallerIdentity.
+//! STS, as far as tools need it: GetCallerIdentity (the account's root, or the assumed role of
+//! session credentials) and AssumeRole, whose credentials act in the role's account (their key
+//! id carries it: `iam::keys`).
 //! It must not depend on the runtime, the protocols or the server.
 
-use super::{Context, not_yet, typed};
+use super::iam::{self, keys, store::Session};
+use super::{Context, not_yet, parse, typed};
 use crate::arn::Arn;
 use crate::error::AwsError;
+use crate::state::State;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-pub fn call(cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+pub fn call(
+    state: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
     match operation {
-        "GetCallerIdentity" => typed(input, |_: Empty| Ok::<_, AwsError>(get_caller_identity(cx))),
+        "GetCallerIdentity" => typed(input, |_: Empty| {
+            Ok::<_, AwsError>(get_caller_identity(state, cx))
+        }),
+        "AssumeRole" => assume_role(state, cx, parse(input)?),
         _ => Err(not_yet(operation)),
     }
 }
@@ -25,11 +37,66 @@ pub struct GetCallerIdentityOutput {
     pub arn: String,
 }
 
-/// The caller is the account's root identity: switchyard has no IAM users.
-pub fn get_caller_identity(cx: &Context) -> GetCallerIdentityOutput {
-    GetCallerIdentityOutput {
-        user_id: cx.account.clone(),
-        account: cx.account.clone(),
-        arn: Arn::root(&cx.account),
+/// The caller is the account's root identity, or the assumed role of session credentials.
+pub fn get_caller_identity(state: &State, cx: &Context) -> GetCallerIdentityOutput {
+    let session = cx
+        .access_key
+        .as_ref()
+        .and_then(|k| state.iam.sessions.get(k));
+    match session {
+        Some(s) => GetCallerIdentityOutput {
+            user_id: format!("{}:{}", s.role_id, s.session_name),
+            account: s.account.clone(),
+            arn: assumed_role_arn(s),
+        },
+        None => GetCallerIdentityOutput {
+            user_id: cx.account.clone(),
+            account: cx.account.clone(),
+            arn: Arn::root(&cx.account),
+        },
     }
+}
+
+fn assumed_role_arn(s: &Session) -> String {
+    let resource = format!("assumed-role/{}/{}", s.role_name, s.session_name);
+    Arn::new("sts", "", &s.account, &resource).text()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct AssumeRoleInput {
+    role_arn: String,
+    role_session_name: String,
+    duration_seconds: Option<i64>,
+}
+
+const TOKEN_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// AssumeRole: the role must exist (else AccessDenied, as AWS answers a caller its trust
+/// policy does not let in); its trust policy is stored, not evaluated.
+fn assume_role(state: &mut State, cx: &Context, input: AssumeRoleInput) -> Result<Value, AwsError> {
+    let (session, seconds) = iam::assume_role(
+        state,
+        cx,
+        &input.role_arn,
+        &input.role_session_name,
+        input.duration_seconds,
+    )?;
+    let key = keys::session_key(&mut state.engine.rng, &session.account);
+    let token = state.engine.rng.token(TOKEN_ALPHABET, 356);
+    let expires_at = state.now() + seconds * 1000;
+    let answer = json!({
+        "Credentials": {
+            "AccessKeyId": key,
+            "SecretAccessKey": keys::session_secret(&key),
+            "SessionToken": token,
+            "Expiration": expires_at as f64 / 1000.0,
+        },
+        "AssumedRoleUser": {
+            "AssumedRoleId": format!("{}:{}", session.role_id, session.session_name),
+            "Arn": assumed_role_arn(&session),
+        },
+    });
+    state.iam.sessions.insert(key, session);
+    Ok(answer)
 }

@@ -4,7 +4,7 @@
 
 use super::State;
 use crate::error::AwsError;
-use crate::services::{Context, ServiceId, bus, events, sns, sqs, streams, sts};
+use crate::services::{Context, ServiceId, bus, events, iam, sns, sqs, streams, sts};
 use serde_json::Value;
 
 impl State {
@@ -19,7 +19,8 @@ impl State {
     ) -> Result<Value, AwsError> {
         let output = match service {
             ServiceId::Sqs => sqs::call(self, cx, operation, input),
-            ServiceId::Sts => sts::call(cx, operation, input),
+            ServiceId::Sts => sts::call(self, cx, operation, input),
+            ServiceId::Iam => iam::call(self, cx, operation, input),
             ServiceId::Sns => sns::call(self, cx, operation, input),
             ServiceId::Events => events::call(self, cx, operation, input),
             ServiceId::EventsV2 if streams::is_stream_operation(operation) => {

@@ -43,6 +43,7 @@ pub struct State {
     pub events: crate::services::events::store::Store,
     pub bus: crate::services::bus::store::Store,
     pub streams: crate::services::streams::store::Store,
+    pub iam: crate::services::iam::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
 }
@@ -57,6 +58,7 @@ impl State {
             events: Default::default(),
             bus: Default::default(),
             streams: Default::default(),
+            iam: Default::default(),
             woken: Vec::new(),
         }
     }
@@ -169,5 +171,6 @@ impl State {
         self.events = Default::default();
         self.bus = Default::default();
         self.streams = Default::default();
+        self.iam = Default::default();
     }
 }

@@ -15,6 +15,7 @@ mod events_archive;
 mod events_delivery;
 mod events_exact;
 mod events_exact_resources;
+mod iam;
 mod query_protocol;
 mod sns_archive;
 mod sns_http;

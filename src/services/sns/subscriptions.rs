@@ -265,7 +265,7 @@ pub fn subscribe(
         arn: format!("{}:{id}", input.topic_arn),
         topic_arn: input.topic_arn.clone(),
         owner: cx.account.clone(),
-        principal: crate::services::sts::get_caller_identity(cx).arn,
+        principal: crate::services::sts::get_caller_identity(e, cx).arn,
         protocol: protocol.clone(),
         endpoint,
         confirmed: !matches!(protocol.as_str(), "http" | "https" | "email" | "email-json"),

@@ -1,0 +1,325 @@
+//! Policies: a role's inline policies (Put/Get/List/DeleteRolePolicy), customer managed
+//! policies (CreatePolicy, GetPolicy, GetPolicyVersion, ListPolicies, DeletePolicy and their
+//! tags) and their attachment to roles. Documents are stored and answered back, never enforced.
+//! AWS managed policies (`arn:aws:iam::aws:policy/…`) may be attached by ARN; switchyard holds
+//! no copy of them.
+
+use super::errors::{
+    delete_conflict, invalid_input, limit_exceeded, no_such_policy, no_such_role_policy,
+    policy_exists,
+};
+use super::roles::role_mut;
+use super::store::{Account, Policy};
+use super::{Input, checks, date, merge_tags, page, tag_list, unique_id};
+use crate::arn::Arn;
+use crate::error::AwsError;
+use crate::services::Context;
+use crate::state::State;
+use serde_json::{Map, Value, json};
+
+/// A document as IAM's Query answers carry it: URL-encoded (the SDKs decode it).
+fn encoded(document: &str) -> String {
+    let text: String = form_urlencoded::byte_serialize(document.as_bytes()).collect();
+    text.replace('+', "%20")
+}
+
+fn account<'a>(state: &'a mut State, cx: &Context) -> &'a mut Account {
+    state.iam.accounts.entry(cx.account.clone()).or_default()
+}
+
+pub fn put_role_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("PolicyName");
+    checks::name(name, "policyName", 128)?;
+    let document = input.str("PolicyDocument");
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    checks::identity_policy(document)?;
+    role.inline.insert(name.to_string(), document.to_string());
+    Ok(json!({}))
+}
+
+pub fn get_role_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("PolicyName");
+    checks::name(name, "policyName", 128)?;
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let document = role
+        .inline
+        .get(name)
+        .ok_or_else(|| no_such_role_policy(name))?;
+    Ok(json!({"RoleName": role.name, "PolicyName": name, "PolicyDocument": encoded(document)}))
+}
+
+pub fn list_role_policies(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let names: Vec<_> = role.inline.keys().map(|k| (k.clone(), k.clone())).collect();
+    page(names, input, "PolicyNames")
+}
+
+pub fn delete_role_policy(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let name = input.str("PolicyName");
+    checks::name(name, "policyName", 128)?;
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    role.inline
+        .remove(name)
+        .ok_or_else(|| no_such_role_policy(name))?;
+    Ok(json!({}))
+}
+
+/// A policy ARN the caller may name: well formed, of IAM, `policy/…`.
+fn policy_arn(arn: &str) -> Result<Arn<'_>, AwsError> {
+    Arn::parse(arn)
+        .filter(|a| a.service == "iam" && a.resource.starts_with("policy/"))
+        .ok_or_else(|| invalid_input(format!("ARN {arn} is not valid.")))
+}
+
+/// The name in a policy ARN (its last path segment).
+fn policy_name(arn: &Arn) -> String {
+    arn.resource
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The caller's customer managed policy of ARN `arn`.
+fn policy_mut<'a>(
+    state: &'a mut State,
+    cx: &Context,
+    arn: &str,
+) -> Result<&'a mut Policy, AwsError> {
+    let parsed = policy_arn(arn)?;
+    let key = policy_name(&parsed).to_ascii_lowercase();
+    account(state, cx)
+        .policies
+        .get_mut(&key)
+        .filter(|p| p.arn == arn)
+        .ok_or_else(|| no_such_policy(arn))
+}
+
+pub fn attach_role_policy(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let arn = input.str("PolicyArn");
+    let parsed = policy_arn(arn)?;
+    let aws_managed = parsed.account == "aws";
+    let name = policy_name(&parsed);
+    role_mut(state, cx, input.str("RoleName"))?;
+    if !aws_managed && policy_mut(state, cx, arn).is_err() {
+        return Err(AwsError::client(
+            "NoSuchEntityException",
+            format!("Policy {arn} does not exist or is not attachable."),
+        ));
+    }
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    if !role.attached.contains_key(arn) && role.attached.len() >= 10 {
+        return Err(limit_exceeded(
+            "Cannot exceed quota for PoliciesPerRole: 10",
+        ));
+    }
+    role.attached.insert(arn.to_string(), name);
+    Ok(json!({}))
+}
+
+pub fn detach_role_policy(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let arn = input.str("PolicyArn");
+    policy_arn(arn)?;
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    role.attached
+        .remove(arn)
+        .ok_or_else(|| no_such_policy(arn))?;
+    Ok(json!({}))
+}
+
+pub fn list_attached_role_policies(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let prefix = input.opt("PathPrefix").unwrap_or("/");
+    checks::path_prefix(prefix)?;
+    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let items: Vec<_> = role
+        .attached
+        .iter()
+        .filter(|(arn, _)| {
+            let resource = Arn::parse(arn).map_or("", |a| a.resource);
+            resource
+                .strip_prefix("policy")
+                .is_some_and(|p| p.starts_with(prefix))
+        })
+        .map(|(arn, name)| (arn.clone(), json!({"PolicyName": name, "PolicyArn": arn})))
+        .collect();
+    page(items, input, "AttachedPolicies")
+}
+
+pub fn create_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("PolicyName");
+    checks::name(name, "policyName", 128)?;
+    let path = input.opt("Path").unwrap_or("/");
+    checks::policy_path(path)?;
+    let description = input.opt("Description").map(str::to_string);
+    if let Some(d) = &description {
+        checks::description(d)?;
+    }
+    let tags = input.tags();
+    checks::tags(&[], &tags)?;
+    let document = input.str("PolicyDocument");
+    checks::identity_policy(document)?;
+    let key = name.to_ascii_lowercase();
+    if account(state, cx).policies.contains_key(&key) {
+        return Err(policy_exists(name));
+    }
+    let policy = Policy {
+        name: name.to_string(),
+        id: unique_id(state, "ANPA"),
+        arn: Arn::new("iam", "", &cx.account, &format!("policy{path}{name}")).text(),
+        path: path.to_string(),
+        created_at: state.now(),
+        description,
+        document: document.to_string(),
+        tags,
+    };
+    let mut answer = policy_value(&policy, 0);
+    answer.remove("Description");
+    let answer = json!({"Policy": answer});
+    account(state, cx).policies.insert(key, policy);
+    Ok(answer)
+}
+
+/// The policy as GetPolicy answers it, with its attachment count.
+fn policy_value(policy: &Policy, attachments: usize) -> Map<String, Value> {
+    let mut v = Map::new();
+    v.insert("PolicyName".into(), json!(policy.name));
+    v.insert("PolicyId".into(), json!(policy.id));
+    v.insert("Arn".into(), json!(policy.arn));
+    v.insert("Path".into(), json!(policy.path));
+    v.insert("DefaultVersionId".into(), json!("v1"));
+    v.insert("AttachmentCount".into(), json!(attachments));
+    v.insert("PermissionsBoundaryUsageCount".into(), json!(0));
+    v.insert("IsAttachable".into(), json!(true));
+    if let Some(d) = &policy.description {
+        v.insert("Description".into(), json!(d));
+    }
+    v.insert("CreateDate".into(), date(policy.created_at));
+    v.insert("UpdateDate".into(), date(policy.created_at));
+    if !policy.tags.is_empty() {
+        v.insert("Tags".into(), tag_list(&policy.tags));
+    }
+    v
+}
+
+/// How many of the account's roles have `arn` attached.
+fn attachments(account: &Account, arn: &str) -> usize {
+    account
+        .roles
+        .values()
+        .filter(|r| r.attached.contains_key(arn))
+        .count()
+}
+
+pub fn get_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let arn = input.str("PolicyArn");
+    let policy = policy_mut(state, cx, arn)?.clone();
+    let count = attachments(account(state, cx), arn);
+    Ok(json!({"Policy": policy_value(&policy, count)}))
+}
+
+pub fn get_policy_version(
+    state: &mut State,
+    cx: &Context,
+    input: &Input,
+) -> Result<Value, AwsError> {
+    let arn = input.str("PolicyArn");
+    let version = input.str("VersionId");
+    let policy = policy_mut(state, cx, arn)?;
+    if version != "v1" {
+        return Err(AwsError::client(
+            "NoSuchEntityException",
+            format!("Policy {arn} version {version} does not exist or is not attachable."),
+        ));
+    }
+    let answer = json!({"PolicyVersion": {
+        "Document": encoded(&policy.document),
+        "VersionId": "v1",
+        "IsDefaultVersion": true,
+        "CreateDate": date(policy.created_at),
+    }});
+    Ok(answer)
+}
+
+pub fn list_policies(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let prefix = input.opt("PathPrefix").unwrap_or("/");
+    checks::policy_path(prefix).or_else(|_| checks::path_prefix(prefix))?;
+    let scope = input.opt("Scope").unwrap_or("All");
+    let only_attached = input.bool("OnlyAttached");
+    let account = account(state, cx);
+    let items: Vec<_> = account
+        .policies
+        .iter()
+        .filter(|_| scope != "AWS")
+        .filter(|(_, p)| p.path.starts_with(prefix))
+        .map(|(k, p)| (k, p, attachments(account, &p.arn)))
+        .filter(|(_, _, n)| !only_attached || *n > 0)
+        .map(|(k, p, n)| {
+            let mut v = policy_value(p, n);
+            v.remove("Description");
+            v.remove("Tags");
+            (k.clone(), Value::Object(v))
+        })
+        .collect();
+    page(items, input, "Policies")
+}
+
+pub fn delete_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let arn = input.str("PolicyArn");
+    let key = policy_mut(state, cx, arn)?.name.to_ascii_lowercase();
+    let account = account(state, cx);
+    if attachments(account, arn) > 0 {
+        return Err(delete_conflict(
+            "Cannot delete a policy attached to entities.",
+        ));
+    }
+    account.policies.remove(&key);
+    Ok(json!({}))
+}
+
+pub fn tag_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let tags = input.tags();
+    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+    checks::tags(&policy.tags, &tags)?;
+    merge_tags(&mut policy.tags, tags);
+    Ok(json!({}))
+}
+
+pub fn untag_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let keys = input.strings("TagKeys");
+    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+    policy
+        .tags
+        .retain(|(k, _)| !keys.iter().any(|r| r.eq_ignore_ascii_case(k)));
+    Ok(json!({}))
+}
+
+pub fn list_policy_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+    let mut items: Vec<_> = policy
+        .tags
+        .iter()
+        .map(|(k, v)| (k.clone(), json!({"Key": k, "Value": v})))
+        .collect();
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    page(items, input, "Tags")
+}
