@@ -169,7 +169,9 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     assert endpoint.notifications == 51
     logs = os.path.dirname(os.environ.get("COMPAT_SERVER_LOG", "compat/.logs/x"))
     os.makedirs(logs, exist_ok=True)
+    page.locator("#tl-table-box summary").click()  # the picture: the chart, not the table
     page.locator("#timeline").screenshot(path=os.path.join(logs, "console-timeline.png"))
+    page.locator("#tl-table-box summary").click()
 
     # Peek into the DLQ from the console: the message is there, and stays there.
     page.locator("#resource-tree").get_by_role("button", name="dlq", exact=True).click()
