@@ -5,7 +5,8 @@ It runs the README's SNS retry scenario (an HTTP endpoint answering 503 under AW
 policy, 51 attempts over 43 virtual minutes, then the dead-letter queue), opens the console and
 checks the topic, the subscription and the attempts with their phases; advances the clock with the
 console's own button and sees the timeline move; adds a fault with the console's form and sees the
-next delivery meet it; and peeks into the DLQ. A screenshot of the timeline is written next to the
+next delivery meet it; and peeks into the DLQ. Keyboard use and zoom, and EventBridge's day-long
+default schedule read on one log axis from +1 ms to hours, have tests of their own. A screenshot of the timeline is written next to the
 server log (compat/.logs/console-timeline.png).
 
 Also: LocalStack's GET /_aws/sqs/messages, which the console peeks with (facts from LocalStack's
@@ -241,3 +242,28 @@ def test_console_assets_are_served_from_the_binary(url):
         assert "https://" not in r.text, f"{name} refers to the network"
     r = _http.get(url + "/_switchyard/ui/nope.js", timeout=10)
     assert (r.status_code, r.json()["error"]) == (404, "NotFound")
+
+
+def test_console_reads_a_day_long_schedule_from_milliseconds_to_hours(make_client, sqs, control, url, page):
+    """EventBridge's default retry policy (24 virtual hours) on a failing target: the console's
+    '+1 day' runs it, and the log axis shows the first millisecond and the last hours in one lane."""
+    events = make_client("events")
+    queue = "arn:aws:sqs:us-east-1:000000000000:orders"
+    sqs.create_queue(QueueName="orders")
+    rule = events.put_rule(Name="all-orders", EventPattern='{"source":["shop"]}')["RuleArn"]
+    events.put_targets(Rule="all-orders", Targets=[{"Id": "q", "Arn": queue}])
+    assert control.post("/faults", {"target": queue, "status": 500}).status_code == 201
+    events.put_events(Entries=[{"Source": "shop", "DetailType": "OrderPlaced", "Detail": "{}"}])
+    page.goto(url + "/_switchyard/ui")
+    target = page.locator(f'#resource-tree button[data-arn="{rule}#q"]')
+    expect(target).to_contain_text("all-orders → q")
+    target.click()
+    page.get_by_role("button", name="+1 day").click()
+    expect(page.locator("#status")).to_contain_text("Advanced to")
+    made = attempts(control, f"{rule}#q")
+    assert len(made) > 100 and made[-1]["nextAttemptAt"] is None, made[-1]
+    expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(len(made))
+    phases = set(page.locator("#tl-svg g.rec.attempt").evaluate_all("gs => gs.map(g => g.dataset.phase)"))
+    assert phases == {"initial", "retry"}
+    ticks = page.locator("#tl-svg > text").evaluate_all("ts => ts.map(t => t.textContent)")
+    assert "+1 ms" in ticks and "+6 h" in ticks, ticks
