@@ -186,10 +186,20 @@ async fn main() -> std::process::ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 
-    let emulator = match Emulator::start(args.into()).await {
+    let config: switchyard::Config = args.into();
+    let address = format!("{}:{}", config.host, config.port);
+    let emulator = match Emulator::start(config).await {
         Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            eprintln!(
+                "switchyard: cannot listen on {address}: the port is in use (another switchyard or \
+                 LocalStack?). Stop it, choose another port with --port N, or take a free one \
+                 with --port 0 (the ready line says which)."
+            );
+            return std::process::ExitCode::FAILURE;
+        }
         Err(e) => {
-            eprintln!("switchyard: cannot listen: {e}");
+            eprintln!("switchyard: cannot listen on {address}: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };

@@ -63,7 +63,7 @@ fi
 [[ "$err" == *"(ResourceAlreadyExistsException)"*"Archive $ARCHIVE already exists."* ]] \
     || fail "create-archive again: expected ResourceAlreadyExistsException, got: $err"
 out=$(awsj events list-rules --event-bus-name "$BUS") || fail "list-rules: aws exited non-zero"
-jcheck "list-rules (managed rule)" "[(r['Name'], r.get('ManagedBy')) for r in d['Rules']] == [('Events-Archive-$ARCHIVE', 'events.amazonaws.com'), ('$RULE', None)]" <<<"$out"
+jcheck "list-rules (managed rule)" "[(r['Name'], r.get('ManagedBy')) for r in d['Rules']] == [('Events-Archive-$ARCHIVE', 'prod.vhs.events.aws.internal'), ('$RULE', None)]" <<<"$out"
 ok "create-archive (with its managed rule Events-Archive-$ARCHIVE)"
 
 # --- an event ten minutes back in event time, archived ---------------------------------------------

@@ -565,7 +565,8 @@ def test_an_oauth_connection_gets_a_token_then_sends_it_as_bearer(events, contro
         check_eventbridge_headers(r)
     assert tokens.take() == []  # one token serves every invocation
 
-    # A token endpoint that refuses leaves the connection DEAUTHORIZED, its destination INACTIVE.
+    # A token endpoint that refuses leaves the connection AUTHORIZING (as AWS reported one whose
+    # endpoint did not authorize it), with the reason; its destination is INACTIVE.
     tokens.answer(401, json.dumps({"error": "invalid_client"}))
     refused = events.create_connection(
         Name="refused",
@@ -574,7 +575,8 @@ def test_an_oauth_connection_gets_a_token_then_sends_it_as_bearer(events, contro
     )
     assert refused["ConnectionState"] == "AUTHORIZING"
     d = events.describe_connection(Name="refused")
-    assert d["ConnectionState"] == "DEAUTHORIZED" and d["StateReason"], d
+    assert d["ConnectionState"] == "AUTHORIZING", d
+    assert d["StateReason"] == "The authorization endpoint answered HTTP status 401.", d
     destination(events, "refused-api", refused["ConnectionArn"], receiver.url + "/events")
     assert events.describe_api_destination(Name="refused-api")["ApiDestinationState"] == "INACTIVE"
 

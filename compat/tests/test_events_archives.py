@@ -13,6 +13,7 @@ at t+1 s, then each virtual second sends the events of the next non-empty minute
 Events get distinct event times through PutEvents' `Time`; replays only take windows that ended."""
 
 import json
+import re
 
 import pytest
 from botocore.config import Config
@@ -37,7 +38,7 @@ from sqs_helpers import raises_code
 
 MINUTE = 60_000
 DAY = 86_400
-MANAGED_BY = "events.amazonaws.com"
+MANAGED_BY = "prod.vhs.events.aws.internal"
 # The keys of an archive as ListArchives shows it (AWS-recorded: LocalStack's
 # test_archive_and_replay.snapshot.json, "list-archives").
 SUMMARY_KEYS = {"ArchiveName", "CreationTime", "EventCount", "EventSourceArn", "RetentionDays", "SizeBytes", "State"}
@@ -265,7 +266,15 @@ def test_the_managed_rule_is_listed_and_protected(events, control):
     assert json.loads(rule["EventPattern"]) == {"detail-type": ["OrderPlaced"], "replay-name": [{"exists": False}]}
     described = events.describe_rule(Name=name, EventBusName="orders")
     assert (described["Arn"], described["ManagedBy"]) == (arn, MANAGED_BY)
-    assert events.list_targets_by_rule(Rule=name, EventBusName="orders")["Targets"] == []
+    # Its one target is AWS's: the region's EventBridge, with a transformer naming the archive.
+    [target] = events.list_targets_by_rule(Rule=name, EventBusName="orders")["Targets"]
+    assert (target["Id"], target["Arn"]) == (name, "arn:aws:events:us-east-1:::")
+    assert target["InputTransformer"]["InputPathsMap"] == {}
+    template = (
+        r'\{"archive-arn": "arn:aws:events:us-east-1:%s:archive/placed:[0-9a-f-]{36}", '
+        r'"event": <aws\.events\.event\.json>, "ingestion-time": <aws\.events\.event\.ingestion-time>\}'
+    ) % ACCOUNT
+    assert re.fullmatch(template, target["InputTransformer"]["InputTemplate"]), target
 
     managed = f"Rule {name} is managed by an AWS service and can be modified only by it, or with Force."
     target = {"Id": "t", "Arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:q"}
@@ -706,7 +715,7 @@ def test_replay_errors(events, control):
         events.list_replays(State="DONE")
     assert error_of(error)[1] == (
         "1 validation error detected: Value 'DONE' at 'state' failed to satisfy constraint: Member must satisfy "
-        "enum value set: [STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLED, FAILED]"
+        "enum value set: [CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, STARTING]"
     )
 
     # Ten replays at once at most (eb-replay-archived-event); one more may start once some are done.

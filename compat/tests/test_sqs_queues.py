@@ -176,7 +176,7 @@ def test_permissions(sqs_any):
         QueueUrl=queue_url, Label="one", AWSAccountIds=["111122223333"], Actions=["SendMessage"]
     )
     doc = policy(sqs_any, queue_url)
-    assert doc["Version"] == "2012-10-17"
+    assert doc["Version"] == "2008-10-17"
     assert doc["Statement"] == [
         {
             "Sid": "one",

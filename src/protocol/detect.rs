@@ -68,6 +68,14 @@ pub fn has_operation(service: ServiceId, protocol: Protocol, operation: &str) ->
     })
 }
 
+/// Whether a Query request is for SQS by what it says besides its action: the credential
+/// scope, a queue URL path or SQS's API version.
+pub fn sqs_endpoint(scope: Option<ServiceId>, path: &str, params: &Params) -> bool {
+    scope == Some(ServiceId::Sqs)
+        || is_queue_path(path)
+        || params.get("Version").is_some_and(|v| v == "2012-11-05")
+}
+
 /// Whether `path` is a queue URL path (`/<account>/<queue>`), which only SQS has.
 pub fn is_queue_path(path: &str) -> bool {
     sqs::parse_queue_path(path).is_some()

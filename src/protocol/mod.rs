@@ -50,6 +50,8 @@ fn header_str<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
 struct Route {
     service: Option<ServiceId>,
     operation: Option<String>,
+    /// A Query request asking for its answer in JSON (`Accept: application/json`).
+    json_answer: bool,
 }
 
 /// Serves one AWS API request.
@@ -57,14 +59,22 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
     let stopwatch = Clock::stopwatch();
     let request_id = app.request_id();
     let protocol = detect::protocol(&parts);
-    let mut route = Route::default();
+    let mut route = Route {
+        json_answer: protocol == Protocol::Query
+            && query::json::wanted(header_str(&parts, header::ACCEPT.as_str())),
+        ..Route::default()
+    };
     let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
         Ok(response) => response,
         Err(err) => {
             if err.is_server_fault() {
                 tracing::error!(request_id, error = %err, "request failed");
             }
-            render_error(protocol, route.service, &err, &request_id)
+            if route.json_answer && err.code != "UnknownOperationException" {
+                query_json_error(route.service, &err, &request_id)
+            } else {
+                render_error(protocol, route.service, &err, &request_id)
+            }
         }
     };
     tracing::info!(
@@ -123,13 +133,25 @@ async fn serve(
             if content_type.starts_with("application/x-www-form-urlencoded") {
                 query::parse_params(&mut params, &body);
             }
-            let action = params
-                .get("Action")
-                .cloned()
-                .ok_or_else(AwsError::missing_action)?;
+            let Some(action) = params.get("Action").cloned() else {
+                // SQS answers a request without an action with UnknownOperationException.
+                let sqs = detect::sqs_endpoint(scope_service, parts.uri.path(), &params);
+                return Err(if sqs {
+                    AwsError::new("UnknownOperationException", 404, "")
+                } else {
+                    AwsError::missing_action()
+                });
+            };
             let service = detect::query_service(scope_service, parts.uri.path(), &params, &action)?;
             route.service = Some(service);
-            if !detect::has_operation(service, protocol, &action) {
+            let known = detect::has_operation(service, protocol, &action);
+            if service == ServiceId::Sqs
+                && detect::is_queue_path(parts.uri.path())
+                && let Some(err) = crate::services::sqs::not_for_queue_endpoint(&action, known)
+            {
+                return Err(err);
+            }
+            if !known {
                 return Err(AwsError::invalid_action(&action));
             }
             // SQS's Query API may name the queue by the request path instead of a parameter.
@@ -185,11 +207,47 @@ async fn serve(
             || format!("{}:{}", app.config.host, app.config.port),
             str::to_string,
         ),
+        trace_header: header_str(parts, "x-amzn-trace-id")
+            .filter(|t| !t.is_empty())
+            .map(str::to_string),
     };
     let output = crate::runtime::call(app, &cx, service, &operation, input).await?;
+    if route.json_answer {
+        let body = query::json::encode_response(model, &operation, &output, request_id);
+        return Ok(json_content(respond(
+            StatusCode::OK,
+            Protocol::Json10,
+            request_id,
+            body,
+            None,
+        )));
+    }
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))
+}
+
+/// An error of a Query request that asked for JSON.
+fn query_json_error(service: Option<ServiceId>, err: &AwsError, request_id: &str) -> Response {
+    let model = service.and_then(ServiceId::model);
+    let status = model
+        .and_then(|m| m.shapes.get(err.code))
+        .and_then(|s| s.error.as_ref())
+        .and_then(|e| e.http_status_code)
+        .unwrap_or(err.status);
+    let code = model.map_or(err.code, |m| m.query_code(err.code));
+    let body = query::json::encode_error(code, status < 500, &err.message, request_id);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    json_content(respond(status, Protocol::Json10, request_id, body, None))
+}
+
+/// A Query answer in JSON is `application/json`.
+fn json_content(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// The first required member absent from `value` (of structure `shape`), at any depth: a batch
@@ -309,8 +367,16 @@ pub fn render_error(
     let sender = status < 500;
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
     match protocol {
+        Protocol::Query if err.code == "UnknownOperationException" => {
+            let body = format!("<?xml version=\"1.0\"?><{0}/>", err.code).into_bytes();
+            respond(status, protocol, request_id, body, None)
+        }
         Protocol::Query => {
-            let body = query::encode_error(model, query_code, sender, &err.message, request_id);
+            let sqs_wording = (service == Some(ServiceId::Sqs))
+                .then(|| crate::services::sqs::query_message(err.code))
+                .flatten();
+            let message = sqs_wording.unwrap_or(&err.message);
+            let body = query::encode_error(model, query_code, sender, message, request_id);
             respond(status, protocol, request_id, body, None)
         }
         Protocol::Json10 | Protocol::Json11 => {

@@ -28,6 +28,9 @@ pub struct Context {
     pub access_key: Option<String>,
     /// `host[:port]` the client addressed, for URLs handed back (queue URLs).
     pub host: String,
+    /// The request's `X-Amzn-Trace-Id` header: SQS keeps it as a message's AWSTraceHeader, SNS
+    /// passes it on to its SQS subscriptions.
+    pub trace_header: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

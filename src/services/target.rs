@@ -108,6 +108,7 @@ pub fn adapt(
                     attributes: p.attributes,
                     group_id: p.group_id,
                     dedup_id: p.dedup_id,
+                    trace_header: None,
                 };
                 let queue_arn = arn.to_string();
                 adapted("sqs", Target::Sqs { queue_arn, message })

@@ -261,10 +261,17 @@ async fn unknown_operations() {
 #[tokio::test]
 async fn missing_action_and_parameters() {
     let h = Harness::start().await;
+    // An SQS request (by its version) without an action: SQS's UnknownOperationException
+    // (issue 14); a request that names no service: MissingAction.
     let r = h
         .query(&[("Version", SQS_VERSION), ("QueueName", "q")])
         .await;
-    assert_eq!(xml_error(&r, 400), "MissingAction");
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(
+        r.body.contains("<UnknownOperationException/>"),
+        "{}",
+        r.body
+    );
     h.assert_alive().await;
 
     let r = h.request("GET", "/", &[], "").await;

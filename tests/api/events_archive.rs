@@ -443,12 +443,12 @@ async fn an_archive_comes_with_a_managed_rule_only_it_may_change() {
         [
             (
                 "Events-Archive-all",
-                "events.amazonaws.com",
+                "prod.vhs.events.aws.internal",
                 r#"{"replay-name":[{"exists":false}]}"#
             ),
             (
                 "Events-Archive-orders",
-                "events.amazonaws.com",
+                "prod.vhs.events.aws.internal",
                 r#"{"detail-type":["OrderPlaced"],"replay-name":[{"exists":false}]}"#
             ),
         ]
@@ -466,7 +466,10 @@ async fn an_archive_comes_with_a_managed_rule_only_it_may_change() {
             format!("arn:aws:events:us-east-1:{ACCOUNT}:rule/shop/Events-Archive-orders").as_str()
         )
     );
-    assert_eq!(rule.managed_by.as_deref(), Some("events.amazonaws.com"));
+    assert_eq!(
+        rule.managed_by.as_deref(),
+        Some("prod.vhs.events.aws.internal")
+    );
     assert_eq!(rule.state.unwrap().as_str(), "ENABLED");
 
     let managed = error(

@@ -141,9 +141,10 @@ async fn query_errors_are_xml_error_responses() {
         xml_text(&r.body, "Code").as_deref(),
         Some("AWS.SimpleQueueService.NonExistentQueue")
     );
+    // Query's own wording (AWS-recorded; JSON says "The specified queue does not exist.").
     assert_eq!(
         xml_text(&r.body, "Message").as_deref(),
-        Some("The specified queue does not exist.")
+        Some("The specified queue does not exist for this wsdl version.")
     );
     assert!(xml_text(&r.body, "RequestId").is_some());
 

@@ -541,7 +541,6 @@ async fn sms_attributes_default_set_filter_and_validate() {
         ("DeliveryStatusSuccessSamplingRate", "150"),
         ("DeliveryStatusIAMRole", "not-a-role"),
         ("UsageReportS3Bucket", "Bad_Bucket"),
-        ("Colour", "red"),
     ] {
         let r = sns
             .set_sms_attributes()
@@ -555,6 +554,19 @@ async fn sms_attributes_default_set_filter_and_validate() {
             "{message}"
         );
     }
+    // An unknown key: AWS's wording, without the "Invalid parameter:" prefix.
+    let r = sns
+        .set_sms_attributes()
+        .attributes("Colour", "red")
+        .send()
+        .await;
+    assert_eq!(
+        failure(r),
+        (
+            "InvalidParameter".to_string(),
+            "Colour is not a valid attribute".to_string()
+        )
+    );
     // A rejected request changes nothing.
     assert_eq!(
         get(&["DefaultSMSType"]).await.unwrap().attributes.unwrap()["DefaultSMSType"],

@@ -203,6 +203,57 @@ async fn raw_delivery_sends_the_message_as_is_with_attributes_as_sqs_attributes(
     assert!(got[0].md5_of_message_attributes.is_some());
 }
 
+/// A publisher's X-Ray trace header (`X-Amzn-Trace-Id`) reaches an SQS subscription as the
+/// message's AWSTraceHeader system attribute, raw or not; without one, none is set.
+#[tokio::test]
+async fn the_publishers_trace_header_reaches_sqs_subscriptions() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    let topic = create_topic(&sns, "traced", &[]).await;
+    let (url, arn) = queue(&h, "traced").await;
+    subscribe(&sns, &topic, "sqs", &arn, &[]).await;
+    let trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+    let body = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            ("Action", "Publish"),
+            ("Version", "2010-03-31"),
+            ("TopicArn", topic.as_str()),
+            ("Message", "traced"),
+        ])
+        .finish();
+    let headers = [
+        ("content-type", "application/x-www-form-urlencoded"),
+        ("x-amzn-trace-id", trace),
+    ];
+    let r = h.request("POST", "/", &headers, body).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    sns.publish()
+        .topic_arn(&topic)
+        .message("untraced")
+        .send()
+        .await
+        .unwrap();
+    let got = receive(&h, &url).await;
+    let traces: Vec<(String, Option<&str>)> = got
+        .iter()
+        .map(|m| {
+            let body: Value = serde_json::from_str(m.body.as_deref().unwrap()).unwrap();
+            let attrs = m.attributes.as_ref().unwrap();
+            let trace = attrs
+                .get(&MessageSystemAttributeName::AwsTraceHeader)
+                .map(String::as_str);
+            (body["Message"].as_str().unwrap().to_string(), trace)
+        })
+        .collect();
+    assert_eq!(
+        traces,
+        [
+            ("traced".to_string(), Some(trace)),
+            ("untraced".into(), None)
+        ]
+    );
+}
+
 #[tokio::test]
 async fn message_structure_json_gives_each_protocol_its_own_text() {
     let h = Harness::start().await;
@@ -876,7 +927,8 @@ async fn fifo_publish_rules_and_the_five_minute_deduplication_window() {
         .await
         .unwrap();
 
-    // PublishBatch on a FIFO topic: sequence numbers per entry, rules per entry.
+    // PublishBatch on a FIFO topic: an entry without MessageGroupId fails the whole request
+    // (AWS observed, LocalStack `test_publish_batch_exceptions`); sequence numbers per entry.
     let r = sns
         .publish_batch()
         .topic_arn(&topic)
@@ -896,12 +948,33 @@ async fn fifo_publish_rules_and_the_five_minute_deduplication_window() {
                 .unwrap(),
         )
         .send()
+        .await;
+    let (code, message) = sdk_error(r);
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        (
+            "InvalidParameter",
+            "Invalid parameter: The MessageGroupId parameter is required for FIFO topics"
+        )
+    );
+    let r = sns
+        .publish_batch()
+        .topic_arn(&topic)
+        .publish_batch_request_entries(
+            PublishBatchRequestEntry::builder()
+                .id("a")
+                .message("batch-a")
+                .message_group_id("g")
+                .build()
+                .unwrap(),
+        )
+        .send()
         .await
         .unwrap();
     let ok = r.successful.unwrap();
     assert_eq!(ok.len(), 1);
     assert!(ok[0].sequence_number.is_some());
-    assert_eq!(r.failed.unwrap()[0].id, "b");
+    assert!(r.failed.unwrap_or_default().is_empty());
 }
 
 #[tokio::test]

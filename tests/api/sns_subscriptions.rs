@@ -711,3 +711,63 @@ async fn listings_show_every_field_and_page_at_100() {
     );
     assert_eq!(code, "NotFound");
 }
+
+/// Issue 14: the principal is GetCallerIdentity's ARN for the same credentials; SMS endpoints
+/// take AWS's punctuation and refuse bad numbers in AWS's words; a malformed subscription ARN
+/// gets AWS's ARN-shape reason.
+#[tokio::test]
+async fn principal_sms_endpoints_and_malformed_subscription_arns_as_aws_answers() {
+    let h = Harness::start().await;
+    for key in ["test", "111122223333"] {
+        let sns = h.sns_as(key, "us-east-1");
+        let me = h.sts_as(key).get_caller_identity().send().await.unwrap();
+        let topic = sns
+            .create_topic()
+            .name("principal")
+            .send()
+            .await
+            .unwrap()
+            .topic_arn
+            .unwrap();
+        let sub = subscribe(&sns, &topic, "sms", "+12/34-567.890", &[]).await;
+        let a = sub_attributes(&sns, &sub).await;
+        assert_eq!(Some(a["SubscriptionPrincipal"].as_str()), me.arn());
+        assert_eq!(a["Endpoint"], "+12/34-567.890");
+    }
+
+    let sns = h.sns();
+    let topic = create_topic(&sns, "texts", &[]).await;
+    for bad in [
+        "invalid-number",
+        "+15--551234567",
+        "+15551234567.",
+        "/+15551234567",
+    ] {
+        let (code, message) = sdk_error(
+            sns.subscribe()
+                .topic_arn(&topic)
+                .protocol("sms")
+                .endpoint(bad)
+                .send()
+                .await,
+        );
+        assert_eq!(
+            (code.as_str(), message.as_str()),
+            (
+                "InvalidParameter",
+                format!("Invalid SMS endpoint: {bad}").as_str()
+            )
+        );
+    }
+
+    for (arn, elements) in [("randomarn", 1), ("arn:aws:sns:us-east-1", 4)] {
+        let (code, message) = sdk_error(sns.unsubscribe().subscription_arn(arn).send().await);
+        assert_eq!(code, "InvalidParameter");
+        assert_eq!(
+            message,
+            format!(
+                "Invalid parameter: SubscriptionArn Reason: An ARN must have at least 6 elements, not {elements}"
+            )
+        );
+    }
+}

@@ -59,11 +59,12 @@ pub async fn sns_query(h: &Harness, params: &[(&str, &str)]) -> crate::harness::
 }
 
 /// A raw SNS Query request that must fail: (status, Code, Message), after checking the
-/// `ErrorResponse` shape of spec §9.4.
+/// `ErrorResponse` shape of spec §9.4, which has no Detail element (SQS's has one).
 pub async fn sns_query_error(h: &Harness, params: &[(&str, &str)]) -> (u16, String, String) {
     let r = sns_query(h, params).await;
     assert!(r.status >= 400, "{params:?} succeeded: {}", r.body);
     assert!(r.body.contains("<ErrorResponse"), "{}", r.body);
+    assert!(!r.body.contains("Detail"), "{}", r.body);
     assert_eq!(xml_text(&r.body, "Type").as_deref(), Some("Sender"));
     assert!(xml_text(&r.body, "RequestId").is_some(), "{}", r.body);
     (

@@ -617,17 +617,16 @@ async fn receipt_handles_and_visibility_changes() {
     h.advance(1.0).await;
     let (_, second) = take(&sqs, &url, 30).await.remove(0);
     assert_ne!(first, second);
-    // The old handle is expired for visibility changes (InvalidParameterValue).
-    let err = sqs
-        .change_message_visibility()
+    // The old handle still changes the visibility on a standard queue, as in SQS (issue 14);
+    // visibility 0 makes it visible at once (over Query).
+    sqs.change_message_visibility()
         .queue_url(&url)
         .receipt_handle(&first)
         .visibility_timeout(10)
         .send()
         .await
-        .unwrap_err();
-    assert_eq!(err.code(), Some("InvalidParameterValue"));
-    // Visibility 0 makes it visible at once (over Query).
+        .unwrap();
+    assert_eq!(counts(&sqs, &url).await, (0, 1, 0));
     query_ok(
         &h,
         &[
@@ -639,11 +638,33 @@ async fn receipt_handles_and_visibility_changes() {
     )
     .await;
     assert_eq!(counts(&sqs, &url).await, (1, 0, 0));
-    // Not in flight any more: MessageNotInflight, JSON and Query.
-    let err = sqs
-        .change_message_visibility()
+    // Not in flight any more: accepted on a standard queue (the message is hidden again);
+    // MessageNotInflight on a FIFO queue, JSON and Query.
+    sqs.change_message_visibility()
         .queue_url(&url)
         .receipt_handle(&second)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let fifo = create(
+        &sqs,
+        "handles.fifo",
+        &[("FifoQueue", "true"), ("ContentBasedDeduplication", "true")],
+    )
+    .await;
+    sqs.send_message()
+        .queue_url(&fifo)
+        .message_body("f")
+        .message_group_id("g")
+        .send()
+        .await
+        .unwrap();
+    let (_, fifo_handle) = take(&sqs, &fifo, 0).await.remove(0);
+    let err = sqs
+        .change_message_visibility()
+        .queue_url(&fifo)
+        .receipt_handle(&fifo_handle)
         .visibility_timeout(10)
         .send()
         .await
@@ -657,8 +678,8 @@ async fn receipt_handles_and_visibility_changes() {
         &h,
         &[
             ("Action", "ChangeMessageVisibility"),
-            ("QueueUrl", &url),
-            ("ReceiptHandle", &second),
+            ("QueueUrl", &fifo),
+            ("ReceiptHandle", &fifo_handle),
             ("VisibilityTimeout", "10"),
         ],
     )

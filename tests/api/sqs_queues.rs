@@ -338,7 +338,7 @@ async fn attribute_errors_in_both_shapes() {
     assert_eq!(err.code(), Some("InvalidAttributeName"));
     assert_eq!(
         err.message(),
-        Some("You can specify the ContentBasedDeduplication only when FifoQueue is set to true.")
+        Some("Unknown Attribute ContentBasedDeduplication.")
     );
 
     // Values out of range.
@@ -372,7 +372,7 @@ async fn attribute_errors_in_both_shapes() {
     )
     .await;
     assert_eq!((status, code.as_str()), (400, "InvalidAttributeValue"));
-    // The queue type cannot change.
+    // The queue type cannot change: a standard queue does not know FifoQueue (AWS).
     let err = sqs
         .set_queue_attributes()
         .queue_url(&url)
@@ -380,7 +380,7 @@ async fn attribute_errors_in_both_shapes() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Some("InvalidAttributeValue"));
+    assert_eq!(err.code(), Some("InvalidAttributeName"));
     // Nothing was changed by the failed requests.
     let a = attributes(&sqs, &url).await;
     assert_eq!(

@@ -310,7 +310,7 @@ async fn visibility_timeout_runs_on_the_virtual_clock() {
         "2"
     );
     assert_ne!(second[0].receipt_handle, first[0].receipt_handle);
-    // The outdated receipt handle deletes nothing; the current one does.
+    // The earlier receipt handle deletes the message received again, as in SQS (issue 14).
     sqs.delete_message()
         .queue_url(&url)
         .receipt_handle(first[0].receipt_handle.clone().unwrap())
@@ -318,21 +318,6 @@ async fn visibility_timeout_runs_on_the_virtual_clock() {
         .await
         .unwrap();
     h.advance(30.0).await;
-    let third = sqs
-        .receive_message()
-        .queue_url(&url)
-        .visibility_timeout(0)
-        .send()
-        .await
-        .unwrap()
-        .messages
-        .unwrap();
-    sqs.delete_message()
-        .queue_url(&url)
-        .receipt_handle(third[0].receipt_handle.clone().unwrap())
-        .send()
-        .await
-        .unwrap();
     assert!(
         sqs.receive_message()
             .queue_url(&url)

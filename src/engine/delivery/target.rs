@@ -38,6 +38,8 @@ pub struct SqsMessage {
     pub attributes: BTreeMap<String, MessageAttributeValue>,
     pub group_id: Option<String>,
     pub dedup_id: Option<String>,
+    /// The AWSTraceHeader system attribute the message carries (an X-Ray trace header).
+    pub trace_header: Option<String>,
 }
 
 /// One message of a [`Target::SqsBatch`], with the id its source knows it by.

@@ -251,6 +251,7 @@ fn to_queue(dead_letter: Option<DeadLetter>) -> Delivery<Step> {
         attributes: BTreeMap::new(),
         group_id: None,
         dedup_id: None,
+        trace_header: None,
     };
     let target = Target::Sqs {
         queue_arn: "arn:aws:sqs:us-east-1:000000000000:q".into(),
@@ -293,6 +294,7 @@ fn a_dead_letter_is_written_by_the_layer_above_and_its_answer_is_logged() {
             attributes: BTreeMap::new(),
             group_id: None,
             dedup_id: None,
+            trace_header: None,
         };
         DeadLetter::new("arn:aws:sqs:us-east-1:000000000000:dlq".into(), message)
     };

@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
 
+pub mod json;
+
 pub type Params = BTreeMap<String, String>;
 
 /// Parses `a=1&b=2` forms (query string or body); the first of repeated names wins.
@@ -206,7 +208,14 @@ pub fn encode_response(model: &Model, op: &str, output: &Value, request_id: &str
     xml.w.into_inner()
 }
 
-/// `<ErrorResponse><Error><Type/><Code/><Message/><Detail/></Error><RequestId/></ErrorResponse>`
+/// Whether a service's `ErrorResponse` carries an empty `<Detail/>`: SQS's do, SNS's have none
+/// (AWS answers recorded in LocalStack's SNS snapshots), so clients that compare the parsed error
+/// (boto3's `Error` dict) see exactly AWS's keys.
+fn writes_detail(model: Option<&Model>) -> bool {
+    model.is_none_or(|m| m.metadata.endpoint_prefix != "sns")
+}
+
+/// `<ErrorResponse><Error><Type/><Code/><Message/>[<Detail/>]</Error><RequestId/></ErrorResponse>`
 pub fn encode_error(
     model: Option<&Model>,
     code: &str,
@@ -244,9 +253,15 @@ impl Xml {
                 Some(name) => Cow::Borrowed(name.as_str()),
                 None => Cow::Owned(format!("{op}Result")),
             };
-            self.start(&wrapper)?;
-            self.structure(model, &out.shape, output)?;
-            self.end(&wrapper)?;
+            if output.as_object().is_none_or(Map::is_empty) {
+                // Nothing to say: AWS writes the empty element (`<ReceiveMessageResult/>`).
+                self.w
+                    .write_event(Event::Empty(BytesStart::new(wrapper.as_ref())))?;
+            } else {
+                self.start(&wrapper)?;
+                self.structure(model, &out.shape, output)?;
+                self.end(&wrapper)?;
+            }
         }
         self.start("ResponseMetadata")?;
         self.text_element("RequestId", rid)?;
@@ -267,8 +282,10 @@ impl Xml {
         self.text_element("Type", if sender { "Sender" } else { "Receiver" })?;
         self.text_element("Code", code)?;
         self.text_element("Message", message)?;
-        self.w
-            .write_event(Event::Empty(BytesStart::new("Detail")))?;
+        if writes_detail(model) {
+            self.w
+                .write_event(Event::Empty(BytesStart::new("Detail")))?;
+        }
         self.end("Error")?;
         self.text_element("RequestId", request_id)?;
         self.end("ErrorResponse")

@@ -289,6 +289,22 @@ fn pins_the_xml_of_real_answers_and_errors() {
         utf8(encode_error(None, "InvalidAction", false, "m", "r")),
         expected
     );
+    // SNS's errors have no Detail element (SQS's above keep theirs).
+    let expected = pinned(
+        "<ErrorResponse xmlns=\"http://sns.amazonaws.com/doc/2010-03-31/\"><Error>\
+        <Type>Sender</Type><Code>NotFound</Code><Message>Topic does not exist</Message>\
+        </Error><RequestId>r</RequestId></ErrorResponse>",
+    );
+    assert_eq!(
+        utf8(encode_error(
+            Some(&SNS),
+            "NotFound",
+            true,
+            "Topic does not exist",
+            "r"
+        )),
+        expected
+    );
 }
 
 /// The texts of every `<tag>` in `xml`, as an XML parser hands them to a client.

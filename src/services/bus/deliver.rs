@@ -207,6 +207,7 @@ fn delivery(
                         attributes: BTreeMap::new(),
                         group_id: fifo_target.then(|| group_or_default(ev)),
                         dedup_id: fifo_target.then(|| ev.id.clone()),
+                        trace_header: None,
                     },
                 })
                 .collect();
@@ -315,6 +316,7 @@ fn dead_letter(
                 attributes,
                 group_id: fifo_dlq.then(|| group_or_default(first)),
                 dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
+                trace_header: None,
             },
             finish: Some(finish_record),
             bus: None,
@@ -499,6 +501,7 @@ mod tests {
             attributes: BTreeMap::new(),
             group_id: None,
             dedup_id: None,
+            trace_header: None,
         };
         let outcome = failed(Failure::InputTransformation);
         let how = GiveUp {

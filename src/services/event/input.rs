@@ -8,8 +8,9 @@
 //!   `InputTemplate` 1-8192 chars.
 //! - A template is JSON when it starts (after white space) with `{`. There a placeholder
 //!   written as a whole value gets the value as JSON (a string with its quotes: `"s": <state>` →
-//!   `"s":"RUNNING"`), one inside a string literal gets raw text (strings unquoted, other values
-//!   as compact JSON, nothing escaped), and the result is delivered minified.
+//!   `"s":"RUNNING"`), one inside a string literal gets raw text (strings unquoted, arrays as
+//!   AWS joins them, `["HIGH"]` as `[HIGH]` and `["A","B"]` as `[A,B]`, other values as compact
+//!   JSON, nothing escaped), and the result is delivered minified.
 //! - Other templates (a quoted string `"<a> is <b>"`, or plain text) get raw text and are
 //!   delivered as written, quotes included.
 //! - A path missing from the event gives nothing: no text in strings and text templates, `""`
@@ -189,6 +190,8 @@ pub fn render(
             (None, Ctx::Value) => out.push_str("\"\""),
             (None, _) => {}
             (Some(Found::Str(s)), Ctx::Value) => out.push_str(&Value::from(&*s).to_string()),
+            (Some(Found::List(items)), Ctx::Value) => out.push_str(&items.to_string()),
+            (Some(Found::List(items)), _) => raw_list(&items, &mut out),
             (Some(Found::Str(s) | Found::Json(s)), _) => out.push_str(&s),
         }
     }
@@ -289,10 +292,33 @@ fn collect<'v>(value: &'v Value, steps: &[Step], out: &mut Vec<&'v Value>) {
     next.into_iter().for_each(|v| collect(v, rest, out));
 }
 
-/// A placeholder's value: a string (quoted or not depending on where it goes) or JSON text.
+/// A placeholder's value: a string (quoted or not depending on where it goes), an array (JSON
+/// as a whole value, AWS's raw form in text) or other JSON text.
 enum Found<'a> {
     Str(Cow<'a, str>),
+    List(Cow<'a, Value>),
     Json(Cow<'a, str>),
+}
+
+/// An array as AWS writes it inside a string or a text template: `["HIGH"]` as `[HIGH]`,
+/// `["ACTIVE","INACTIVE"]` as `[ACTIVE,INACTIVE]`: elements joined by commas, strings without
+/// their quotes, nested arrays the same way, other values as compact JSON.
+fn raw_list(list: &Value, out: &mut String) {
+    let Value::Array(items) = list else {
+        return out.push_str(&list.to_string());
+    };
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match item {
+            Value::String(s) => out.push_str(s),
+            Value::Array(_) => raw_list(item, out),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    out.push(']');
 }
 
 fn lookup<'a>(
@@ -315,6 +341,7 @@ fn lookup<'a>(
             steps => match select(event, &steps)? {
                 Cow::Borrowed(Value::String(s)) => Found::Str(Cow::Borrowed(s)),
                 Cow::Owned(Value::String(s)) => Found::Str(Cow::Owned(s)),
+                list if list.is_array() => Found::List(list),
                 other => Found::Json(other.to_string().into()),
             },
         },
@@ -619,7 +646,9 @@ mod tests {
             n=<n>  obj=<obj> q=<q> <br/> a < b > <gone>.
             => n=5  obj={{"a":[1,"z"],"b":2}} q=he said "hi" <br/> a < b > .
             "<list>"
-            => "["p","q"]"
+            => "[p,q]"
+            {{"one": "level <first> of [<list>]", "list": <list>}}
+            => {{"one":"level p of [[p,q]]","list":["p","q"]}}
             <aws.events.event>
             => {{"id":"e1","account":"1","detailType":"t","time":"2020-01-01T00:00:00Z","source":"s","region":"r","resources":[],"version":"0","replay-name":"rp"}}
             <aws.events.event.json>
@@ -636,12 +665,7 @@ mod tests {
         };
         assert_eq!(run(event, template(" <n>\n")).unwrap(), " 5\n");
         // Unescaped text that breaks a JSON template fails the delivery.
-        for t in [
-            r#"{"s": "<q>"}"#,
-            r#"{"s": "<obj>"}"#,
-            r#"{"v": ["<list>"]}"#,
-            "{\"s\": <n>",
-        ] {
+        for t in [r#"{"s": "<q>"}"#, r#"{"s": "<obj>"}"#, "{\"s\": <n>"] {
             let err = run(event, template(t)).unwrap_err();
             assert!(
                 err.0.starts_with("Transformed input is not valid JSON"),

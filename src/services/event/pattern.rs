@@ -10,8 +10,8 @@
 //!
 //! - A pattern nests like the events; a leaf is an array of alternatives (OR), fields are ANDed.
 //!   Keys are joined with dots as Event Ruler does: the pattern key `"state.status"` also
-//!   matches `{"state": {"status": ..}}`. (Decision: the reverse, a dotted key in the event
-//!   against a nested pattern, is not supported.)
+//!   matches `{"state": {"status": ..}}`, and the nested pattern `{"state": {"status": ..}}`
+//!   also matches the event key `"state.status"` (alone, or beside a `state` object).
 //! - An event array matches when any element matches; nested arrays are flattened. A nested
 //!   pattern object is matched against each object of an event array on its own, so two fields
 //!   must come from the same element (Event Ruler's `rulesForJSONEvent` behaviour). (Decision:
@@ -61,22 +61,28 @@ pub struct EventPattern {
     root: ObjNode,
 }
 
-/// Why a pattern is invalid: `reason` is AWS's text after "Reason: ".
+/// Why a pattern is invalid: `reason` is AWS's text after "Reason: "; `at` the JSON parser's
+/// location AWS appends for text that is not a JSON object
+/// (`\n at [Source: (String)"<text>"; line: 1, column: 5]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatternError {
     pub reason: String,
+    pub at: Option<String>,
 }
 
 impl PatternError {
     fn new(reason: impl Into<String>) -> PatternError {
         PatternError {
             reason: reason.into(),
+            at: None,
         }
     }
 
-    /// "Event pattern is not valid. Reason: <reason>", the `InvalidEventPatternException` message.
+    /// "Event pattern is not valid. Reason: <reason>", the `InvalidEventPatternException`
+    /// message, with the parser's location when AWS gives one.
     pub fn message(&self) -> String {
-        format!("Event pattern is not valid. Reason: {}", self.reason)
+        let at = self.at.as_deref().unwrap_or_default();
+        format!("Event pattern is not valid. Reason: {}{at}", self.reason)
     }
 }
 
@@ -174,11 +180,13 @@ struct Wildcard {
 impl EventPattern {
     /// Parses and validates a pattern (the JSON text of PutRule's EventPattern).
     pub fn parse(text: &str) -> Result<EventPattern, PatternError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PatternError::new(json_error_reason(text, &e)))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| json_error(text, &e))?;
         // serde_json keeps the last of duplicate keys, as AWS does.
         let Value::Object(obj) = &value else {
-            return fail("Filter is not an object");
+            return Err(PatternError {
+                at: Some(jackson_location(text, first_token_end(text))),
+                ..PatternError::new("Filter is not an object")
+            });
         };
         let or_mode = ors_well_formed(obj);
         let root = parse_object(obj, or_mode)?;
@@ -203,6 +211,6 @@ impl EventPattern {
 mod compile;
 mod matching;
 
-use compile::{json_error_reason, ors_well_formed, parse_object};
+use compile::{first_token_end, jackson_location, json_error, ors_well_formed, parse_object};
 #[cfg(test)]
 mod tests;

@@ -2,10 +2,12 @@
 //! the capture of the events put on a bus into that bus's archives; replays live in
 //! [`replays`]. Knows no wire format.
 //!
-//! An archive comes with a managed rule on its bus, `Events-Archive-<name>`, whose pattern is
-//! the archive's with `"replay-name": [{"exists": false}]` added: AWS makes one so that replayed
-//! events are not archived again (eb-archive). The rule never delivers anything; an event is
-//! archived when that rule matches it (`capture`), so a replayed event is never archived.
+//! An archive comes with a managed rule on its bus, `Events-Archive-<name>` (ManagedBy
+//! `prod.vhs.events.aws.internal`), whose pattern is the archive's with `"replay-name":
+//! [{"exists": false}]` added: AWS makes one so that replayed events are not archived again
+//! (eb-archive). Its one target is AWS's: `arn:aws:events:<region>:::` with an input transformer
+//! naming the archive ([`archive_target`]). That target is shown, never invoked: an event is
+//! archived when the rule matches it (`capture`), so a replayed event is never archived.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod replays;
@@ -15,7 +17,7 @@ use super::buses::Empty;
 use super::checks::{check_name, name_char, parse_pattern};
 use super::errors::{EventsError, constraint};
 use super::lookup::{self, page};
-use super::store::{Archive, ArchivedEvent, Rule};
+use super::store::{Archive, ArchivedEvent, InputTransformer, Rule, Target};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::engine::time::{Millis, parse_rfc3339};
@@ -27,7 +29,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 const NAME_PATTERN: &str = "[\\.\\-_A-Za-z0-9]+";
-const MANAGED_BY: &str = "events.amazonaws.com";
+/// The `ManagedBy` of an archive's rule, as AWS shows it.
+const MANAGED_BY: &str = "prod.vhs.events.aws.internal";
 const DAY_MS: Millis = 86_400_000;
 const ARCHIVE_STATES: &str =
     "[ENABLED, DISABLED, CREATING, UPDATING, CREATE_FAILED, UPDATE_FAILED]";
@@ -134,6 +137,31 @@ fn managed_rule_pattern(
     let compiled = EventPattern::parse(&text)
         .map_err(|err| EventsError::InvalidEventPattern(err.message()))?;
     Ok((text, compiled))
+}
+
+/// The target AWS gives an archive's rule: the rule's name as its id, the region's EventBridge
+/// as its ARN, and an input transformer naming the archive (its ARN and an id of this
+/// incarnation) around the event and its ingestion time.
+fn archive_target(rule_name: &str, region: &str, archive_arn: &str, incarnation: &str) -> Target {
+    let template = format!(
+        "{{\"archive-arn\": \"{archive_arn}:{incarnation}\", \"event\": <aws.events.event.json>, \"ingestion-time\": <aws.events.event.ingestion-time>}}"
+    );
+    Target {
+        id: rule_name.into(),
+        arn: format!("arn:aws:events:{region}:::"),
+        role_arn: None,
+        input: None,
+        input_path: None,
+        input_transformer: Some(InputTransformer {
+            input_paths_map: Some(Default::default()),
+            input_template: template,
+        }),
+        retry_policy: None,
+        dead_letter_config: None,
+        sqs_parameters: None,
+        http_parameters: None,
+        other: Default::default(),
+    }
 }
 
 /// Whether an event that reached an archive at `ingested_at` is still kept at `now`.
@@ -259,6 +287,7 @@ pub fn create_archive(
     let rule_arn = rule_arn(&cx.region, &cx.account, &bus_name, &rule_name);
     let rule_pattern = managed_rule_pattern(pattern.as_ref().map(|(text, _)| text.as_str()))?;
     let now = e.now();
+    let target = archive_target(&rule_name, &cx.region, &arn, &e.engine.rng.uuid());
     e.events.rules.insert(
         rule_arn.clone(),
         Rule {
@@ -277,7 +306,7 @@ pub fn create_archive(
             created_at: now,
             generation: 0,
             host: cx.host.clone(),
-            targets: Vec::new(),
+            targets: vec![target],
         },
     );
     e.events.archives.insert(

@@ -79,6 +79,46 @@ fn check_dead_letter_config(config: &Option<Value>) -> Result<(), EventsError> {
     }
 }
 
+/// A custom bus's name has no '/' and does not start with `aws.`; a partner bus's name is its
+/// partner event source's (AWS: "Event bus name must match event source name"), and that source
+/// must be offered to the caller and not deleted.
+fn check_partner_bus(
+    e: &State,
+    cx: &Context,
+    name: &str,
+    source: Option<&str>,
+) -> Result<(), EventsError> {
+    let Some(source) = source else {
+        if name.contains('/') {
+            return Err(EventsError::Validation(
+                "Event bus name must not contain '/'.".into(),
+            ));
+        }
+        if name.starts_with("aws.") {
+            return Err(EventsError::Validation(
+                "Event bus name must not start with 'aws.'.".into(),
+            ));
+        }
+        return Ok(());
+    };
+    if name != source {
+        return Err(EventsError::Validation(
+            "Event bus name must match event source name.".into(),
+        ));
+    }
+    let offered = e
+        .events
+        .partner_sources
+        .get(&Store::partner_key(&cx.region, source))
+        .is_some_and(|s| s.account == cx.account && !s.deleted);
+    if !offered {
+        return Err(EventsError::ResourceNotFound(format!(
+            "Event source {source} does not exist."
+        )));
+    }
+    Ok(())
+}
+
 pub fn create_event_bus(
     e: &mut State,
     cx: &Context,
@@ -91,11 +131,7 @@ pub fn create_event_bus(
         "[/\\.\\-_A-Za-z0-9]+",
         bus_name_char,
     )?;
-    if input.name.starts_with("aws.") && input.event_source_name.is_none() {
-        return Err(EventsError::Validation(
-            "Event bus name must not start with 'aws.'.".into(),
-        ));
-    }
+    check_partner_bus(e, cx, &input.name, input.event_source_name.as_deref())?;
     check_dead_letter_config(&input.dead_letter_config)?;
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
@@ -390,12 +426,12 @@ pub fn put_permission(
             "The event bus policy has no Statement list.".into(),
         ));
     };
-    if statements.iter().any(|s| s["Sid"] == statement["Sid"]) {
-        return Err(EventsError::ResourceAlreadyExists(
-            "Statement with the provided id already exists.".into(),
-        ));
+    // A statement id already in the policy is replaced (AWS-recorded: "put permission just
+    // replaces the existing permission").
+    match statements.iter_mut().find(|s| s["Sid"] == statement["Sid"]) {
+        Some(existing) => *existing = statement,
+        None => statements.push(statement),
     }
-    statements.push(statement);
     bus.modified_at = now;
     Ok(Empty {})
 }
@@ -427,21 +463,18 @@ pub fn remove_permission(
                 .into(),
         )
     })?;
-    let Some(statements) = bus
+    // AWS answers the same whether the bus has no policy or no such statement (recorded).
+    let unknown =
+        || EventsError::ResourceNotFound("Statement with the provided id does not exist.".into());
+    let statements = bus
         .policy
         .as_mut()
         .and_then(|p| p["Statement"].as_array_mut())
-    else {
-        return Err(EventsError::ResourceNotFound(
-            "EventBus does not have a policy.".into(),
-        ));
-    };
+        .ok_or_else(unknown)?;
     let before = statements.len();
     statements.retain(|s| s["Sid"] != sid.as_str());
     if statements.len() == before {
-        return Err(EventsError::ResourceNotFound(
-            "Statement with the provided id does not exist.".into(),
-        ));
+        return Err(unknown());
     }
     if statements.is_empty() {
         bus.policy = None;
@@ -528,9 +561,10 @@ fn taggable(e: &mut State, cx: &Context, arn: &str) -> Result<(), EventsError> {
     if e.events.buses.contains_key(arn) || e.events.rules.contains_key(arn) {
         return Ok(());
     }
-    let what = if arn.contains(":rule/") {
-        let name = arn.rsplit('/').next().unwrap_or(arn);
-        format!("Rule {name} does not exist.")
+    let what = if let Some((_, path)) = arn.split_once(":rule/") {
+        // AWS names the rule and its bus ("Rule r does not exist on EventBus default.").
+        let (bus, name) = path.rsplit_once('/').unwrap_or(("default", path));
+        format!("Rule {name} does not exist on EventBus {bus}.")
     } else if let Some((_, name)) = arn.split_once(":event-bus/") {
         format!("Event bus {name} does not exist.")
     } else {
@@ -665,13 +699,15 @@ mod tests {
     }
 
     #[test]
-    fn pages_follow_the_last_key() {
+    fn pages_follow_opaque_tokens() {
         let items: Vec<(String, u32)> = (0..5).map(|i| (format!("k{i}"), i)).collect();
         let (first, token) = page(items.clone(), None, Some(2)).unwrap();
-        assert_eq!((first, token.as_deref()), (vec![0, 1], Some("k1")));
-        let (second, token) = page(items.clone(), Some("k1"), Some(2)).unwrap();
-        assert_eq!((second, token.as_deref()), (vec![2, 3], Some("k3")));
-        let (last, token) = page(items, Some("k3"), Some(2)).unwrap();
+        assert_eq!((first, token.as_deref()), (vec![0, 1], Some("azE=")));
+        let (second, token) = page(items.clone(), token.as_deref(), Some(2)).unwrap();
+        assert_eq!((second, token.as_deref()), (vec![2, 3], Some("azM=")));
+        let (last, token) = page(items.clone(), token.as_deref(), Some(2)).unwrap();
         assert_eq!((last, token), (vec![4], None));
+        let refused = page(items, Some("k1"), Some(2)).unwrap_err();
+        assert_eq!(refused, EventsError::Validation("Invalid NextToken".into()));
     }
 }

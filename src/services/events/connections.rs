@@ -12,7 +12,7 @@
 //!   takes `http://`, so that receivers on the test machine work without certificates.
 //! - An OAuth connection's token request is made before CreateConnection / UpdateConnection
 //!   answers; the answer says `AUTHORIZING`, as AWS's does, and DescribeConnection already shows
-//!   the outcome (`AUTHORIZED`, or `DEAUTHORIZED` with a StateReason).
+//!   the outcome (`AUTHORIZED`, or still `AUTHORIZING` with a StateReason).
 //! - Tokens are not refreshed (not on 401/407, not before `expires_in`): an UpdateConnection
 //!   with AuthParameters authorizes again.
 
@@ -101,14 +101,14 @@ pub fn create_connection(
     input: CreateConnectionInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
     let mut v = Violations::default();
-    check_auth_parameters(&mut v, &input.auth_parameters);
+    v.name(&input.name, "name");
+    v.description(input.description.as_deref());
     v.one_of(
         Some(&input.authorization_type),
         "authorizationType",
         AUTHORIZATION_TYPES,
     );
-    v.description(input.description.as_deref());
-    v.name(&input.name, "name");
+    check_auth_parameters(&mut v, &input.auth_parameters);
     v.finish()?;
     check_fit(&input.authorization_type, &input.auth_parameters)?;
     let key = key(&cx.region, &cx.account, &input.name);
@@ -171,16 +171,16 @@ pub fn update_connection(
     input: UpdateConnectionInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
     let mut v = Violations::default();
-    if let Some(p) = &input.auth_parameters {
-        check_auth_parameters(&mut v, p);
-    }
+    v.name(&input.name, "name");
+    v.description(input.description.as_deref());
     v.one_of(
         input.authorization_type.as_deref(),
         "authorizationType",
         AUTHORIZATION_TYPES,
     );
-    v.description(input.description.as_deref());
-    v.name(&input.name, "name");
+    if let Some(p) = &input.auth_parameters {
+        check_auth_parameters(&mut v, p);
+    }
     v.finish()?;
     let key = key(&cx.region, &cx.account, &input.name);
     let now = e.now();

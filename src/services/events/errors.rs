@@ -17,6 +17,7 @@ pub enum EventsError {
     IllegalStatus(String),
     PolicyLengthExceeded(String),
     AccessDenied(String),
+    InvalidState(String),
 }
 
 impl From<EventsError> for AwsError {
@@ -33,6 +34,7 @@ impl From<EventsError> for AwsError {
             IllegalStatus(m) => ("IllegalStatusException", m),
             PolicyLengthExceeded(m) => ("PolicyLengthExceededException", m),
             AccessDenied(m) => ("AccessDeniedException", m),
+            InvalidState(m) => ("InvalidStateException", m),
         };
         AwsError::client(code, message)
     }

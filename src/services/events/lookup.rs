@@ -26,17 +26,18 @@ pub fn existing<'e>(
     e.events.buses.get_mut(&arn).ok_or_else(|| not_found(&name))
 }
 
-/// How classic EventBridge's List operations page: `Limit` 1 to 100 (100 when absent), the
-/// last key of a page as its `NextToken`, an empty token refused.
+/// How classic EventBridge's List operations page: `Limit` 1 to 100 (100 when absent), and an
+/// opaque `NextToken` (the base64 of the page's last key, not the next item's name, as AWS's
+/// tokens are opaque); a token that is not one of these is refused.
 const PAGER: Pager<EventsError> = Pager {
     sizes: Sizes::UpTo {
         max: 100,
         refuse: |n, max| constraint(&n.to_string(), "limit", &size_rule(n, max)),
     },
-    tokens: Tokens::NonEmptyKey(|| EventsError::Validation("Invalid NextToken".into())),
+    tokens: Tokens::Base64Key(|| EventsError::Validation("Invalid NextToken".into())),
 };
 
-/// One page of `items` (in order) after `token` (the last key of the previous page).
+/// One page of `items` (in order) after `token` (the previous page's `NextToken`).
 pub fn page<T>(
     items: Vec<(String, T)>,
     token: Option<&str>,

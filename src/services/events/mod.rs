@@ -6,7 +6,8 @@
 //! Which way the files depend (no cycles): the leaves `errors`, `checks`, `arns`, `times`,
 //! `lookup`, `store`, `schedule`, `retry` and `connections::invocation` import no operation;
 //! `buses` imports leaves only; `archives` leaves and `buses`; `put_events` those and the target
-//! adapter (`crate::services::target`); `rules` and `archives::replays` those and `put_events`.
+//! adapter (`crate::services::target`); `rules`, `partners` and `archives::replays` those and
+//! `put_events`.
 //! Nothing here imports this file's dispatch ([`call`], [`fire`]).
 
 mod archives;
@@ -16,6 +17,7 @@ pub mod checks;
 pub mod connections;
 pub mod errors;
 pub mod lookup;
+mod partners;
 pub mod put_events;
 pub mod retry;
 mod rules;
@@ -85,6 +87,31 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         | "UpdateApiDestination"
         | "DeleteApiDestination"
         | "ListApiDestinations" => connections::call(e, cx, operation, input),
+        _ => partner_call(e, cx, operation, input),
+    }
+}
+
+/// The partner event source operations (`partners`), both the partner's and the customer's.
+fn partner_call(
+    e: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    use partners::*;
+    match operation {
+        "CreatePartnerEventSource" => typed(input, |i| create_partner_event_source(e, cx, i)),
+        "DeletePartnerEventSource" => typed(input, |i| delete_partner_event_source(e, cx, i)),
+        "DescribePartnerEventSource" => typed(input, |i| describe_partner_event_source(e, cx, i)),
+        "ListPartnerEventSources" => typed(input, |i| list_partner_event_sources(e, cx, i)),
+        "ListPartnerEventSourceAccounts" => {
+            typed(input, |i| list_partner_event_source_accounts(e, cx, i))
+        }
+        "PutPartnerEvents" => typed(input, |i| put_partner_events(e, cx, i)),
+        "DescribeEventSource" => typed(input, |i| describe_event_source(e, cx, i)),
+        "ListEventSources" => typed(input, |i| list_event_sources(e, cx, i)),
+        "ActivateEventSource" => typed(input, |i| set_event_source_active(e, cx, i, true)),
+        "DeactivateEventSource" => typed(input, |i| set_event_source_active(e, cx, i, false)),
         _ => Err(super::not_yet(operation)),
     }
 }

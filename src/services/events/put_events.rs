@@ -436,6 +436,7 @@ fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLette
                     attributes,
                     group_id: None,
                     dedup_id: None,
+                    trace_header: None,
                 },
                 finish: Some(finish_dead_letter),
                 bus: None,
@@ -450,7 +451,7 @@ fn target_input(target: &RuleTarget) -> TargetInput<'_> {
         TargetInput::Path(path)
     } else if let Some(t) = &target.input_transformer {
         TargetInput::Transformer {
-            paths: &t.input_paths_map,
+            paths: t.paths(),
             template: &t.input_template,
         }
     } else {

@@ -497,7 +497,7 @@ fn check_target_input(t: &Target) -> Result<(), EventsError> {
         TargetInput::Path(path)
     } else if let Some(tr) = &t.input_transformer {
         TargetInput::Transformer {
-            paths: &tr.input_paths_map,
+            paths: tr.paths(),
             template: &tr.input_template,
         }
     } else {
@@ -688,15 +688,12 @@ pub fn test_event_pattern(
     input: TestEventPatternInput,
 ) -> Result<TestEventPatternOutput, EventsError> {
     let pattern = parse_pattern(&input.event_pattern)?;
+    // One wording for text that is not a JSON object and for an event missing a required
+    // field (both recorded from AWS).
     let event: Value = serde_json::from_str(&input.event)
         .ok()
-        .filter(Value::is_object)
+        .filter(|e: &Value| e.is_object() && EVENT_FIELDS.iter().all(|f| e.get(*f).is_some()))
         .ok_or_else(|| EventsError::Validation("Parameter Event is not valid.".into()))?;
-    if let Some(missing) = EVENT_FIELDS.iter().find(|f| event.get(**f).is_none()) {
-        return Err(EventsError::Validation(format!(
-            "Parameter Event is not valid. Reason: Provided Event is missing required field {missing}."
-        )));
-    }
     Ok(TestEventPatternOutput {
         result: pattern.matches(&event),
     })

@@ -27,6 +27,26 @@ pub struct Store {
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
     /// Token requests of OAuth connections waiting to be made by the runtime.
     pub token_requests: Vec<TokenRequest>,
+    /// `<region>:<name>` → partner event source (a SaaS partner's, offered to one account).
+    pub partner_sources: BTreeMap<String, PartnerSource>,
+}
+
+/// A partner event source: made by a partner account for one customer account, which may
+/// match it with a partner event bus of the same name.
+#[derive(Debug, Clone)]
+pub struct PartnerSource {
+    pub name: String,
+    pub arn: String,
+    pub region: String,
+    /// The partner's account, which made it.
+    pub partner_account: String,
+    /// The account it is offered to.
+    pub account: String,
+    pub created_at: Millis,
+    /// DeletePartnerEventSource was called (the customer's matching bus, if any, stays).
+    pub deleted: bool,
+    /// DeactivateEventSource was called and ActivateEventSource not since.
+    pub deactivated: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -59,7 +79,7 @@ pub struct Rule {
     pub state: String,
     pub description: Option<String>,
     pub role_arn: Option<String>,
-    /// `events.amazonaws.com` for the rules EventBridge makes itself (archives).
+    /// `prod.vhs.events.aws.internal` for the rules EventBridge makes itself (archives).
     pub managed_by: Option<String>,
     pub created_at: Millis,
     /// Counts changes, so that a scheduled firing set up by an older version of the rule lapses.
@@ -105,9 +125,18 @@ pub struct Target {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct InputTransformer {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub input_paths_map: BTreeMap<String, String>,
+    /// As given (an empty map given is echoed as `{}`, as the archive's target shows it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_paths_map: Option<BTreeMap<String, String>>,
     pub input_template: String,
+}
+
+impl InputTransformer {
+    /// The paths map, empty when none was given.
+    pub fn paths(&self) -> &BTreeMap<String, String> {
+        static NONE: BTreeMap<String, String> = BTreeMap::new();
+        self.input_paths_map.as_ref().unwrap_or(&NONE)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -351,6 +380,11 @@ impl Store {
             created_at: now,
             modified_at: now,
         });
+    }
+
+    /// The key of partner event source `name` in `region`.
+    pub fn partner_key(region: &str, name: &str) -> String {
+        format!("{region}:{name}")
     }
 
     /// The rules of a bus, in name order.

@@ -3,7 +3,7 @@
 //! not depend on the Subscribe or Publish operations.
 
 use super::context::{base_url, signing_cert_url};
-use super::delivery::effective_policy;
+use super::delivery::{effective_policy, http_headers};
 use super::delivery_policy::Schedule;
 use super::envelope::{self, ConfirmationFields};
 use super::signing::SIGNER;
@@ -47,22 +47,14 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
     };
     let target = match sub.protocol.as_str() {
         "http" | "https" => {
-            let mut headers = vec![
-                ("x-amz-sns-message-type".to_string(), kind.to_string()),
-                ("x-amz-sns-message-id".to_string(), id.clone()),
-                ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
-                (
-                    "Content-Type".to_string(),
-                    "text/plain; charset=UTF-8".to_string(),
-                ),
-                (
-                    "User-Agent".to_string(),
-                    "Amazon Simple Notification Service Agent".to_string(),
-                ),
-            ];
-            if kind == "UnsubscribeConfirmation" {
-                headers.push(("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()));
-            }
+            let unsubscribing = kind == "UnsubscribeConfirmation";
+            let headers = http_headers(
+                kind,
+                &id,
+                &topic.arn,
+                unsubscribing.then_some(sub.arn.as_str()),
+                "text/plain; charset=UTF-8",
+            );
             Target::Http {
                 method: "POST".into(),
                 url: sub.endpoint.clone(),

@@ -57,6 +57,7 @@ mod tests {
             region: "us-east-1".into(),
             access_key: None,
             host: "localhost:4566".into(),
+            trace_header: None,
         };
         let parse = |arn| parse_topic_arn(&cx, arn, "TopicArn");
         assert_eq!(

@@ -31,6 +31,9 @@ pub(super) struct Message<'a> {
     pub(super) timestamp: String,
     /// Delivered again from the topic's archive by a replay.
     pub(super) replayed: bool,
+    /// The publisher's X-Ray trace header (`X-Amzn-Trace-Id`), passed to SQS subscriptions as
+    /// their messages' AWSTraceHeader.
+    pub(super) trace_header: Option<&'a str>,
 }
 
 impl Message<'_> {
@@ -150,7 +153,39 @@ fn sqs_message(
             None
         },
         dedup_id: if fifo { message.dedup_id.clone() } else { None },
+        trace_header: message.trace_header.map(str::to_string),
     }
+}
+
+/// The headers of every HTTP/S request SNS makes (notifications and confirmations), as AWS
+/// sends them (AWS observed, LocalStack `test_subscribe_external_http_endpoint_content_type`):
+/// the `x-amz-sns-*` headers, the subscription's only when given (a SubscriptionConfirmation has
+/// none), the content type, SNS's User-Agent, `Accept-Encoding` and `Connection`.
+pub(super) fn http_headers(
+    kind: &str,
+    message_id: &str,
+    topic_arn: &str,
+    subscription_arn: Option<&str>,
+    content_type: &str,
+) -> Vec<(String, String)> {
+    let mut headers = vec![
+        ("x-amz-sns-message-type".to_string(), kind.to_string()),
+        ("x-amz-sns-message-id".to_string(), message_id.to_string()),
+        ("x-amz-sns-topic-arn".to_string(), topic_arn.to_string()),
+    ];
+    if let Some(arn) = subscription_arn {
+        headers.push(("x-amz-sns-subscription-arn".to_string(), arn.to_string()));
+    }
+    headers.extend([
+        ("Content-Type".to_string(), content_type.to_string()),
+        (
+            "User-Agent".to_string(),
+            "Amazon Simple Notification Service Agent".to_string(),
+        ),
+        ("Accept-Encoding".to_string(), "gzip,deflate".to_string()),
+        ("Connection".to_string(), "Keep-Alive".to_string()),
+    ]);
+    headers
 }
 
 /// The HTTP/S delivery policy in force for a subscription: its own over the topic's over the
@@ -174,17 +209,13 @@ pub(super) fn delivery_for(
 ) -> Delivery<Step> {
     let http = effective_policy(topic, sub);
     let http_headers = |kind: &str, raw: bool| {
-        let mut headers = vec![
-            ("x-amz-sns-message-type".to_string(), kind.to_string()),
-            ("x-amz-sns-message-id".to_string(), message.id.clone()),
-            ("x-amz-sns-topic-arn".to_string(), topic.arn.clone()),
-            ("x-amz-sns-subscription-arn".to_string(), sub.arn.clone()),
-            ("Content-Type".to_string(), http.content_type.clone()),
-            (
-                "User-Agent".to_string(),
-                "Amazon Simple Notification Service Agent".to_string(),
-            ),
-        ];
+        let mut headers = http_headers(
+            kind,
+            &message.id,
+            &topic.arn,
+            Some(&sub.arn),
+            &http.content_type,
+        );
         if raw {
             headers.push(("x-amz-sns-rawdelivery".to_string(), "true".to_string()));
         }

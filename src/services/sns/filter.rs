@@ -155,7 +155,9 @@ impl FilterPolicy {
         }
         let combinations = alternatives.iter().fold(0u64, |sum, alternative| {
             let product = alternative.iter().fold(1u64, |product, f| {
-                let depth = (f.path.len() as u64).saturating_sub(1).max(1);
+                // A key nested n levels deep counts n times its values (AWS's constraints page:
+                // 4 values at three levels and 3 at two give 3 x 4 x 2 x 3 = 72).
+                let depth = (f.path.len() as u64).max(1);
                 product.saturating_mul((f.conditions.len() as u64).saturating_mul(depth))
             });
             sum.saturating_add(product)

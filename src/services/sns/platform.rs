@@ -617,17 +617,14 @@ pub fn endpoint_exists(e: &State, arn: &str) -> bool {
     e.sns.platform.endpoints.contains_key(arn)
 }
 
-/// `Publish` with `TargetArn` = a platform endpoint: the push goes to the outbox (protocol
-/// `application`) through the engine's delivery path. The body is the entry of a JSON
-/// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
-/// the message. Returns the message id.
-pub fn publish_to_endpoint(
-    e: &mut State,
+/// The endpoint a publish to `arn` goes to, if it takes messages: Publish asks this before it
+/// reads the message, so a disabled endpoint answers EndpointDisabled whatever the message is
+/// (AWS observed, LocalStack `test_publish_disabled_endpoint`).
+pub fn publishable_endpoint<'e>(
+    e: &'e State,
     cx: &Context,
     arn: &str,
-    message: &str,
-    structure_json: Option<&serde_json::Map<String, Value>>,
-) -> Result<String, SnsError> {
+) -> Result<&'e PlatformEndpoint, SnsError> {
     check_arn(cx, arn, "TargetArn")?;
     let Some(ep) = e.sns.platform.endpoints.get(arn) else {
         return Err(invalid(
@@ -643,6 +640,21 @@ pub fn publish_to_endpoint(
     if !ep.enabled() {
         return Err(SnsError::EndpointDisabled("Endpoint is disabled".into()));
     }
+    Ok(ep)
+}
+
+/// `Publish` with `TargetArn` = a platform endpoint: the push goes to the outbox (protocol
+/// `application`) through the engine's delivery path. The body is the entry of a JSON
+/// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
+/// the message. Returns the message id.
+pub fn publish_to_endpoint(
+    e: &mut State,
+    cx: &Context,
+    arn: &str,
+    message: &str,
+    structure_json: Option<&serde_json::Map<String, Value>>,
+) -> Result<String, SnsError> {
+    let ep = publishable_endpoint(e, cx, arn)?;
     let body = structure_json
         .and_then(|m| {
             m.get(&ep.platform)

@@ -4,7 +4,9 @@
 //! delivery each subscription gets in `delivery.rs`; nothing below imports this file.
 
 use super::archive::ArchivedMessage;
-use super::checks::{MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_common, decoded_len};
+use super::checks::{
+    MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
+};
 use super::context::parse_topic_arn;
 use super::delivery::{Message, delivery_for, passes_filter};
 use super::delivery_policy::Schedule;
@@ -223,6 +225,7 @@ fn fan_out(
         sequence_number,
         timestamp: timestamp.unwrap_or_else(|| format_rfc3339(e.now())),
         replayed: false,
+        trace_header: cx.trace_header.as_deref(),
     };
     e.engine
         .metrics
@@ -289,7 +292,8 @@ pub fn publish(
     }
     let arn = input.topic_arn.or(input.target_arn).unwrap_or_default();
     if arn.contains(":endpoint/") {
-        // Mobile push to one platform endpoint.
+        // Mobile push to one platform endpoint; a disabled one refuses before the message is read.
+        super::platform::publishable_endpoint(e, cx, &arn)?;
         let (structure, _) = check_common(&fields, false, false)?;
         let message_id =
             super::platform::publish_to_endpoint(e, cx, &arn, &input.message, structure.as_ref())?;
@@ -351,7 +355,8 @@ pub fn publish_batch(
     cx: &Context,
     input: PublishBatchInput,
 ) -> Result<PublishBatchOutput, SnsError> {
-    super::topics::topic_mut(e, cx, &input.topic_arn)?;
+    let topic = super::topics::topic_mut(e, cx, &input.topic_arn)?;
+    let (fifo, content_based) = (topic.fifo, topic.content_based_dedup);
     let entries = &input.publish_batch_request_entries;
     if entries.is_empty() {
         return Err(SnsError::EmptyBatchRequest(
@@ -407,19 +412,25 @@ pub fn publish_batch(
             "The length of all the messages put together is more than the limit.".into(),
         ));
     }
+    // Some faults of one entry fail the whole request (see `check_batch_entry`).
+    for (i, entry) in entries.iter().enumerate() {
+        check_batch_entry(&entry_fields(entry), fifo, content_based).map_err(|err| match err {
+            SnsError::ValidationError(m) => SnsError::ValidationError(m.replace(
+                "'messageAttributes.",
+                &format!(
+                    "'publishBatchRequestEntries.{}.member.messageAttributes.",
+                    i + 1
+                ),
+            )),
+            other => other,
+        })?;
+    }
     let mut out = PublishBatchOutput {
         successful: Vec::new(),
         failed: Vec::new(),
     };
     for entry in entries {
-        let fields = PublishBatchEntryRef {
-            message: &entry.message,
-            subject: entry.subject.as_deref(),
-            structure: entry.message_structure.as_deref(),
-            attributes: &entry.message_attributes,
-            group_id: entry.message_group_id.as_deref(),
-            dedup_id: entry.message_deduplication_id.as_deref(),
-        };
+        let fields = entry_fields(entry);
         match publish_to_topic(e, cx, &input.topic_arn, &fields, None) {
             Ok(r) => out.successful.push(PublishBatchResultEntry {
                 id: entry.id.clone(),
@@ -441,6 +452,18 @@ pub fn publish_batch(
     Ok(out)
 }
 
+/// The fields of a PublishBatch entry that the checks and the publish read.
+fn entry_fields(entry: &PublishBatchEntry) -> PublishBatchEntryRef<'_> {
+    PublishBatchEntryRef {
+        message: &entry.message,
+        subject: entry.subject.as_deref(),
+        structure: entry.message_structure.as_deref(),
+        attributes: &entry.message_attributes,
+        group_id: entry.message_group_id.as_deref(),
+        dedup_id: entry.message_deduplication_id.as_deref(),
+    }
+}
+
 /// A publish made by another service of this emulator (an EventBridge rule target), acting as
 /// `publisher`'s account. Fails as the publish would have: a missing topic, a topic policy that
 /// refuses the account, or a message the topic refuses.
@@ -458,6 +481,7 @@ pub fn deliver_to_topic(
         region: Arn::region_of(topic_arn).to_string(),
         access_key: None,
         host: publisher.host.clone(),
+        trace_header: None,
     };
     let attributes = BTreeMap::new();
     let fields = PublishBatchEntryRef {

@@ -57,6 +57,8 @@ pub(super) fn deliver_archived(
         sequence_number: Some(archived.sequence_number),
         timestamp: format_rfc3339(archived.published_at),
         replayed: true,
+        // An archived message keeps no trace header.
+        trace_header: None,
     };
     let delivery = {
         let (Some(topic), Some(sub)) = (

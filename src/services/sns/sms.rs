@@ -236,7 +236,12 @@ fn check_sms_attribute(name: &str, value: &str) -> Result<(), SnsError> {
                 return Err(bad("must be a valid S3 bucket name"));
             }
         }
-        _ => return Err(invalid(format!("{name} Reason: is not a valid attribute"))),
+        // AWS's wording has no "Invalid parameter:" prefix here.
+        _ => {
+            return Err(SnsError::InvalidParameter(format!(
+                "{name} is not a valid attribute"
+            )));
+        }
     }
     Ok(())
 }

@@ -41,6 +41,8 @@ pub struct Subscription {
     pub arn: String,
     pub topic_arn: String,
     pub owner: String,
+    /// The subscriber's IAM principal (GetCallerIdentity's ARN for the Subscribe call).
+    pub principal: String,
     pub protocol: String,
     pub endpoint: String,
     pub confirmed: bool,
@@ -72,6 +74,10 @@ impl Subscription {
 pub struct Store {
     pub topics: BTreeMap<String, Topic>,
     pub subscriptions: BTreeMap<String, Subscription>,
+    /// HTTP/S subscriptions unsubscribed, by the token of their UnsubscribeConfirmation: its
+    /// SubscribeURL restores them ("To cancel this operation and restore the subscription, visit
+    /// the SubscribeURL included in this message").
+    pub unsubscribed: BTreeMap<String, Subscription>,
     pub platform: PlatformStore,
     pub sms: SmsStore,
 }
@@ -80,6 +86,7 @@ impl Store {
     pub fn reset(&mut self) {
         self.topics.clear();
         self.subscriptions.clear();
+        self.unsubscribed.clear();
         self.platform.reset();
         self.sms.reset();
     }

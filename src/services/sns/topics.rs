@@ -153,7 +153,11 @@ fn apply_attribute(
             _ => return Err(invalid(format!("{prefix}ContentBasedDeduplication"))),
         },
         "FifoThroughputScope" => match value {
-            "Topic" | "MessageGroup" => topic.dedup_per_group = value == "MessageGroup",
+            // Kept as set too: GetTopicAttributes shows it only once it was set.
+            "Topic" | "MessageGroup" => {
+                topic.dedup_per_group = value == "MessageGroup";
+                topic.attributes.insert(name.into(), value.into());
+            }
             _ => return Err(invalid(format!("{prefix}FifoThroughputScope"))),
         },
         "SignatureVersion" => {
@@ -211,10 +215,65 @@ fn apply_attribute(
 }
 
 fn check_tags(tags: &[Tag]) -> Result<(), SnsError> {
+    let mut keys = std::collections::HashSet::new();
     for tag in tags {
         if tag.key.is_empty() || tag.key.chars().count() > 128 || tag.value.chars().count() > 256 {
             return Err(invalid("Tags"));
         }
+        if !keys.insert(tag.key.as_str()) {
+            return Err(invalid("Duplicated keys are not allowed."));
+        }
+    }
+    Ok(())
+}
+
+/// What GetTopicAttributes would say for an attribute CreateTopic may name.
+fn current_value(topic: &Topic, name: &str) -> String {
+    match name {
+        "FifoTopic" => topic.fifo.to_string(),
+        "ContentBasedDeduplication" => topic.content_based_dedup.to_string(),
+        "FifoThroughputScope" if topic.dedup_per_group => "MessageGroup".into(),
+        "FifoThroughputScope" => "Topic".into(),
+        "Policy" => ordered_json(
+            &topic
+                .policy
+                .clone()
+                .unwrap_or_else(|| default_policy(&topic.arn, &topic.account)),
+        ),
+        _ => topic.attributes.get(name).cloned().unwrap_or_default(),
+    }
+}
+
+/// CreateTopic on an existing topic answers its ARN when every attribute and tag the caller
+/// gives is the topic's already (omitted ones are no difference; AWS observed, LocalStack
+/// `test_create_duplicate_topic_check_idempotency`, `test_create_topic_should_be_idempotent`).
+fn same_topic(existing: &Topic, attributes: &Attributes, tags: &[Tag]) -> Result<(), SnsError> {
+    let json = |t: &str| {
+        serde_json::from_str::<Value>(t)
+            .ok()
+            .filter(Value::is_object)
+    };
+    let same = |name: &str, given: &str| {
+        let current = current_value(existing, name);
+        current == given
+            || matches!(current.as_str(), "true" | "false") && current.eq_ignore_ascii_case(given)
+            || json(&current).is_some_and(|c| json(given).is_some_and(|g| c == g))
+    };
+    if !attributes.iter().all(|(k, v)| same(k, v)) {
+        return Err(invalid(
+            "Attributes Reason: Topic already exists with different attributes",
+        ));
+    }
+    let has = |t: &Tag| {
+        existing
+            .tags
+            .iter()
+            .any(|(k, v)| *k == t.key && *v == t.value)
+    };
+    if !tags.iter().all(has) {
+        return Err(invalid(
+            "Tags Reason: Topic already exists with different tags",
+        ));
     }
     Ok(())
 }
@@ -262,21 +321,7 @@ pub fn create_topic(
         apply_attribute(&mut topic, k, v, true, e.now())?;
     }
     if let Some(existing) = e.sns.topics.get(&arn) {
-        // Idempotent for equal attributes and tags (AWS: error on different ones).
-        let same_attributes = existing.attributes == topic.attributes
-            && existing.policy == topic.policy
-            && existing.content_based_dedup == topic.content_based_dedup
-            && existing.dedup_per_group == topic.dedup_per_group;
-        if !same_attributes {
-            return Err(invalid(
-                "Attributes Reason: Topic already exists with different attributes",
-            ));
-        }
-        if !topic.tags.is_empty() && existing.tags != topic.tags {
-            return Err(invalid(
-                "Tags Reason: Topic already exists with different tags",
-            ));
-        }
+        same_topic(existing, &input.attributes, &input.tags)?;
         return Ok(TopicArnOutput { topic_arn: arn });
     }
     // SNS's default quotas: 100,000 standard and 1,000 FIFO topics per account.
@@ -317,6 +362,9 @@ pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result
     if e.sns.topics.remove(&input.topic_arn).is_some() {
         e.sns
             .subscriptions
+            .retain(|_, s| s.topic_arn != input.topic_arn);
+        e.sns
+            .unsubscribed
             .retain(|_, s| s.topic_arn != input.topic_arn);
     }
     Ok(Empty {})
@@ -364,12 +412,6 @@ pub fn get_topic_attributes(
             "ContentBasedDeduplication".into(),
             topic.content_based_dedup.to_string(),
         );
-        let scope = if topic.dedup_per_group {
-            "MessageGroup"
-        } else {
-            "Topic"
-        };
-        attributes.insert("FifoThroughputScope".into(), scope.into());
     }
     if let Some(beginning) = beginning_of(topic, now) {
         attributes.insert("BeginningArchiveTime".into(), format_rfc3339(beginning));

@@ -244,6 +244,14 @@ impl QueueAttributes {
                     "Unknown Attribute {name}."
                 )));
             }
+            // A standard queue does not know ContentBasedDeduplication (nor FifoQueue once
+            // created) and refuses the other FIFO-only attributes, in AWS's words for each.
+            let unknown = name == "ContentBasedDeduplication" || (name == "FifoQueue" && !creating);
+            if !fifo && unknown {
+                return Err(SqsError::InvalidAttributeName(format!(
+                    "Unknown Attribute {name}."
+                )));
+            }
             if FIFO_ONLY.contains(&name.as_str()) && !fifo {
                 return Err(SqsError::InvalidAttributeName(format!(
                     "You can specify the {name} only when FifoQueue is set to true."
@@ -273,7 +281,15 @@ impl QueueAttributes {
                 }
                 "RedrivePolicy" if value.is_empty() => self.redrive = None,
                 "RedrivePolicy" => {
-                    self.redrive = Some((parse_redrive_policy(value)?, value.clone()))
+                    let policy = parse_redrive_policy(value)?;
+                    // Returned as AWS returns it: maxReceiveCount a number, even if given as a
+                    // string.
+                    let text = serde_json::json!({
+                        "deadLetterTargetArn": policy.dead_letter_target_arn,
+                        "maxReceiveCount": policy.max_receive_count,
+                    })
+                    .to_string();
+                    self.redrive = Some((policy, text))
                 }
                 "RedriveAllowPolicy" if value.is_empty() => self.redrive_allow = None,
                 "RedriveAllowPolicy" => {
@@ -389,18 +405,19 @@ impl QueueAttributes {
     }
 
     /// The first attribute of `given` whose value differs from this queue's (idempotent
-    /// CreateQueue), or a non-default attribute `given` leaves out.
+    /// CreateQueue). Only the attributes given are compared: one left out, or given with the
+    /// value the queue has (its default included), is no difference.
     pub fn first_difference(&self, given: &BTreeMap<String, String>) -> Option<String> {
         let current = self.rendered();
-        let mut requested = QueueAttributes::default();
+        let mut requested = self.clone();
         if requested.apply(given, true).is_err() {
             return given.keys().next().cloned();
         }
         let wanted = requested.rendered();
-        let keys: std::collections::BTreeSet<_> = current.keys().chain(wanted.keys()).collect();
-        keys.into_iter()
-            .find(|k| current.get(*k) != wanted.get(*k))
-            .map(|k| k.to_string())
+        given
+            .keys()
+            .find(|k| current.get(k.as_str()) != wanted.get(k.as_str()))
+            .cloned()
     }
 }
 
@@ -519,9 +536,11 @@ mod tests {
                 .as_deref(),
             Some("VisibilityTimeout")
         );
+        // Left out, or given with the value the queue has: no difference.
+        assert_eq!(a.first_difference(&attrs(&[])), None);
         assert_eq!(
-            a.first_difference(&attrs(&[])).as_deref(),
-            Some("VisibilityTimeout")
+            a.first_difference(&attrs(&[("DelaySeconds", "0"), ("FifoQueue", "false")])),
+            None
         );
     }
 }

@@ -119,6 +119,7 @@ mod tests {
                 attributes: Default::default(),
                 group_id: None,
                 dedup_id: None,
+                trace_header: None,
             };
             crate::services::sqs::enqueue(&mut e, arn, m).unwrap();
         }

@@ -56,3 +56,23 @@ impl From<SqsError> for AwsError {
         AwsError::client(code, message)
     }
 }
+
+/// The wording AWS Query answers give an error where it differs from the JSON protocol's.
+pub fn query_message(code: &str) -> Option<&'static str> {
+    match code {
+        "QueueDoesNotExist" => Some("The specified queue does not exist for this wsdl version."),
+        _ => None,
+    }
+}
+
+/// The error of a Query action sent to a queue URL that is not valid there: an unknown action,
+/// or one that names no queue (CreateQueue, ListQueues).
+pub fn not_for_queue_endpoint(action: &str, known: bool) -> Option<AwsError> {
+    let invalid = !known || matches!(action, "CreateQueue" | "ListQueues");
+    invalid.then(|| {
+        AwsError::client(
+            "InvalidAction",
+            format!("The action {action} is not valid for this endpoint."),
+        )
+    })
+}

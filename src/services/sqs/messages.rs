@@ -2,6 +2,7 @@
 //! DeleteMessage(Batch), ChangeMessageVisibility(Batch).
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
+use super::checks::{check_attributes, check_characters, valid_fifo_token};
 use super::digest::{md5_hex, md5_of_attributes};
 use super::shapes::*;
 use super::store::{Outgoing, QueueKey, Visibility};
@@ -20,109 +21,6 @@ fn invalid_value(name: &str, value: impl std::fmt::Display, reason: &str) -> Sqs
     SqsError::InvalidParameterValue(format!(
         "Value {value} for parameter {name} is invalid. Reason: {reason}"
     ))
-}
-
-/// The characters SQS accepts: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
-/// (The quotas page says others are rejected; the API reference says replaced. switchyard rejects.)
-fn check_characters(text: &str) -> Result<(), SqsError> {
-    let allowed = |c: char| {
-        let c = c as u32;
-        c == 0x9
-            || c == 0xA
-            || c == 0xD
-            || (0x20..=0xD7FF).contains(&c)
-            || (0xE000..=0xFFFD).contains(&c)
-            || c >= 0x10000
-    };
-    match text.chars().find(|&c| !allowed(c)) {
-        None => Ok(()),
-        Some(c) => Err(SqsError::InvalidMessageContents(format!(
-            "Invalid binary character '#x{:X}' was found in the message body, the set of allowed characters is \
-             #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
-            c as u32
-        ))),
-    }
-}
-
-fn valid_attribute_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    (1..=256).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
-        && !lower.starts_with("aws.")
-        && !lower.starts_with("amazon.")
-        && !name.starts_with('.')
-        && !name.ends_with('.')
-        && !name.contains("..")
-}
-
-/// Validates message attributes; answers the bytes they count toward the size limit.
-fn check_attributes(
-    attributes: &BTreeMap<String, MessageAttributeValue>,
-) -> Result<usize, SqsError> {
-    if attributes.len() > 10 {
-        return Err(SqsError::InvalidParameterValue(format!(
-            "Number of message attributes [{}] exceeds the allowed maximum [10].",
-            attributes.len()
-        )));
-    }
-    let mut size = 0;
-    for (name, value) in attributes {
-        if !valid_attribute_name(name) {
-            return Err(SqsError::InvalidParameterValue(format!(
-                "Message (user) attribute name '{name}' is invalid. Attribute names can contain only A-Z, a-z, 0-9, \
-                 underscore (_), hyphen (-), and period (.), must not start or end with a period, must not have \
-                 consecutive periods, must not start with AWS. or Amazon., and can be up to 256 characters long."
-            )));
-        }
-        let base = value.data_type.split('.').next().unwrap_or_default();
-        let label_ok = value.data_type.len() <= 256 && !value.data_type.ends_with('.');
-        let empty = || {
-            SqsError::InvalidParameterValue(format!(
-                "Message (user) attribute '{name}' must contain a non-empty value of type '{base}'."
-            ))
-        };
-        match base {
-            "String" | "Number" if label_ok => {
-                let text = value
-                    .string_value
-                    .as_deref()
-                    .filter(|s| !s.is_empty())
-                    .ok_or_else(empty)?;
-                check_characters(text)?;
-                if base == "Number" && text.trim().parse::<f64>().map_or(true, |n| !n.is_finite()) {
-                    return Err(SqsError::InvalidParameterValue(format!(
-                        "Can't cast the value of message (user) attribute '{name}' to a number."
-                    )));
-                }
-                size += text.len();
-            }
-            "Binary" if label_ok => {
-                let raw = value
-                    .binary_value
-                    .as_deref()
-                    .and_then(|b| B64.decode(b).ok())
-                    .filter(|b| !b.is_empty());
-                size += raw.ok_or_else(empty)?.len();
-            }
-            _ => {
-                return Err(SqsError::InvalidParameterValue(format!(
-                    "The type of message (user) attribute '{name}' is invalid. You must use only the following \
-                     supported type prefixes: Binary, Number, String."
-                )));
-            }
-        }
-        size += name.len() + value.data_type.len();
-    }
-    Ok(size)
-}
-
-fn valid_fifo_token(text: &str) -> bool {
-    (1..=128).contains(&text.len())
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation())
 }
 
 /// Checks one message against its queue and turns it into what the queue takes.
@@ -158,6 +56,10 @@ fn prepare(
             SqsError::InvalidParameterValue("Message system attribute 'AWSTraceHeader' must contain a non-empty value of type 'String'.".into())
         })?);
     }
+    // Set by the request's X-Amzn-Trace-Id header unless the message names its own.
+    if trace_header.is_none() {
+        trace_header = cx.trace_header.clone();
+    }
     let not_for_type = |name: &str, value: &str| {
         invalid_value(
             name,
@@ -166,6 +68,8 @@ fn prepare(
         )
     };
     let delay_s = match input.delay_seconds {
+        // A FIFO queue takes no per-message delay, but accepts DelaySeconds=0 (as AWS does).
+        Some(0) if attrs.fifo => attrs.delay_s,
         Some(d) if attrs.fifo => return Err(not_for_type("DelaySeconds", &d.to_string())),
         Some(d) if !(0..=900).contains(&d) => {
             return Err(invalid_value(
@@ -343,6 +247,7 @@ pub fn send_message_batch(
             "Batch requests cannot be longer than {MAX_PAYLOAD} bytes. You have sent {total} bytes."
         )));
     }
+    check_fifo_batch(e, &key, &input.entries)?;
     let mut out = BatchOutput {
         successful: Vec::new(),
         failed: Vec::new(),
@@ -357,6 +262,33 @@ pub fn send_message_batch(
         }
     }
     Ok(out)
+}
+
+/// A FIFO batch with an entry lacking MessageGroupId, or MessageDeduplicationId on a queue
+/// without content-based deduplication, fails whole, as AWS fails it (400).
+fn check_fifo_batch(
+    e: &State,
+    key: &QueueKey,
+    entries: &[SendMessageBatchEntry],
+) -> Result<(), SqsError> {
+    let queue = e.sqs.queues.get(key).ok_or(SqsError::QueueDoesNotExist)?;
+    let attrs = &queue.attributes;
+    if !attrs.fifo {
+        return Ok(());
+    }
+    for entry in entries {
+        if entry.message.message_group_id.is_none() {
+            return Err(SqsError::InvalidParameterValue(
+                "The request must contain the parameter MessageGroupId.".into(),
+            ));
+        }
+        if entry.message.message_deduplication_id.is_none() && !attrs.content_based_dedup {
+            return Err(SqsError::InvalidParameterValue(
+                "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly".into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A receipt handle names the queue, the message's place in it and the receive.
@@ -473,6 +405,11 @@ fn change_one(
             Ok(())
         }
         Err(Visibility::Expired) => Err(expired_receipt(handle)),
+        Err(Visibility::Gone) => Err(invalid_value(
+            "ReceiptHandle",
+            handle,
+            "Message does not exist or is not available for visibility timeout change.",
+        )),
         Err(Visibility::NotInFlight) => Err(SqsError::MessageNotInflight(
             "Message does not exist or is not available for visibility timeout change.".into(),
         )),
@@ -512,6 +449,7 @@ pub fn change_message_visibility_batch(
 fn wanted(names: &[String], name: &str) -> bool {
     names.iter().any(|n| {
         n == "All"
+            || n == "*"
             || n == ".*"
             || n == name
             || n.strip_suffix(".*").is_some_and(|p| name.starts_with(p))
@@ -704,46 +642,6 @@ pub fn receive_or_wait(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn attribute_names_follow_the_rules() {
-        for ok in ["a", "order.id", "x-y_z", &"n".repeat(256)] {
-            assert!(valid_attribute_name(ok), "{ok}");
-        }
-        for bad in [
-            "",
-            ".a",
-            "a.",
-            "a..b",
-            "AWS.x",
-            "amazon.y",
-            "sp ace",
-            &"n".repeat(257),
-        ] {
-            assert!(!valid_attribute_name(bad), "{bad}");
-        }
-    }
-
-    #[test]
-    fn attribute_values_are_checked_by_type() {
-        let one = |data_type: &str, s: Option<&str>, b: Option<&str>| {
-            BTreeMap::from([(
-                "a".to_string(),
-                MessageAttributeValue {
-                    data_type: data_type.into(),
-                    string_value: s.map(str::to_string),
-                    binary_value: b.map(str::to_string),
-                },
-            )])
-        };
-        assert!(check_attributes(&one("String", Some("x"), None)).is_ok());
-        assert!(check_attributes(&one("Number.float", Some("1.5"), None)).is_ok());
-        assert!(check_attributes(&one("Binary.png", None, Some("AAE="))).is_ok());
-        assert!(check_attributes(&one("Number", Some("abc"), None)).is_err());
-        assert!(check_attributes(&one("String", Some(""), None)).is_err());
-        assert!(check_attributes(&one("Blob", Some("x"), None)).is_err());
-        assert!(check_attributes(&one("Binary", None, Some("!!"))).is_err());
-    }
 
     #[test]
     fn receipt_handles_name_their_queue() {

@@ -3,8 +3,9 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod attributes;
+mod checks;
 mod errors;
-pub use errors::SqsError;
+pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
 mod digest;
 pub use digest::sha256_hex;
@@ -112,8 +113,10 @@ pub fn enqueue(
         md5_of_attributes: digest::md5_of_attributes(&m.attributes),
         body: m.body,
         attributes: m.attributes,
-        trace_header: None,
+        // A trace header passed on by another service is no system attribute the sender gave:
+        // no digest of one.
         md5_of_system_attributes: None,
+        trace_header: m.trace_header,
         sender_id: std::sync::Arc::from(key.account.as_str()),
         group_id: m.group_id,
         dedup_id,
@@ -151,8 +154,18 @@ fn queue_url(cx: &Context, key: &QueueKey) -> String {
     format!("http://{}/{}/{}", cx.host, key.account, key.name)
 }
 
-/// The queue a QueueUrl names, in the caller's region.
+/// The queue a QueueUrl names, in the caller's region; a bare queue name is a queue of the
+/// caller's account (AWS accepts it).
 fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
+    if !url.contains('/') {
+        return valid_name(url)
+            .then(|| QueueKey {
+                account: cx.account.clone(),
+                region: cx.region.clone(),
+                name: url.into(),
+            })
+            .ok_or(SqsError::QueueDoesNotExist);
+    }
     let path = match url.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
         None => url,
@@ -271,6 +284,7 @@ mod batch_tests {
                 attributes: BTreeMap::new(),
                 group_id: None,
                 dedup_id: None,
+                trace_header: None,
             },
         }
     }

@@ -414,7 +414,7 @@ pub fn add_permission(
     }
     let arn = queue.arn.clone();
     let mut policy = queue.attributes.policy.clone().unwrap_or_else(|| {
-        json!({"Version": "2012-10-17", "Id": format!("{arn}/SQSDefaultPolicy"), "Statement": []})
+        json!({"Version": "2008-10-17", "Id": format!("{arn}/SQSDefaultPolicy"), "Statement": []})
     });
     let statements = policy.get_mut("Statement").and_then(Value::as_array_mut);
     let Some(statements) = statements else {
@@ -450,13 +450,7 @@ pub fn remove_permission(
     let key = key_from_url(cx, &input.queue_url)?;
     let now = e.now();
     let queue = queue_mut(e, &key)?;
-    let missing = || {
-        invalid_value(
-            "Label",
-            &input.label,
-            "can't find label on existing policy.",
-        )
-    };
+    let missing = || invalid_value("Label", &input.label, "can't find label.");
     let policy = queue.attributes.policy.as_mut().ok_or_else(missing)?;
     let statements = policy
         .get_mut("Statement")

@@ -206,7 +206,10 @@ pub struct BatchResultErrorEntry {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct BatchOutput<T> {
+    /// Left out when empty, as AWS's JSON answers leave it out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub successful: Vec<T>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<BatchResultErrorEntry>,
 }
 

@@ -80,6 +80,9 @@ pub struct Message {
     pub dead_letter_source_arn: Option<Arc<str>>,
     pub sent_at: Millis,
     pub visible_at: Millis,
+    /// When `visible_at` was last set, in the queue's own count of such changes: orders FIFO
+    /// groups whose messages became visible at the same instant.
+    pub visible_stamp: u64,
     pub receive_count: u32,
     pub first_received_at: Option<Millis>,
     /// The receive that holds it: a nonce for its receipt handle and when it happened.
@@ -95,8 +98,10 @@ pub struct Sent {
     pub duplicate: bool,
 }
 
+/// A send remembered for deduplication, under its deduplication id.
 #[derive(Debug, Clone)]
 struct Dedup {
+    group: Option<String>,
     until: Millis,
     message_id: String,
     sequence_number: Option<u128>,
@@ -129,7 +134,9 @@ pub struct Queue {
     messages: BTreeMap<u64, Message>,
     next_seq: u64,
     next_sequence_number: u128,
-    dedup: HashMap<(Option<String>, String), Dedup>,
+    /// Counts the changes of messages' `visible_at` ([`Message::visible_stamp`]).
+    next_stamp: u64,
+    dedup: HashMap<String, Vec<Dedup>>,
     attempts: HashMap<String, Attempt>,
     /// The earliest send time among dead-lettered messages here (they break send order).
     oldest_moved_sent_at: Option<Millis>,
@@ -143,6 +150,8 @@ pub enum Visibility {
     Expired,
     NotInFlight,
     BeyondLimit,
+    /// The message was deleted (or moved) since.
+    Gone,
 }
 
 #[derive(Debug, Default)]

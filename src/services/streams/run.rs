@@ -557,6 +557,7 @@ fn dead_letter(dlq: &str, taken: &Taken, sqs_source: bool, publisher: &Publisher
             },
             group_id: fifo_dlq.then(group),
             dedup_id: fifo_dlq.then(|| taken.id.clone()),
+            trace_header: None,
         },
         finish: None,
         bus: to_bus.then(|| publisher.clone()),

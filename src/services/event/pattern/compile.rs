@@ -403,10 +403,13 @@ fn parse_cidr(s: &str) -> Res<Matcher> {
     })
 }
 
-/// Jackson-like wording for text that is not JSON (AWS returns Jackson's parser messages, e.g.
-/// "Unrecognized token 'this': was expecting (JSON String, Number, Array, Object or token
-/// 'null', 'true' or 'false')", recorded by LocalStack).
-pub(super) fn json_error_reason(text: &str, e: &serde_json::Error) -> String {
+/// Jackson-like wording for text that is not JSON, with the location Jackson appends (AWS
+/// returns Jackson's parser messages, recorded by LocalStack: "Unrecognized token 'this': was
+/// expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at
+/// [Source: (String)"this is valid json but not a dict"; line: 1, column: 5]"). The column is
+/// the one after the offending token, except for a field name that does not start with a quote,
+/// where it is the quote's own (both recorded).
+pub(super) fn json_error(text: &str, e: &serde_json::Error) -> PatternError {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(e.line().saturating_sub(1))
@@ -417,8 +420,17 @@ pub(super) fn json_error_reason(text: &str, e: &serde_json::Error) -> String {
         .rev()
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
+    let (reason, end) = json_error_reason(text, at, e);
+    PatternError {
+        reason,
+        at: Some(jackson_location(text, end)),
+    }
+}
+
+/// The reason, and the byte offset the parser's location points at.
+fn json_error_reason(text: &str, at: usize, e: &serde_json::Error) -> (String, usize) {
     if e.is_eof() || at >= text.len() {
-        return "Unexpected end-of-input".into();
+        return ("Unexpected end-of-input".into(), text.len());
     }
     let start = text[..at]
         .char_indices()
@@ -431,29 +443,69 @@ pub(super) fn json_error_reason(text: &str, e: &serde_json::Error) -> String {
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect();
     if word.starts_with(|c: char| c.is_alphabetic()) {
-        return format!(
+        let reason = format!(
             "Unrecognized token '{word}': was expecting (JSON String, Number, Array, Object or \
              token 'null', 'true' or 'false')"
         );
+        return (reason, start + word.len());
     }
     let c = text[at..].chars().next().unwrap_or(' ');
     let detail = e.to_string();
-    let expecting = if detail.starts_with("key must be a string") {
-        "was expecting double-quote to start field name"
+    let (expecting, end) = if detail.starts_with("key must be a string") {
+        ("was expecting double-quote to start field name", at)
     } else if detail.starts_with("expected `:`") {
-        "was expecting a colon to separate field name and value"
+        (
+            "was expecting a colon to separate field name and value",
+            at + c.len_utf8(),
+        )
     } else if detail.starts_with("expected `,` or `}`") {
-        "was expecting comma to separate Object entries"
+        (
+            "was expecting comma to separate Object entries",
+            at + c.len_utf8(),
+        )
     } else if detail.starts_with("expected `,` or `]`") {
-        "was expecting comma to separate Array entries"
+        (
+            "was expecting comma to separate Array entries",
+            at + c.len_utf8(),
+        )
     } else {
-        "expected a valid value (JSON String, Number, Array, Object or token 'null', 'true' or \
-         'false')"
+        (
+            "expected a valid value (JSON String, Number, Array, Object or token 'null', \
+             'true' or 'false')",
+            at + c.len_utf8(),
+        )
     };
-    format!(
+    let reason = format!(
         "Unexpected character ('{c}' (code {})): {expecting}",
         c as u32
-    )
+    );
+    (reason, end)
+}
+
+/// Where the first JSON token of `text` (valid JSON) ends: after the bracket of an array or
+/// object, after the whole of a scalar.
+pub(super) fn first_token_end(text: &str) -> usize {
+    let start = text.len() - text.trim_start().len();
+    match text[start..].chars().next() {
+        Some('[' | '{') => start + 1,
+        _ => text.trim_end().len(),
+    }
+}
+
+/// Jackson's location suffix for byte offset `end` of `text`: 1-based line and column (in
+/// characters), the text quoted as it is, cut after 500 characters as Jackson cuts it.
+pub(super) fn jackson_location(text: &str, end: usize) -> String {
+    let before = &text[..end.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    let total = text.chars().count();
+    let source = if total > 500 {
+        let kept: String = text.chars().take(500).collect();
+        format!("\"{kept}\"[truncated {} chars]", total - 500)
+    } else {
+        format!("\"{text}\"")
+    };
+    format!("\n at [Source: (String){source}; line: {line}, column: {column}]")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,15 +24,47 @@ impl ObjNode {
 
 fn child_matches(child: &ObjNode, parent: Option<&Map<String, Value>>, key: &str) -> bool {
     let mut saw_object = false;
+    // Event keys written with dots (`"key.b": 1`) are the same paths as nested ones, as Event
+    // Ruler flattens them: they join the object at `key`, or stand for it when there is none.
+    let dotted = parent.and_then(|p| dotted_children(p, key));
     let matched = parent.is_some_and(|p| {
         lookup(p, key, &mut |v| {
             objects(v, &mut |o| {
                 saw_object = true;
-                child.matches(Some(o))
+                match (&dotted, v.is_object()) {
+                    (Some(d), true) => {
+                        let mut merged = o.clone();
+                        merged.extend(d.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        child.matches(Some(&merged))
+                    }
+                    _ => child.matches(Some(o)),
+                }
             })
         })
     });
-    matched || (!saw_object && child.matches(None))
+    let alone = || {
+        let whole = parent
+            .and_then(|p| p.get(key))
+            .is_some_and(Value::is_object);
+        dotted
+            .as_ref()
+            .is_some_and(|d| !whole && child.matches(Some(d)))
+    };
+    let matched = matched || alone();
+    matched || (!saw_object && dotted.is_none() && child.matches(None))
+}
+
+/// The fields of `obj` whose key is `key` followed by a dot, under the rest of their key, when
+/// there are any.
+fn dotted_children(obj: &Map<String, Value>, key: &str) -> Option<Map<String, Value>> {
+    let fields: Map<String, Value> = obj
+        .iter()
+        .filter_map(|(k, v)| {
+            let rest = k.strip_prefix(key)?.strip_prefix('.')?;
+            Some((rest.to_string(), v.clone()))
+        })
+        .collect();
+    (!fields.is_empty()).then_some(fields)
 }
 
 fn leaf_matches(matchers: &[Matcher], parent: Option<&Map<String, Value>>, key: &str) -> bool {

@@ -143,6 +143,12 @@ const MATCH_CASES: &str = r#"
 + {"detail":{"state.status":["running"]}} {"detail":{"state.status":"running"}}
 - {"detail":{"state.status":{"status":["running"]}}} {"detail":{"state":{"status":"running"}}}
 - {"detail":{"state":{"status":["running"]}}} {"detail":{"state.status":{"status":"running"}}}
++ {"detail":{"state":{"status":["running"]}}} {"detail":{"state.status":"running"}}
+- {"detail":{"state":{"status":["running"]}}} {"detail":{"state.status":"stopped"}}
++ {"detail":{"state":{"status":["running"],"code":[16]}}} {"detail":{"state":{"code":16},"state.status":"running"}}
+- {"detail":{"state":{"status":[{"exists":false}]}}} {"detail":{"state.status":"running"}}
++ {"a":{"b":{"c":["x"]}}} {"a.b.c":"x"}
++ {"a":{"b":{"c":["x"]}}} {"a":{"b.c":"x"}}
 # duplicate keys: the last wins (complex_multi_key)
 + {"d":{"loc":[{"prefix":"us-"}],"loc":[{"anything-but":"us-east"}]}} {"d":{"loc":"eu-west"}}
 - {"d":{"loc":[{"prefix":"us-"}],"loc":[{"anything-but":"us-east"}]}} {"d":{"loc":"us-east"}}
@@ -260,31 +266,58 @@ fn error_table() {
 fn text_that_is_not_json() {
     let expecting = "was expecting (JSON String, Number, Array, Object or token 'null', \
                      'true' or 'false')";
+    let valid_value = "expected a valid value (JSON String, Number, Array, Object or token \
+                       'null', 'true' or 'false')";
+    // The first four recorded from AWS (LocalStack's test_invalid_json_event_pattern).
     let cases = [
         (
             "this is valid json but not a dict",
             format!("Unrecognized token 'this': {expecting}"),
+            5,
         ),
         (
             "{\"not\": closed mark\"",
             format!("Unrecognized token 'closed': {expecting}"),
+            15,
         ),
         (
             "{'bad': 'quotation'}",
             "Unexpected character (''' (code 39)): was expecting double-quote to start \
              field name"
                 .to_string(),
+            2,
         ),
-        ("{\"a\": [", "Unexpected end-of-input".to_string()),
-        ("\"x\"", "Filter is not an object".to_string()),
+        (
+            "[\"not\", \"a\", \"dict\", \"but valid json\"]",
+            "Filter is not an object".to_string(),
+            2,
+        ),
+        ("{\"a\": [", "Unexpected end-of-input".to_string(), 8),
+        ("\"x\"", "Filter is not an object".to_string(), 4),
+        (
+            "{\"b\":,true}",
+            format!("Unexpected character (',' (code 44)): {valid_value}"),
+            7,
+        ),
     ];
-    for (text, reason) in cases {
-        assert_eq!(
-            EventPattern::parse(text).unwrap_err().reason,
-            reason,
-            "{text}"
-        );
+    for (text, reason, column) in cases {
+        let err = EventPattern::parse(text).unwrap_err();
+        assert_eq!(err.reason, reason, "{text}");
+        let at = format!("\n at [Source: (String)\"{text}\"; line: 1, column: {column}]");
+        assert_eq!(err.at.as_deref(), Some(at.as_str()), "{text}");
+        let message = format!("Event pattern is not valid. Reason: {reason}{at}");
+        assert_eq!(err.message(), message);
     }
+    let long = format!("{{\"a\": {}", "x".repeat(600));
+    let err = EventPattern::parse(&long).unwrap_err();
+    let at = err.at.unwrap();
+    assert!(
+        at.ends_with("[truncated 106 chars]; line: 1, column: 607]"),
+        "{at}"
+    );
+    let lines = EventPattern::parse("{\n  \"a\": nope\n}").unwrap_err();
+    let at = lines.at.unwrap();
+    assert!(at.ends_with("line: 2, column: 12]"), "{at}");
 }
 
 #[test]

@@ -36,7 +36,8 @@ use std::collections::VecDeque;
 const MAX_ACTIVE_REPLAYS: usize = 10;
 const SLICE_MS: Millis = 60_000;
 const STEP_MS: Millis = 1_000;
-const REPLAY_STATES: &str = "[STARTING, RUNNING, CANCELLING, COMPLETED, CANCELLED, FAILED]";
+/// As AWS lists them in its message (alphabetically, as moto records it), not in model order.
+const REPLAY_STATES: &str = "[CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, STARTING]";
 
 fn replay_arn(cx: &Context, name: &str) -> String {
     let resource = format!("replay/{name}");
@@ -133,16 +134,18 @@ pub fn start_replay(
                 arn_name(&input.event_source_arn)
             ))
         })?;
+    // The time range is checked before the destination (AWS-recorded: a cross-bus replay with
+    // its end before its start is refused for the times).
+    if start >= end {
+        return Err(EventsError::Validation(
+            "Parameter EventEndTime is not valid. Reason: EventStartTime must be before EventEndTime."
+                .into(),
+        ));
+    }
     let (bus_arn, bus_name) = own_bus(e, cx, &input.destination.arn)?;
     if bus_arn != source {
         return Err(EventsError::Validation(
             "Parameter Destination.Arn is not valid. Reason: Cross event bus replay is not permitted."
-                .into(),
-        ));
-    }
-    if start >= end {
-        return Err(EventsError::Validation(
-            "Parameter EventEndTime is not valid. Reason: EventStartTime must be before EventEndTime."
                 .into(),
         ));
     }

@@ -55,7 +55,7 @@ pub(super) fn check_auth_parameters(v: &mut Violations, p: &AuthParameters) {
                 true,
             );
         }
-        v.one_of(
+        v.one_of_any_case(
             o.http_method.as_deref(),
             &format!("{at}.httpMethod"),
             OAUTH_METHODS,

@@ -1,7 +1,9 @@
 //! Input checks of connections and API destinations as AWS's model constrains them, collected
-//! the Coral way: every violated constraint of a request in one ValidationException ("2
-//! validation errors detected: ...; ..."), members in the model's (alphabetical) order. Values
-//! of sensitive members (passwords, keys, secrets) are left out of the message, as Coral does.
+//! the Coral way: every violated constraint of a request in one ValidationException ("3
+//! validation errors detected: ...; ...; ..."), members in the API reference's order (AWS
+//! recorded `name` before `authorizationType`, `connectionArn` before `httpMethod`), each
+//! violated constraint of a member on its own. Values of sensitive members (passwords, keys,
+//! secrets) are left out of the message, as Coral does.
 //! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::arn::Arn;
@@ -58,6 +60,8 @@ impl Violations {
         let Some(v) = value else { return };
         let shown = (!sensitive).then_some(v);
         let len = v.chars().count();
+        // Each constraint is its own error: a name too long and of the wrong characters is
+        // two (AWS-recorded).
         if len < min {
             self.add(
                 shown,
@@ -70,7 +74,8 @@ impl Violations {
                 member,
                 &format!("Member must have length less than or equal to {max}"),
             );
-        } else if !allowed(v) {
+        }
+        if len >= min && !allowed(v) {
             self.add(
                 shown,
                 member,
@@ -88,8 +93,27 @@ impl Violations {
     }
 
     pub fn one_of(&mut self, value: Option<&str>, member: &str, listed: &str) {
+        self.one_of_by(value, member, listed, |a, v| a == v);
+    }
+
+    /// As [`Violations::one_of`], any letter case accepted (AWS takes an OAuth `HttpMethod`
+    /// of `get` or `Post`).
+    pub fn one_of_any_case(&mut self, value: Option<&str>, member: &str, listed: &str) {
+        self.one_of_by(value, member, listed, str::eq_ignore_ascii_case);
+    }
+
+    fn one_of_by(
+        &mut self,
+        value: Option<&str>,
+        member: &str,
+        listed: &str,
+        same: impl Fn(&str, &str) -> bool,
+    ) {
         let Some(v) = value else { return };
-        let allowed = listed.trim_matches(['[', ']']).split(", ").any(|a| a == v);
+        let allowed = listed
+            .trim_matches(['[', ']'])
+            .split(", ")
+            .any(|a| same(a, v));
         if !allowed {
             self.add(
                 Some(v),

@@ -84,7 +84,7 @@ fn state_output(e: &State, d: &ApiDestination) -> ApiDestinationStateOutput {
     }
 }
 
-/// The model's constraints, members in its order.
+/// The model's constraints, members in the API reference's order.
 #[allow(clippy::too_many_arguments)]
 fn check_members(
     connection_arn: Option<&str>,
@@ -95,10 +95,11 @@ fn check_members(
     name: &str,
 ) -> Result<(), EventsError> {
     let mut v = Violations::default();
-    v.connection_arn(connection_arn);
+    v.name(name, "name");
     v.description(description);
-    v.one_of(http_method, "httpMethod", DESTINATION_METHODS);
+    v.connection_arn(connection_arn);
     v.endpoint(endpoint, "invocationEndpoint");
+    v.one_of(http_method, "httpMethod", DESTINATION_METHODS);
     if let Some(n) = rate_limit.filter(|n| *n < 1) {
         v.add(
             Some(&n.to_string()),
@@ -106,7 +107,6 @@ fn check_members(
             "Member must have value greater than or equal to 1",
         );
     }
-    v.name(name, "name");
     v.finish()
 }
 

@@ -1,7 +1,8 @@
 //! The OAuth client-credentials flow of OAUTH_CLIENT_CREDENTIALS connections: the token request
 //! (built under the lock and left in the store for the runtime, which makes it outside the lock),
 //! and its answer
-//! recorded on the connection (AUTHORIZED with the access token, or DEAUTHORIZED with a reason).
+//! recorded on the connection (AUTHORIZED with the access token, or still AUTHORIZING with a
+//! reason).
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::invocation::{pairs, with_query};
@@ -70,7 +71,9 @@ pub(super) fn token_request(c: &Connection, key: &str) -> TokenRequest {
     TokenRequest {
         key: key.to_string(),
         arn: c.arn.clone(),
-        method: o.http_method.unwrap_or_else(|| "POST".into()),
+        method: o
+            .http_method
+            .map_or_else(|| "POST".into(), |m| m.to_ascii_uppercase()),
         url,
         headers,
         body: body.finish(),
@@ -95,8 +98,9 @@ pub fn token_answered(e: &mut State, r: &TokenRequest, answer: Result<(u16, Stri
             c.last_authorized_at = now;
         }
         Err(reason) => {
-            // Authorization failures leave a connection DEAUTHORIZED (eb-target-connection-states).
-            c.state = "DEAUTHORIZED".into();
+            // A connection whose token endpoint does not authorize it stays AUTHORIZING, as AWS
+            // reported one (LocalStack's recorded `test_create_connection_with_auth`); the
+            // StateReason says why.
             c.state_reason = Some(reason);
             c.access_token = None;
         }

@@ -19,6 +19,7 @@ impl Queue {
             next_seq: 0,
             // FIFO sequence numbers are large, increasing and not consecutive, as in SQS.
             next_sequence_number: 18_000_000_000_000_000_000,
+            next_stamp: 0,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
             oldest_moved_sent_at: None,
@@ -39,6 +40,11 @@ impl Queue {
         self.messages.insert(self.next_seq, message);
     }
 
+    fn take_stamp(&mut self) -> u64 {
+        self.next_stamp += 1;
+        self.next_stamp
+    }
+
     fn take_sequence_number(&mut self) -> u128 {
         self.next_sequence_number += 1 + u128::from(self.next_seq % 7);
         self.next_sequence_number
@@ -46,37 +52,33 @@ impl Queue {
 
     /// Takes a new message, or recognises a FIFO duplicate inside the deduplication interval.
     pub fn send(&mut self, now: Millis, id: String, m: Outgoing) -> Sent {
-        let dedup_key = m.dedup_id.clone().map(|d| {
-            let scope = match self.attributes.dedup_scope {
-                DedupScope::Queue => None,
-                DedupScope::MessageGroup => m.group_id.clone(),
-            };
-            (scope, d)
-        });
-        if let Some(key) = &dedup_key {
+        if let Some(d) = m.dedup_id.as_deref() {
             if self.dedup.len() > 1024 {
-                self.dedup.retain(|_, d| d.until > now);
+                self.dedup.retain(|_, sent| {
+                    sent.retain(|x| x.until > now);
+                    !sent.is_empty()
+                });
             }
-            if let Some(d) = self.dedup.get(key).filter(|d| d.until > now) {
+            if let Some(x) = self.duplicate_of(d, m.group_id.as_deref(), now) {
                 return Sent {
-                    message_id: d.message_id.clone(),
-                    sequence_number: d.sequence_number,
+                    message_id: x.message_id.clone(),
+                    sequence_number: x.sequence_number,
                     duplicate: true,
                 };
             }
         }
         let sequence_number = self.is_fifo().then(|| self.take_sequence_number());
-        if let Some(key) = dedup_key {
-            let until = now + DEDUP_INTERVAL_MS;
-            self.dedup.insert(
-                key,
-                Dedup {
-                    until,
-                    message_id: id.clone(),
-                    sequence_number,
-                },
-            );
+        if let Some(d) = m.dedup_id.clone() {
+            let sent = self.dedup.entry(d).or_default();
+            sent.retain(|x| x.until > now);
+            sent.push(Dedup {
+                group: m.group_id.clone(),
+                until: now + DEDUP_INTERVAL_MS,
+                message_id: id.clone(),
+                sequence_number,
+            });
         }
+        let visible_stamp = self.take_stamp();
         self.enqueue(Message {
             id: id.clone(),
             body: m.body,
@@ -90,6 +92,7 @@ impl Queue {
             dead_letter_source_arn: None,
             sent_at: now,
             visible_at: now + m.delay_ms,
+            visible_stamp,
             receive_count: 0,
             first_received_at: None,
             receipt: None,
@@ -101,12 +104,32 @@ impl Queue {
         }
     }
 
+    /// The earlier send inside the deduplication interval that a message with deduplication id
+    /// `d` in `group` repeats. The queue's DeduplicationScope now decides, over every send
+    /// remembered: a scope changed after those sends applies to them too.
+    fn duplicate_of(&self, d: &str, group: Option<&str>, now: Millis) -> Option<&Dedup> {
+        let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
+        self.dedup
+            .get(d)?
+            .iter()
+            .find(|x| x.until > now && (!by_group || x.group.as_deref() == group))
+    }
+
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
     pub fn take_moved(&mut self, mut message: Message, now: Millis) {
         message.visible_at = now;
-        message.receive_count = 0;
-        message.first_received_at = None;
+        message.visible_stamp = self.take_stamp();
         message.receipt = None;
+        // A dead letter keeps its ApproximateReceiveCount and first receive, as in SQS; a message
+        // a move task sends on starts afresh.
+        if message.dead_letter_source_arn.is_none() {
+            message.receive_count = 0;
+            message.first_received_at = None;
+        } else if self.is_fifo() {
+            // "For FIFO queues, the enqueue timestamp resets when the message is moved to a
+            // dead-letter queue" (SQS developer guide, dead-letter queue retention).
+            message.sent_at = now;
+        }
         if self.is_fifo() {
             // A FIFO dead-letter queue replaces the deduplication id with the message id.
             message.dedup_id = Some(message.id.clone());
@@ -177,39 +200,9 @@ impl Queue {
         let mut chosen: Vec<u64> = Vec::new();
         let mut to_dlq: Vec<u64> = Vec::new();
         if self.is_fifo() {
-            // A group with a message in flight delivers nothing; a delayed message stops its
-            // group there, so nothing overtakes it, while earlier messages still go out.
-            let mut blocked: HashSet<&str> = self
-                .messages
-                .values()
-                .filter(|m| m.visible_at > now && m.receipt.is_some())
-                .filter_map(|m| m.group_id.as_deref())
-                .collect();
-            let mut groups: Vec<(&str, Vec<u64>)> = Vec::new();
-            let mut index: HashMap<&str, usize> = HashMap::new();
-            for (seq, m) in &self.messages {
-                let group = m.group_id.as_deref().unwrap_or_default();
-                if blocked.contains(group) {
-                    continue;
-                }
-                if m.visible_at > now {
-                    blocked.insert(group);
-                    continue;
-                }
-                if max_receives.is_some_and(|n| m.receive_count >= n) {
-                    to_dlq.push(*seq);
-                    continue;
-                }
-                match index.get(group) {
-                    Some(&i) => groups[i].1.push(*seq),
-                    None => {
-                        index.insert(group, groups.len());
-                        groups.push((group, vec![*seq]));
-                    }
-                }
-            }
-            // As many of one group as possible, in order, then the next group.
-            chosen.extend(groups.into_iter().flat_map(|(_, seqs)| seqs).take(max));
+            let (groups, dead) = self.fifo_candidates(now, max_receives);
+            to_dlq = dead;
+            chosen.extend(groups.into_iter().flatten().take(max));
         } else {
             for (seq, m) in &self.messages {
                 if chosen.len() == max {
@@ -231,7 +224,9 @@ impl Queue {
             }
         }
         for seq in chosen {
+            let stamp = self.take_stamp();
             let m = self.messages.get_mut(&seq).expect("chosen from the map");
+            m.visible_stamp = stamp;
             m.receive_count += 1;
             m.first_received_at.get_or_insert(now);
             m.visible_at = now + visibility_ms;
@@ -257,6 +252,43 @@ impl Queue {
         Ok(received)
     }
 
+    /// The messages a FIFO receive may hand out now, group by group, and those past
+    /// `max_receives` on the way. A group is served from its first message in order up to its
+    /// first hidden one (in flight or delayed): a message in flight holds back only itself and
+    /// the messages of its group after it. Groups come in the order their first servable
+    /// message became visible (sent, or made visible again), as SQS serves them: a group whose
+    /// messages come back from a visibility timeout queues behind groups that waited meanwhile.
+    fn fifo_candidates(&self, now: Millis, max_receives: Option<u32>) -> (Vec<Vec<u64>>, Vec<u64>) {
+        let mut dead = Vec::new();
+        let mut closed: HashSet<&str> = HashSet::new();
+        // (visible since, its stamp, seqs) per group, in order of each group's first message.
+        let mut groups: Vec<(Millis, u64, Vec<u64>)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (seq, m) in &self.messages {
+            let group = m.group_id.as_deref().unwrap_or_default();
+            if closed.contains(group) {
+                continue;
+            }
+            if m.visible_at > now {
+                closed.insert(group);
+                continue;
+            }
+            if max_receives.is_some_and(|n| m.receive_count >= n) {
+                dead.push(*seq);
+                continue;
+            }
+            match index.get(group) {
+                Some(&i) => groups[i].2.push(*seq),
+                None => {
+                    index.insert(group, groups.len());
+                    groups.push((m.visible_at, m.visible_stamp, vec![*seq]));
+                }
+            }
+        }
+        groups.sort_by_key(|(since, first, _)| (*since, *first));
+        (groups.into_iter().map(|(_, _, seqs)| seqs).collect(), dead)
+    }
+
     /// A FIFO retry with the same ReceiveRequestAttemptId inside 5 minutes gets the same
     /// messages and receipt handles, visibility restarted, if none was deleted or changed.
     fn repeat_attempt(&mut self, id: &str, now: Millis, visibility_ms: Millis) -> Option<Received> {
@@ -273,7 +305,9 @@ impl Queue {
         let mut again = Received::default();
         let mut taken = Vec::new();
         for (seq, nonce, _) in attempt.taken {
+            let stamp = self.take_stamp();
             let m = self.messages.get_mut(&seq).expect("checked above");
+            m.visible_stamp = stamp;
             m.visible_at = now + visibility_ms;
             taken.push((seq, nonce, m.visible_at));
             again.messages.push((seq, m.clone()));
@@ -304,23 +338,29 @@ impl Queue {
             .filter(|m| m.receipt.is_some_and(|r| r.0 == nonce))
     }
 
-    /// Deletes the message of a receipt handle. An outdated handle deletes nothing and succeeds
-    /// on a standard queue; a FIFO queue calls it expired.
+    /// Deletes the message of a receipt handle. On a standard queue any handle the message was
+    /// given deletes it, an older one too (SQS deletes a message received again by the handle of
+    /// an earlier receive), and the handle of a message already gone succeeds; a FIFO queue
+    /// takes only the current handle inside its visibility timeout and calls others expired.
     pub fn delete(&mut self, seq: u64, nonce: u64, now: Millis) -> Result<(), Visibility> {
-        let fifo = self.is_fifo();
-        match self.held(seq, nonce) {
-            Some(m) if fifo && m.visible_at <= now => Err(Visibility::Expired),
-            Some(_) => {
-                self.messages.remove(&seq);
-                self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
-                Ok(())
+        if self.is_fifo() {
+            match self.held(seq, nonce) {
+                Some(m) if m.visible_at > now => {}
+                _ => return Err(Visibility::Expired),
             }
-            None if fifo => Err(Visibility::Expired),
-            None => Ok(()),
         }
+        if let Some(m) = self.messages.remove(&seq)
+            && m.receipt.is_some()
+            && m.visible_at > now
+        {
+            self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
+        }
+        Ok(())
     }
 
-    /// Hides the message of a receipt handle for `timeout_ms` from now.
+    /// Hides the message of a receipt handle for `timeout_ms` from now. A standard queue takes
+    /// any handle of the message, expired or superseded by a later receive, as SQS does; a FIFO
+    /// queue only the current one of a message in flight.
     pub fn change_visibility(
         &mut self,
         seq: u64,
@@ -328,20 +368,35 @@ impl Queue {
         now: Millis,
         timeout_ms: Millis,
     ) -> Result<(), Visibility> {
-        let m = self.held(seq, nonce).ok_or(Visibility::Expired)?;
-        if m.visible_at <= now {
-            return Err(Visibility::NotInFlight);
+        let fifo = self.is_fifo();
+        let stamp = self.take_stamp();
+        let m = self.messages.get_mut(&seq).ok_or(Visibility::Gone)?;
+        if fifo {
+            if m.receipt.is_none_or(|r| r.0 != nonce) {
+                return Err(Visibility::Expired);
+            }
+            if m.visible_at <= now {
+                return Err(Visibility::NotInFlight);
+            }
         }
         let received_at = m.receipt.map_or(now, |r| r.1);
         if now + timeout_ms > received_at + MAX_VISIBILITY_MS {
             return Err(Visibility::BeyondLimit);
         }
+        if m.visible_at <= now && timeout_ms > 0 {
+            self.in_flight_hint += 1;
+        }
         m.visible_at = now + timeout_ms;
+        m.visible_stamp = stamp;
         Ok(())
     }
 
+    /// Deletes every message and forgets the deduplication history: after a purge, a message
+    /// with a purged message's deduplication id is taken (as in SQS).
     pub fn purge(&mut self) {
         self.messages.clear();
+        self.dedup.clear();
+        self.attempts.clear();
         self.in_flight_hint = 0;
     }
 
@@ -373,8 +428,10 @@ impl Queue {
     /// Makes the message of a receipt handle visible again now (an event stream letting go of
     /// a message it held); an outdated handle changes nothing.
     pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
+        let stamp = self.take_stamp();
         if let Some(m) = self.held(seq, nonce) {
             m.visible_at = now;
+            m.visible_stamp = stamp;
         }
     }
 

@@ -187,23 +187,45 @@ fn retention_expires_messages() {
 
 #[test]
 fn visibility_changes_are_bounded_by_twelve_hours_from_the_receive() {
-    let mut q = queue(false);
-    q.send(0, "m1".into(), out("x", None, None));
-    let r = q.receive(0, 1, 30_000, None, None, || 7).unwrap();
-    let seq = r.messages[0].0;
-    assert_eq!(q.change_visibility(seq, 8, 0, 10), Err(Visibility::Expired));
-    assert_eq!(
-        q.change_visibility(seq, 7, 1_000, MAX_VISIBILITY_MS),
-        Err(Visibility::BeyondLimit)
-    );
-    assert_eq!(
-        q.change_visibility(seq, 7, 1_000, MAX_VISIBILITY_MS - 1_000),
-        Ok(())
-    );
-    assert_eq!(
-        q.change_visibility(seq, 7, MAX_VISIBILITY_MS, 10),
-        Err(Visibility::NotInFlight)
-    );
+    for fifo in [false, true] {
+        let mut q = queue(fifo);
+        q.send(0, "m1".into(), out("x", Some("g"), Some("d")));
+        let r = q.receive(0, 1, 30_000, None, None, || 7).unwrap();
+        let seq = r.messages[0].0;
+        // Another receive's handle: accepted on a standard queue, expired on a FIFO one.
+        let other = if fifo {
+            Err(Visibility::Expired)
+        } else {
+            Ok(())
+        };
+        assert_eq!(q.change_visibility(seq, 8, 0, 30_000), other);
+        assert_eq!(
+            q.change_visibility(seq, 7, 1_000, MAX_VISIBILITY_MS),
+            Err(Visibility::BeyondLimit)
+        );
+        assert_eq!(
+            q.change_visibility(seq, 7, 1_000, MAX_VISIBILITY_MS - 1_000),
+            Ok(())
+        );
+        // Visible again: a FIFO queue calls it not in flight; a standard one takes the change
+        // while it stays inside the 12 hours.
+        let now = MAX_VISIBILITY_MS;
+        let visible = if fifo {
+            Err(Visibility::NotInFlight)
+        } else {
+            Err(Visibility::BeyondLimit)
+        };
+        assert_eq!(q.change_visibility(seq, 7, now, 10), visible);
+        assert!(q.delete(seq, 7, now).is_err() == fifo);
+        assert_eq!(
+            q.change_visibility(seq, 7, now, 0),
+            if fifo {
+                Err(Visibility::NotInFlight)
+            } else {
+                Err(Visibility::Gone)
+            }
+        );
+    }
 }
 
 #[test]
