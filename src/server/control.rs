@@ -63,7 +63,7 @@ async fn log_request(request: axum::extract::Request, next: axum::middleware::Ne
     response
 }
 
-fn ok(body: Value) -> Response {
+pub(super) fn ok(body: Value) -> Response {
     (
         StatusCode::OK,
         [(header::CONTENT_TYPE, "application/json")],
@@ -72,7 +72,7 @@ fn ok(body: Value) -> Response {
         .into_response()
 }
 
-fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(super) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
     let body = json!({"error": code, "message": message.into()}).to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
@@ -93,7 +93,7 @@ async fn method_not_allowed() -> Response {
     )
 }
 
-fn query_map(raw: Option<String>) -> HashMap<String, String> {
+pub(super) fn query_map(raw: Option<String>) -> HashMap<String, String> {
     form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
         .into_owned()
         .collect()

@@ -2,7 +2,10 @@
 //! library API Rust tests use to run an emulator in-process on a free port.
 //! The top layer: nothing in the library imports it.
 
+mod console;
 mod control;
+mod resources;
+mod sqs_messages;
 
 use crate::config::Config;
 use crate::runtime::{self, Runtime};
@@ -82,7 +85,10 @@ impl Drop for Emulator {
 
 /// Every route: the control API, and everything else to the AWS front-ends.
 pub fn router(app: Arc<Runtime>) -> Router {
-    control::routes().fallback(aws).with_state(app)
+    control::routes()
+        .merge(console::routes())
+        .fallback(aws)
+        .with_state(app)
 }
 
 async fn aws(State(app): State<Arc<Runtime>>, request: Request) -> Response {

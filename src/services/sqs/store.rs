@@ -219,6 +219,7 @@ pub struct MoveTask {
     pub failure: Option<String>,
 }
 
+mod peek;
 mod queue;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,268 @@
+// The console: polls the control API once a second (clock, resources, faults, the delivery log of
+// the chosen source) and draws the resource tree, the chosen resource's details and forms, the
+// delivery timeline, the clock buttons and the faults panel. Only the control API and the AWS APIs.
+
+import { draw, legend, table, duration } from './timeline.js';
+import { form, sendMessage, publish, putEvent, peek } from './forms.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = { selected: null, view: null, clock: null, scale: 'log', span: 3600000, offset: 0, records: [] };
+
+async function getJson(path, init) {
+  const r = await fetch(path, init);
+  const body = await r.json();
+  if (!r.ok) throw new Error(`${body.error ?? r.status}: ${body.message ?? ''}`);
+  return body;
+}
+
+function status(text, isError) {
+  $('status').textContent = text;
+  $('status').className = isError ? 'error' : 'muted';
+}
+
+// --- clock -----------------------------------------------------------------------------------
+async function advance(body) {
+  try {
+    const r = await getJson('/_switchyard/clock/advance', { method: 'POST', body: JSON.stringify(body) });
+    status(`Advanced to ${r.now}; ${r.fired} timer(s) fired.`);
+  } catch (e) {
+    status(`Advance failed: ${e.message}`, true);
+  }
+  await refresh();
+}
+
+function drawClock() {
+  $('clock-now').textContent = ui.clock.now;
+  $('clock-now').setAttribute('datetime', ui.clock.now);
+  $('clock-mode').textContent = ui.clock.mode;
+  const next = ui.view?.nextTimerAt;
+  $('clock-next').textContent = next ? `next timer ${next}` : 'no timer pending';
+  const real = ui.clock.mode === 'real';
+  document.querySelectorAll('[data-advance], #advance-next').forEach((b) => { b.disabled = real; });
+  $('advance-next').disabled = real || !next;
+}
+
+// --- resources -------------------------------------------------------------------------------
+const KINDS = [
+  ['queues', 'Queues', (q) => `${q.visible} visible · ${q.inFlight} in flight · ${q.delayed} delayed`],
+  ['topics', 'Topics', (t) => `${t.subscriptions.length} subscription(s)`],
+  ['eventBuses', 'Event buses', (b) => `${b.rules.length} rule(s)`],
+  ['customBuses', 'Custom buses', (b) => `${b.subscribers.length} subscriber(s)`],
+  ['eventStreams', 'Event streams', (s) => s.state],
+  ['archives', 'Archives', (a) => `${a.state} · ${a.eventCount} events`],
+  ['replays', 'Replays', (r) => r.state],
+];
+
+function resButton(item, kind, region, text) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'res';
+  b.textContent = text;
+  b.dataset.arn = item.arn;
+  if (ui.selected?.arn === item.arn) b.setAttribute('aria-current', 'true');
+  b.addEventListener('click', () => select({ ...item, kind, account: region.account, region: region.region }));
+  return b;
+}
+
+function drawTree() {
+  const box = $('resource-tree');
+  const focused = document.activeElement?.dataset?.arn;
+  const tree = document.createElement('div');
+  tree.className = 'tree';
+  const top = document.createElement('ul');
+  for (const region of ui.view.regions) {
+    const li = document.createElement('li');
+    li.innerHTML = `<h3>${region.account} · ${region.region}</h3>`;
+    for (const [kind, title, count] of KINDS) {
+      const items = region[kind];
+      if (!items.length) continue;
+      const h = document.createElement('h3');
+      h.textContent = title;
+      const ul = document.createElement('ul');
+      for (const item of items) {
+        const entry = document.createElement('li');
+        entry.append(resButton(item, kind, region, item.name), ' ');
+        entry.append(Object.assign(document.createElement('span'), { className: 'counts', textContent: count(item) }));
+        const children = item.subscriptions ?? item.rules?.flatMap((r) => r.targets.map((t) => ({ ...t, rule: r }))) ?? item.subscribers ?? [];
+        if (children.length) {
+          const sub = document.createElement('ul');
+          for (const c of children) {
+            const cli = document.createElement('li');
+            const label = c.protocol ? `${c.protocol} → ${c.endpoint} (${c.confirmed ? 'confirmed' : 'pending'})` : c.rule ? `${c.rule.name} → ${c.Id}` : `${c.name} → ${c.targetArn}`;
+            const arn = c.arn ?? `${c.rule.arn}#${c.Id}`;
+            cli.append(resButton({ ...c, arn, name: label }, c.protocol ? 'subscription' : c.rule ? 'target' : 'subscriber', region, label));
+            sub.append(cli);
+          }
+          entry.append(sub);
+        }
+        ul.append(entry);
+      }
+      li.append(h, ul);
+    }
+    top.append(li);
+  }
+  if (!ui.view.regions.length) top.innerHTML = '<li class="muted">No resources yet.</li>';
+  tree.append(top);
+  box.replaceChildren(tree);
+  if (focused) box.querySelector(`[data-arn="${CSS.escape(focused)}"]`)?.focus();
+}
+
+// --- details and forms -----------------------------------------------------------------------
+function select(item) {
+  ui.selected = item;
+  const box = $('detail');
+  box.replaceChildren(Object.assign(document.createElement('h2'), { id: 'detail-h', textContent: `${item.kind}: ${item.name}` }));
+  const pre = document.createElement('pre');
+  pre.id = 'detail-json';
+  pre.textContent = JSON.stringify(item, null, 2);
+  box.append(pre);
+  if (item.kind === 'queues') queueForms(box, item);
+  if (item.kind === 'topics') box.append(form([{ name: 'message', label: 'Message', value: '{"hello":"world"}', textarea: true }, { name: 'subject', label: 'Subject' }], 'Publish', (v) => publish(item, v.message, v.subject), status));
+  if (item.kind === 'eventBuses') box.append(form([{ name: 'source', label: 'Source', value: 'console' }, { name: 'detailType', label: 'Detail type', value: 'Test' }, { name: 'detail', label: 'Detail (JSON)', value: '{}', textarea: true }], 'Put event', (v) => putEvent(item, v.source, v.detailType, v.detail), status));
+  const source = item.kind === 'subscription' || item.kind === 'subscriber' ? item.arn : item.kind === 'target' ? item.arn : null;
+  if (source) {
+    ensureOption($('tl-source'), source);
+    $('tl-source').value = source;
+    $('tl-message').value = '';
+  }
+  drawTree();
+  refreshTimeline();
+}
+
+function queueForms(box, q) {
+  box.append(form([{ name: 'body', label: 'Message body', value: 'hello', textarea: true }, { name: 'group', label: 'Group id (FIFO)', value: q.fifo ? 'g' : '' }], 'Send message', (v) => sendMessage(q, v.body, v.group ? { MessageGroupId: v.group, MessageDeduplicationId: String(Date.now()) } : {}), status));
+  const list = document.createElement('div');
+  const peekForm = form([], 'Peek (no receive)', async () => {
+    const messages = await peek(q, true, true);
+    const pre = document.createElement('pre');
+    pre.id = 'peek-result';
+    pre.textContent = messages.length ? JSON.stringify(messages, null, 2) : '(no messages)';
+    list.replaceChildren(pre);
+    return `${messages.length} message(s)`;
+  }, status);
+  box.append(peekForm, list);
+}
+
+function ensureOption(select, value, text) {
+  if (![...select.options].some((o) => o.value === value)) select.append(new Option(text ?? value, value));
+}
+
+// --- timeline --------------------------------------------------------------------------------
+async function refreshTimeline() {
+  const source = $('tl-source').value;
+  const query = new URLSearchParams({ limit: '5000' });
+  if (source) query.set('source', source);
+  const { records } = await getJson(`/_switchyard/deliveries?${query}`);
+  for (const r of records) ensureOption($('tl-source'), r.source);
+  for (const r of records) ensureOption($('tl-message'), r.messageId, `${r.messageId} (${r.target})`);
+  const message = $('tl-message').value;
+  ui.records = message ? records.filter((r) => r.messageId === message) : records;
+  const now = Date.parse(ui.clock.now);
+  draw($('tl-chart'), ui.records, now, ui);
+  table($('tl-table'), ui.records);
+  $('tl-count').textContent = String(ui.records.length);
+  $('tl-span').textContent = ui.scale === 'log' ? 'log axis from the first record' : `window ${duration(ui.span)} from +${duration(ui.offset)}`;
+}
+
+function zoom(factor) {
+  ui.scale = 'linear';
+  $('tl-scale').value = 'linear';
+  ui.span = Math.min(Math.max(ui.span * factor, 1), 90 * 86400000);
+  refreshTimeline();
+}
+
+function pan(direction) {
+  ui.scale = 'linear';
+  $('tl-scale').value = 'linear';
+  ui.offset = Math.max(0, ui.offset + direction * ui.span / 2);
+  refreshTimeline();
+}
+
+function fit() {
+  const times = ui.records.map((r) => Date.parse(r.at));
+  ui.scale = 'linear';
+  $('tl-scale').value = 'linear';
+  if (times.length) {
+    ui.offset = 0;
+    ui.span = Math.max(Math.max(...times) - Math.min(...times), 1) * 1.05;
+  }
+  refreshTimeline();
+}
+
+// --- faults ----------------------------------------------------------------------------------
+async function drawFaults() {
+  const { faults } = await getJson('/_switchyard/faults');
+  const list = $('fault-list');
+  list.replaceChildren();
+  for (const f of faults) {
+    const li = document.createElement('li');
+    li.dataset.faultId = f.id;
+    li.textContent = `${f.target}: status ${f.status}${f.errorCode ? ` (${f.errorCode})` : ''}, ${f.count == null ? 'until cleared' : `${f.count} attempt(s) left`} `;
+    const b = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Remove' });
+    b.setAttribute('aria-label', `Remove fault on ${f.target}`);
+    b.addEventListener('click', async () => { await fetch(`/_switchyard/faults/${f.id}`, { method: 'DELETE' }); refresh(); });
+    li.append(b);
+    list.append(li);
+  }
+  if (!faults.length) list.innerHTML = '<li class="muted">No faults in force.</li>';
+}
+
+async function addFault(e) {
+  e.preventDefault();
+  const v = Object.fromEntries(new FormData(e.target).entries());
+  const body = { target: v.target, status: Number(v.status) };
+  if (v.errorCode) body.errorCode = v.errorCode;
+  if (v.count) body.count = Number(v.count);
+  try {
+    const r = await getJson('/_switchyard/faults', { method: 'POST', body: JSON.stringify(body) });
+    status(`Fault ${r.id} added on ${v.target}.`);
+  } catch (err) {
+    status(`Adding the fault failed: ${err.message}`, true);
+  }
+  refresh();
+}
+
+// --- the loop --------------------------------------------------------------------------------
+let busy = false;
+async function refresh() {
+  if (busy) return;
+  busy = true;
+  try {
+    ui.clock = await getJson('/_switchyard/clock');
+    ui.view = await getJson('/_switchyard/resources');
+    drawClock();
+    drawTree();
+    await drawFaults();
+    await refreshTimeline();
+    document.body.dataset.refreshedAt = ui.clock.now;
+  } catch (e) {
+    status(`Refresh failed: ${e.message}`, true);
+  } finally {
+    busy = false;
+  }
+}
+
+function start() {
+  legend($('tl-legend'));
+  document.querySelectorAll('[data-advance]').forEach((b) => b.addEventListener('click', () => advance({ seconds: Number(b.dataset.advance) })));
+  $('advance-next').addEventListener('click', () => ui.view?.nextTimerAt && advance({ until: ui.view.nextTimerAt }));
+  $('tl-source').addEventListener('change', () => { $('tl-message').value = ''; refreshTimeline(); });
+  $('tl-message').addEventListener('change', refreshTimeline);
+  $('tl-scale').addEventListener('change', (e) => { ui.scale = e.target.value; refreshTimeline(); });
+  $('tl-zoom-in').addEventListener('click', () => zoom(0.5));
+  $('tl-zoom-out').addEventListener('click', () => zoom(2));
+  $('tl-left').addEventListener('click', () => pan(-1));
+  $('tl-right').addEventListener('click', () => pan(1));
+  $('tl-fit').addEventListener('click', fit);
+  $('fault-form').addEventListener('submit', addFault);
+  $('fault-clear').addEventListener('click', async () => { await fetch('/_switchyard/faults', { method: 'DELETE' }); refresh(); });
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest('input, textarea, select')) return;
+    const keys = { '+': () => zoom(0.5), '-': () => zoom(2), '[': () => pan(-1), ']': () => pan(1) };
+    keys[e.key]?.();
+  });
+  refresh();
+  setInterval(refresh, 1000);
+}
+
+start();
