@@ -1,4 +1,4 @@
-"""Fixtures for driving switchyard with boto3 and its control API (/_switchyard/, see CONTROL_API.md).
+"""Fixtures for driving switchyard with boto3 and its control API (/_switchyard/, see docs/control-api.md).
 
 The server is started by compat/run (manual clock) and found through SWITCHYARD_URL; the tests can
 also be run by hand against any switchyard started with `--clock manual`:

@@ -1,4 +1,4 @@
-"""The control API under /_switchyard/ (CONTROL_API.md), with the server on a manual clock."""
+"""The control API under /_switchyard/ (docs/control-api.md), with the server on a manual clock."""
 
 import re
 from datetime import datetime, timedelta, timezone

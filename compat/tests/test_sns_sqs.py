@@ -287,7 +287,7 @@ def test_fifo_topic_to_fifo_queue(sns, sqs, control):
 
 
 def test_fifo_duplicate_recorded_in_delivery_log(sns, sqs, control):
-    """CONTROL_API.md: the delivery log records `deduplicated` (suppressed as a duplicate at publish)."""
+    """docs/control-api.md: the delivery log records `deduplicated` (suppressed as a duplicate at publish)."""
     topic = sns.create_topic(
         Name="logged.fifo", Attributes={"FifoTopic": "true", "ContentBasedDeduplication": "true"}
     )["TopicArn"]

@@ -18,7 +18,7 @@ pub(crate) fn rfc3339_opt<S: Serializer>(at: &Option<Millis>, s: S) -> Result<S:
     }
 }
 
-/// One decision of the delivery engine, as CONTROL_API.md describes it.
+/// One decision of the delivery engine, as docs/control-api.md describes it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryRecord {

@@ -54,6 +54,30 @@ struct Route {
     json_answer: bool,
 }
 
+/// The code of a request that is no AWS call: no signature, no Action, no X-Amz-Target (a
+/// browser's `/favicon.ico`, a health check at `/health`, a typo under `/_`). Answered 404 in
+/// JSON, as the control API answers, instead of an AWS error in XML.
+const NOT_AN_AWS_REQUEST: &str = "NotFound";
+
+fn not_an_aws_request(parts: &Parts) -> AwsError {
+    AwsError::new(
+        NOT_AN_AWS_REQUEST,
+        404,
+        format!(
+            "{} {} is no AWS API call (it has no signature, Action or X-Amz-Target) and no \
+             switchyard endpoint; the control API is under /_switchyard/ (docs/control-api.md)",
+            parts.method,
+            parts.uri.path()
+        ),
+    )
+}
+
+fn not_an_aws_request_answer(err: &AwsError) -> Response {
+    let body = serde_json::json!({"error": err.code, "message": err.message}).to_string();
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    (StatusCode::NOT_FOUND, json, body).into_response()
+}
+
 /// Serves one AWS API request.
 pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
     let stopwatch = Clock::stopwatch();
@@ -70,7 +94,9 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
             if err.is_server_fault() {
                 tracing::error!(request_id, error = %err, "request failed");
             }
-            if route.json_answer && err.code != "UnknownOperationException" {
+            if err.code == NOT_AN_AWS_REQUEST {
+                not_an_aws_request_answer(&err)
+            } else if route.json_answer && err.code != "UnknownOperationException" {
                 query_json_error(route.service, &err, &request_id)
             } else {
                 render_error(protocol, route.service, &err, &request_id)
@@ -138,6 +164,8 @@ async fn serve(
                 let sqs = detect::sqs_endpoint(scope_service, parts.uri.path(), &params);
                 return Err(if sqs {
                     AwsError::new("UnknownOperationException", 404, "")
+                } else if signature.is_none() {
+                    not_an_aws_request(parts)
                 } else {
                     AwsError::missing_action()
                 });

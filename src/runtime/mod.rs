@@ -151,7 +151,7 @@ impl Runtime {
             .uuid()
     }
 
-    /// Moves virtual time to `target` (CONTROL_API.md, `clock/advance`): timers fire in due order,
+    /// Moves virtual time to `target` (docs/control-api.md, `clock/advance`): timers fire in due order,
     /// each seeing its own due time, and the work they trigger (HTTP deliveries included) has
     /// finished when this returns. Answers how many timers fired.
     pub async fn advance_to(&self, target: Millis) -> Result<usize, AdvanceError> {

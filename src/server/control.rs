@@ -1,4 +1,4 @@
-//! The control API of CONTROL_API.md under `/_switchyard/`: health, reset, clock, deliveries,
+//! The control API of docs/control-api.md under `/_switchyard/`: health, reset, clock, deliveries,
 //! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
 //! It talks to the runtime only: never to a service's operations.
 
@@ -81,7 +81,7 @@ async fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
         "NotFound",
-        "No such control API resource; see CONTROL_API.md.",
+        "No such control API resource; see docs/control-api.md.",
     )
 }
 

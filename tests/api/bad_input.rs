@@ -1,6 +1,6 @@
 //! Bad input never crashes or hangs the server: every answer is a well-formed AWS error in the
-//! request's protocol (XML `ErrorResponse` for Query, `__type`/`message` for AWS JSON), and the
-//! emulator serves the next request.
+//! request's protocol (XML `ErrorResponse` for Query, `__type`/`message` for AWS JSON), or for a
+//! request that is no AWS call at all a 404 in JSON, and the emulator serves the next request.
 
 use crate::harness::{Harness, Reply, no_hang, xml_text};
 use aws_sdk_sqs::error::ProvideErrorMetadata;
@@ -37,6 +37,23 @@ fn xml_error(r: &Reply, status: u16) -> String {
     let code = xml_text(&r.body, "Code").expect("Code");
     assert!(!code.is_empty(), "{}", r.body);
     code
+}
+
+/// Checks that `r` is the answer to a request that is no AWS call (no signature, Action or
+/// X-Amz-Target): 404 in JSON, naming the request and where the control API is documented.
+#[track_caller]
+fn not_an_aws_call(r: &Reply, method: &str, path: &str) {
+    assert_eq!(r.status, 404, "{}", r.body);
+    let ct = r.header("content-type").unwrap_or_default();
+    assert!(ct.starts_with("application/json"), "{ct:?}: {}", r.body);
+    let body: Value = r.json();
+    assert_eq!(body["error"], "NotFound", "{}", r.body);
+    let message = body["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("{method} {path} is no AWS API call")),
+        "{message}"
+    );
+    assert!(message.contains("docs/control-api.md"), "{message}");
 }
 
 /// Checks that `r` is an AWS JSON 1.0 error with `status`, and answers its `__type`.
@@ -97,8 +114,9 @@ async fn garbage_bodies() {
         .map(|i| (i * 7919 % 251) as u8 ^ 0xA5)
         .collect();
 
+    // Unsigned and without an Action: no AWS call.
     let r = form(&h, FORM, garbage.clone()).await;
-    assert_eq!(xml_error(&r, 400), "MissingAction");
+    not_an_aws_call(&r, "POST", "/");
     h.assert_alive().await;
 
     // No target: the operation is unknown.
@@ -127,9 +145,9 @@ async fn wrong_content_types() {
     let h = Harness::start().await;
     let body = format!("Action=ListQueues&Version={SQS_VERSION}");
 
-    // A form that does not say it is one is not read as one.
+    // A form that does not say it is one is not read as one: unsigned, it is no AWS call.
     let r = form(&h, "text/plain", body).await;
-    assert_eq!(xml_error(&r, 400), "MissingAction");
+    not_an_aws_call(&r, "POST", "/");
     h.assert_alive().await;
 
     // A JSON body without X-Amz-Target.
@@ -137,7 +155,7 @@ async fn wrong_content_types() {
     assert_eq!(code(&json_error(&r, 400)), "UnknownOperationException");
     h.assert_alive().await;
     let r = form(&h, "application/json", "{\"QueueName\": \"q\"}").await;
-    assert_eq!(xml_error(&r, 400), "MissingAction");
+    not_an_aws_call(&r, "POST", "/");
     h.assert_alive().await;
 }
 
@@ -274,7 +292,20 @@ async fn missing_action_and_parameters() {
     );
     h.assert_alive().await;
 
-    let r = h.request("GET", "/", &[], "").await;
+    // Requests that are no AWS call: 404 in JSON, not an AWS error.
+    for path in ["/", "/health", "/favicon.ico", "/_nope"] {
+        let r = h.request("GET", path, &[], "").await;
+        not_an_aws_call(&r, "GET", path);
+    }
+    // A signed request without an action is an AWS call that lacks its action.
+    let signed = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261201/us-east-1/sns/aws4_request, \
+                  SignedHeaders=host;x-amz-date, Signature=00";
+    let headers = [
+        ("authorization", signed),
+        ("x-amz-date", "20261201T000000Z"),
+        ("content-type", FORM),
+    ];
+    let r = h.request("POST", "/", &headers, "Version=2010-03-31").await;
     assert_eq!(xml_error(&r, 400), "MissingAction");
     h.assert_alive().await;
 

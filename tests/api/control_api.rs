@@ -1,4 +1,4 @@
-//! The control API under `/_switchyard/`, exactly as CONTROL_API.md words it (a public
+//! The control API under `/_switchyard/`, exactly as docs/control-api.md words it (a public
 //! contract), and the manual clock as SQS clients see it.
 
 use crate::harness::{Harness, Reply, no_hang};

@@ -206,7 +206,7 @@ impl<T> Delivery<T> {
         self
     }
 
-    /// While a fault is set on `key` (CONTROL_API.md faults; the custom bus uses the subscriber's
+    /// While a fault is set on `key` (docs/control-api.md faults; the custom bus uses the subscriber's
     /// ARN), every attempt fails inside the emulator before it reaches the target: retried
     /// without limit, not counted as an attempt, never dead-lettered.
     pub fn internal_faults(mut self, key: String) -> Delivery<T> {

@@ -227,7 +227,7 @@ fn retain_and_deliver(e: &mut State, bus_arn: &str, events: Vec<Retained>) {
 }
 
 /// A suppressed duplicate: one `deduplicated` record per subscriber that would have received it
-/// (the bus itself when none would), naming the event it repeats (CONTROL_API.md).
+/// (the bus itself when none would), naming the event it repeats (docs/control-api.md).
 fn log_duplicate(
     e: &mut State,
     bus_arn: &str,

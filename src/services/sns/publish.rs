@@ -173,7 +173,7 @@ pub fn sign_ahead(s: SignAhead) {
 }
 
 /// A duplicate suppressed at publish: one `deduplicated` record per subscription that would
-/// have received it (CONTROL_API.md, delivery log).
+/// have received it (docs/control-api.md, delivery log).
 fn log_duplicate(e: &mut State, topic_arn: &str, message_id: &str) {
     let now = e.now();
     let subscriptions: Vec<(String, String, String)> = e
