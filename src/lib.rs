@@ -1,5 +1,5 @@
 //! switchyard: a local AWS emulator for messaging (SNS, SQS, EventBridge) with a faithful
-//! delivery engine on a virtual clock. See README.md and DESIGN.md.
+//! delivery engine on a virtual clock. See README.md and docs/architecture.md.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {

@@ -32,7 +32,7 @@ IAM_OPERATIONS = [
 ]
 
 # awsQueryError traits of SQS error shapes added after the last Query release, from the Smithy
-# model (aws/api-models-aws sqs-2012-11-05.json; see ../shared/spec/eventbridge-sqs-reference.md D1).
+# model (aws/api-models-aws sqs-2012-11-05.json).
 SQS_LATER_ERRORS = {
     "InvalidAddress": ("InvalidAddress", 404),
     "InvalidAttributeName": ("InvalidAttributeName", 400),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The custom event bus through the AWS CLI v1 with the model switchyard ships (`aws configure
 # add-model` into a throwaway HOME), ending in the redrive walk-through of
-# ../shared/spec/custom-bus-retry-dlq.md section 4, whose `aws eventsv2 create-subscriber ...`
+# docs/custom-bus.md ("Redrive walk-through"), whose `aws eventsv2 create-subscriber ...`
 # example runs word for word (with --endpoint-url).
 #
 # How the example can run word for word: it names account 111122223333, so the CLI uses the access
@@ -17,7 +17,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# custom-bus-retry-dlq.md section 4, exactly as printed there (compat/tests/test_eventsv2_model.py
+# docs/custom-bus.md ("Redrive walk-through"), exactly as printed there (compat/tests/test_eventsv2_model.py
 # checks that the spec still says this).
 EXAMPLE=$(cat <<'EOF'
 aws eventsv2 create-subscriber \

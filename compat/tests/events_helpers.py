@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
 
-# The envelope's keys in the order AWS writes them (eventbridge-sqs-reference.md A2), and with the
+# The envelope's keys in the order AWS writes them (docs/eventbridge.md), and with the
 # `replay-name` of a replayed event, which AWS writes right after `region` (A8).
 ENVELOPE_KEYS = ["version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"]
 REPLAYED_KEYS = ENVELOPE_KEYS[:7] + ["replay-name"] + ENVELOPE_KEYS[7:]

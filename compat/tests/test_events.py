@@ -7,7 +7,7 @@ messages.
 
 Deliveries are awaited with `POST /_switchyard/clock/advance` (no sleeps); retries are observed in
 `GET /_switchyard/deliveries` and forced with `POST /_switchyard/faults`. A 12-digit access key id
-is the caller's account (DESIGN.md), which is how the cross-account tests get a second account.
+is the caller's account (README, "Another account, another region"), which is how the cross-account tests get a second account.
 Archives and replays are in test_events_archives.py, connections and API destinations in
 test_events_api_destinations.py."""
 

@@ -8,7 +8,7 @@ SigV4 signing name `events`. These tests need no emulator:
   records it and answers with a canned response, so the wire shape (target header, content type,
   credential scope, JSON body) and the response parsing are checked offline;
 - the AWS CLI v1, after `aws configure add-model` into a throwaway HOME, runs the redrive example of
-  /work/shared/spec/custom-bus-retry-dlq.md word for word against a small HTTP server started here.
+  docs/custom-bus.md (the spec's, word for word) against a small HTTP server started here.
 
 Run: cd compat && .venv/bin/python -m pytest tests/test_eventsv2_model.py -q
 """
@@ -33,7 +33,6 @@ REPO_ROOT = os.path.dirname(COMPAT_DIR)
 MODELS_DIR = os.path.join(COMPAT_DIR, "models")
 MODEL_PATH = os.path.join(MODELS_DIR, "eventsv2", "2025-05-15", "service-2.json")
 VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))  # compat/.venv/bin when run as documented
-SPEC_DIR = os.environ.get("SWITCHYARD_SPEC_DIR", os.path.join(os.path.dirname(REPO_ROOT), "shared", "spec"))
 
 REGION = "us-east-1"
 ENDPOINT = "http://eventsv2.test.invalid"  # never contacted: before-send answers every boto3 request
@@ -47,7 +46,7 @@ QUEUE_ARN = "arn:aws:sqs:us-east-1:111122223333:large-orders"
 DLQ_ARN = "arn:aws:sqs:us-east-1:111122223333:large-orders-dlq"
 ROLE_ARN = "arn:aws:iam::111122223333:role/EventBusDeliveryRole"
 
-# custom-bus-retry-dlq.md, section 4, exactly as printed there (test_redrive_example_is_the_spec_text
+# docs/custom-bus.md ("Redrive walk-through"), exactly as printed there (test_redrive_example_is_the_spec_text
 # checks that it still is).
 REDRIVE_EXAMPLE = r"""aws eventsv2 create-subscriber \
     --name redrive-2026-09-16 \
@@ -496,10 +495,8 @@ def test_invalid_parameters_are_rejected_client_side(client, wire, method, kwarg
 
 
 def test_redrive_example_is_the_spec_text():
-    spec = os.path.join(SPEC_DIR, "custom-bus-retry-dlq.md")
-    if not os.path.exists(spec):
-        pytest.skip(f"{spec} not present (set SWITCHYARD_SPEC_DIR)")
-    with open(spec) as f:
+    # docs/custom-bus.md carries the spec's redrive command word for word.
+    with open(os.path.join(REPO_ROOT, "docs", "custom-bus.md")) as f:
         text = f.read()
     blocks = re.findall(r"```\n(aws eventsv2 create-subscriber.*?)\n```", text, re.S)
     assert blocks == [REDRIVE_EXAMPLE]
@@ -601,7 +598,7 @@ def test_cli_runs_the_redrive_example_word_for_word(cli_env, endpoint, tmp_path)
 
 
 def test_cli_put_events_with_content_based_dedup_shorthand(cli_env, endpoint, tmp_path):
-    """custom-bus-ordering-dedup.md section 3: `--deduplication-configuration DeduplicationType=CONTENT_BASED`,
+    """docs/custom-bus.md ("Dedup at publish"): `--deduplication-configuration DeduplicationType=CONTENT_BASED`,
     with `SystemMetadata.EventGroupId` / `SystemMetadata.DeduplicationId` on the entries."""
     url = f"http://127.0.0.1:{endpoint.server_address[1]}"
     command = (

@@ -2,7 +2,7 @@
 and an e-mail subscription confirmed with the token the emulator put in its outbox.
 
 Deliveries to SQS are in test_sns_sqs.py, to a real HTTP endpoint in test_sns_http.py.
-Facts: /work/shared/spec/sns-reference.md (the SNS reference the emulator was built from)."""
+Facts: the SNS API reference and developer guide (docs/decisions.md, "SNS")."""
 
 import json
 import re

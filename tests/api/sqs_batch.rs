@@ -41,7 +41,7 @@ fn entry(id: &str, body: &str) -> SendMessageBatchRequestEntry {
         .unwrap()
 }
 
-/// MD5 digests from ../shared/spec/eventbridge-sqs-reference.md D4 (test vectors of S35).
+/// MD5 digests of the SQS developer guide's message-attribute example (AWS's test vectors).
 const MD5_STRING: &str = "19e27d4e946b072f3f58da80d94fd778";
 const MD5_NUMBER: &str = "9fe1b90bbd9965bdf77bac517c7d2495";
 const MD5_BINARY: &str = "31a92b15d92f8db860eda32aceb656c3";

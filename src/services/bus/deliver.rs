@@ -1,7 +1,7 @@
 //! What a subscriber does with matching events: the delivered event (the EventBridge envelope
 //! plus `system-metadata`), batches of up to MaxBatchSize for SQS targets, one ordered lane per
 //! (publishing account, EventGroupId) for FIFO subscribers, and the
-//! dead-letter record (custom-bus-retry-dlq.md section 3) with its error code.
+//! dead-letter record (docs/custom-bus.md, "Dead-letter records") with its error code.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::retry::BY_ATTEMPTS;

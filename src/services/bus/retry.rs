@@ -1,4 +1,4 @@
-//! A subscriber's RetryPolicy (custom-bus-retry-dlq.md): every failure is retried until
+//! A subscriber's RetryPolicy (docs/custom-bus.md, "Retry schedule"): every failure is retried until
 //! MaxRetryAttempts retries were made or the event is MaxEventAgeInSeconds old, whichever comes
 //! first; the attempt limit is checked first. Failures inside the emulator are retried without
 //! limit on the same schedule.

@@ -4,7 +4,7 @@
 //! Pure functions from fields to compact JSON text with AWS's key order; depends only on
 //! `signing`. Deciding URLs, ids, timestamps and the signature version is the caller's job.
 //!
-//! Shapes: spec/sns-reference.md §4.2–§4.5, §5.1, §5.3;
+//! Shapes:
 //! https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html
 
 use std::collections::BTreeMap;

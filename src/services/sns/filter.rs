@@ -1,7 +1,7 @@
 //! SNS subscription filter policies: parsing and validation (with AWS's messages) and matching of
 //! message attributes or message bodies. Pure and synchronous; knows nothing of subscriptions or wire.
 //!
-//! Facts: shared/spec/sns-reference.md §8 and the SNS developer guide pages on filter policies.
+//! Facts: the SNS developer guide pages on filter policies.
 //! SNS validates policies with AWS's event-ruler, whose messages it passes on; texts marked
 //! "proposal" were not observed from SNS and follow event-ruler's wording. The Jackson location
 //! suffix AWS appends to many messages ("\n at [Source: ...]") is not reproduced.

@@ -4,7 +4,7 @@
 //! Knows nothing of HTTP, JSON layout or the engine.
 //!
 //! Rules: https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html
-//! (spec/sns-reference.md §4.5). PKCS#1 v1.5 signatures are deterministic, so the same message
+//! PKCS#1 v1.5 signatures are deterministic, so the same message
 //! always gets the same signature bytes.
 
 use base64::Engine as _;

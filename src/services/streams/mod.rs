@@ -1,5 +1,5 @@
 //! Event streams (CreateEventStream, GetEventStream, ListEventStreams, UpdateEventStream,
-//! StartEventStream, StopEventStream, DeleteEventStream; event-streams.md): one source (an SQS
+//! StartEventStream, StopEventStream, DeleteEventStream; docs/event-streams.md): one source (an SQS
 //! queue or a custom bus) pushed in order to one target under a retry strategy
 //! ([`retry`]), a fault tolerance policy and an optional dead-letter queue. `api` checks and
 //! answers the operations; `run` moves the events on the engine's shared delivery path.

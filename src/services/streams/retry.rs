@@ -1,4 +1,4 @@
-//! The two push retry strategies of an event stream (event-streams.md section 3, derived schedule
+//! The two push retry strategies of an event stream (docs/event-streams.md, derived schedule
 //! in section 6.1), as engine retry policies:
 //!
 //! - `BACKOFF_RETRY`: at most 3 retries, each after a random wait of 10 to 20 s (uniform, whole
