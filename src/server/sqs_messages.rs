@@ -6,13 +6,17 @@
 //! A read-only view over the SQS store; it calls no SQS operation.
 
 use crate::engine::time::Millis;
+use crate::protocol::query;
 use crate::runtime::Runtime;
+use crate::services::ServiceId;
 use crate::services::sqs::parse_queue_path;
 use crate::services::sqs::store::{Message, QueueKey};
 use crate::state::State;
+use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use quick_xml::escape::escape;
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
@@ -104,6 +108,9 @@ pub fn by_path(app: &Runtime, rest: &str, peek: &Peek) -> Response {
     render(&app.state(), &key, peek)
 }
 
+/// The request id of every answer: a peek is no AWS request.
+const PEEK_REQUEST_ID: &str = "peek";
+
 const NO_QUEUE: &str = "AWS.SimpleQueueService.NonExistentQueue";
 
 fn render(state: &State, key: &QueueKey, peek: &Peek) -> Response {
@@ -130,23 +137,38 @@ fn render(state: &State, key: &QueueKey, peek: &Peek) -> Response {
         };
         let body = json!({"ReceiveMessageResponse": {
             "ReceiveMessageResult": result,
-            "ResponseMetadata": {"RequestId": "peek"},
+            "ResponseMetadata": {"RequestId": PEEK_REQUEST_ID},
         }});
         reply(StatusCode::OK, "application/json", body.to_string())
     } else {
-        let mut xml = String::from(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ReceiveMessageResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><ReceiveMessageResult>",
-        );
-        for m in &messages {
-            xml.push_str("<Message>");
-            for (name, value) in m {
-                xml_field(&mut xml, name, value);
-            }
-            xml.push_str("</Message>");
-        }
-        xml.push_str("</ReceiveMessageResult><ResponseMetadata><RequestId>peek</RequestId></ResponseMetadata></ReceiveMessageResponse>");
-        reply(StatusCode::OK, "text/xml", xml)
+        reply(StatusCode::OK, "text/xml", receive_xml(&messages))
     }
+}
+
+/// The messages as ReceiveMessage's XML answer, written with quick-xml (which escapes the text).
+fn receive_xml(messages: &[Vec<(&str, Value)>]) -> Vec<u8> {
+    let mut w = Writer::new(Vec::new());
+    let written: std::io::Result<()> = (|| {
+        w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+        let root = BytesStart::new("ReceiveMessageResponse")
+            .with_attributes([("xmlns", "http://queue.amazonaws.com/doc/2012-11-05/")]);
+        w.write_event(Event::Start(root))?;
+        w.write_event(Event::Start(BytesStart::new("ReceiveMessageResult")))?;
+        for m in messages {
+            w.write_event(Event::Start(BytesStart::new("Message")))?;
+            for (name, value) in m {
+                xml_field(&mut w, name, value)?;
+            }
+            w.write_event(Event::End(BytesEnd::new("Message")))?;
+        }
+        w.write_event(Event::End(BytesEnd::new("ReceiveMessageResult")))?;
+        w.write_event(Event::Start(BytesStart::new("ResponseMetadata")))?;
+        xml_field(&mut w, "RequestId", &json!(PEEK_REQUEST_ID))?;
+        w.write_event(Event::End(BytesEnd::new("ResponseMetadata")))?;
+        w.write_event(Event::End(BytesEnd::new("ReceiveMessageResponse")))
+    })();
+    written.expect("writing to a Vec cannot fail");
+    w.into_inner()
 }
 
 /// Whether `m` is listed, and if so (visible, delayed): in-flight messages only with
@@ -235,37 +257,40 @@ fn object(fields: &[(&str, Value)]) -> Value {
     )
 }
 
-fn xml_field(xml: &mut String, name: &str, value: &Value) {
-    match value {
-        Value::Array(items) => items.iter().for_each(|item| xml_field(xml, name, item)),
+fn xml_field(w: &mut Writer<Vec<u8>>, name: &str, value: &Value) -> std::io::Result<()> {
+    let text = match value {
+        Value::Array(items) => return items.iter().try_for_each(|item| xml_field(w, name, item)),
         Value::Object(map) => {
-            xml.push_str(&format!("<{name}>"));
+            w.write_event(Event::Start(BytesStart::new(name)))?;
             for (k, v) in map {
-                xml_field(xml, k, v);
+                xml_field(w, k, v)?;
             }
-            xml.push_str(&format!("</{name}>"));
+            return w.write_event(Event::End(BytesEnd::new(name)));
         }
-        Value::Null => {}
-        Value::String(s) => xml.push_str(&format!("<{name}>{}</{name}>", escape(s.as_str()))),
-        other => xml.push_str(&format!("<{name}>{other}</{name}>")),
-    }
+        Value::Null => return Ok(()),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    w.write_event(Event::Start(BytesStart::new(name)))?;
+    w.write_event(Event::Text(BytesText::new(&text)))?;
+    w.write_event(Event::End(BytesEnd::new(name)))
 }
 
+/// An error in LocalStack's shape: SQS's Query `ErrorResponse`, or the same fields in JSON.
 fn error(peek: &Peek, status: StatusCode, code: &str, message: &str) -> Response {
     if peek.json {
         let body = json!({"ErrorResponse": {
             "Error": {"Type": "Sender", "Code": code, "Message": message},
-            "RequestId": "peek",
+            "RequestId": PEEK_REQUEST_ID,
         }});
         reply(status, "application/json", body.to_string())
     } else {
-        let xml = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ErrorResponse xmlns=\"http://queue.amazonaws.com/doc/2012-11-05/\"><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message></Error><RequestId>peek</RequestId></ErrorResponse>"
-        );
+        let model = ServiceId::Sqs.model();
+        let xml = query::encode_error(model, code, true, message, PEEK_REQUEST_ID);
         reply(status, "text/xml", xml)
     }
 }
 
-fn reply(status: StatusCode, content_type: &'static str, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, content_type)], body).into_response()
+fn reply(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {
+    (status, [(header::CONTENT_TYPE, content_type)], body.into()).into_response()
 }
