@@ -34,6 +34,11 @@ pub struct Config {
     /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] panics
     /// if it cannot be read or holds no certificate.
     pub https_ca: Option<PathBuf>,
+    /// A resource file (JSON or YAML) created before [`crate::Emulator::start`] returns
+    /// (docs/localstack.md, "Init scripts and resources").
+    pub init_resources: Option<PathBuf>,
+    /// An init script, or a directory of `*.sh` scripts, run once the server answers.
+    pub init_scripts: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -51,6 +56,8 @@ impl Default for Config {
             delivery_log_size: 100_000,
             lambda_endpoints: Vec::new(),
             https_ca: None,
+            init_resources: None,
+            init_scripts: None,
         }
     }
 }

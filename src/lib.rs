@@ -15,6 +15,7 @@ pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod localstack_env;
 pub mod model;
 pub mod protocol;
 pub mod runtime;

@@ -4,6 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use switchyard::localstack_env::{LocalStackEnv, Note};
+use switchyard::server::init::InitError;
+use switchyard::services::ServiceId;
 use switchyard::{AuthMode, ClockMode, Config, Emulator};
 
 #[derive(Parser)]
@@ -66,12 +69,12 @@ enum Auth {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "SWITCHYARD_HOST", default_value = "127.0.0.1")]
-    host: String,
-    /// Port to listen on; 0 picks a free one.
-    #[arg(long, env = "SWITCHYARD_PORT", default_value_t = 4566)]
-    port: u16,
+    /// Address to listen on [default: GATEWAY_LISTEN's, else 127.0.0.1].
+    #[arg(long, env = "SWITCHYARD_HOST")]
+    host: Option<String>,
+    /// Port to listen on; 0 picks a free one [default: GATEWAY_LISTEN's, else 4566].
+    #[arg(long, env = "SWITCHYARD_PORT")]
+    port: Option<u16>,
     /// Region of unsigned requests.
     #[arg(long, env = "SWITCHYARD_REGION", default_value = "us-east-1")]
     region: String,
@@ -104,6 +107,18 @@ struct ServeArgs {
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
+    /// JSON or YAML file of resources (queues, topics, rules, ...) to create before the ready
+    /// line; an entry that fails stops switchyard.
+    #[arg(
+        long = "init-resources",
+        env = "SWITCHYARD_INIT_RESOURCES",
+        value_name = "FILE"
+    )]
+    init_resources: Option<PathBuf>,
+    /// A shell script, or a directory of *.sh scripts (run in name order, as LocalStack's
+    /// ready.d), to run once the server answers and before the ready line.
+    #[arg(long = "init", env = "SWITCHYARD_INIT", value_name = "PATH")]
+    init: Option<PathBuf>,
 }
 
 fn account_id(s: &str) -> Result<String, String> {
@@ -141,8 +156,8 @@ fn credential(s: &str) -> Result<(String, String), String> {
 impl From<ServeArgs> for Config {
     fn from(a: ServeArgs) -> Config {
         Config {
-            host: a.host,
-            port: a.port,
+            host: a.host.unwrap_or_else(|| "127.0.0.1".into()),
+            port: a.port.unwrap_or(4566),
             region: a.region,
             account: a.account,
             clock: a.clock,
@@ -156,6 +171,8 @@ impl From<ServeArgs> for Config {
             delivery_log_size: a.delivery_log_size,
             lambda_endpoints: a.lambda_endpoints,
             https_ca: a.https_ca,
+            init_resources: a.init_resources,
+            init_scripts: a.init,
         }
     }
 }
@@ -177,19 +194,46 @@ async fn main() -> std::process::ExitCode {
         }
         None => cli.serve,
     };
+    let serving: Vec<_> = ServiceId::SERVING.iter().map(|s| s.name()).collect();
+    let localstack = match LocalStackEnv::read(|name| std::env::var(name).ok(), &serving) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("switchyard: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let log_filter = localstack.log_filter.unwrap_or("info");
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    for note in &localstack.notes {
+        match note {
+            Note::Info(text) => tracing::info!("{text}"),
+            Note::Warn(text) => tracing::warn!("{text}"),
+        }
+    }
 
+    let mut args = args;
+    args.host = args.host.or(localstack.listen_host);
+    args.port = args.port.or(localstack.listen_port);
     let config: switchyard::Config = args.into();
     let address = format!("{}:{}", config.host, config.port);
-    let emulator = match Emulator::start(config).await {
+    // A signal ends start-up too: an init script that hangs must not keep switchyard up.
+    let started = tokio::select! {
+        started = Emulator::start(config) => started,
+        () = shutdown_signal() => return std::process::ExitCode::SUCCESS,
+    };
+    let emulator = match started {
         Ok(e) => e,
+        Err(e) if e.get_ref().is_some_and(|e| e.is::<InitError>()) => {
+            eprintln!("switchyard: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
             eprintln!(
                 "switchyard: cannot listen on {address}: the port is in use (another switchyard or \
@@ -205,6 +249,8 @@ async fn main() -> std::process::ExitCode {
     };
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "switchyard listening on {}", emulator.url());
+    // LocalStack's ready line, which testcontainers' LocalStack modules wait for.
+    let _ = writeln!(stdout, "Ready.");
     let _ = stdout.flush();
 
     shutdown_signal().await;

@@ -226,15 +226,7 @@ async fn serve(
     }
 
     let input = decode_input(model, &operation, raw)?;
-    let input_shape = model.operations[&operation]
-        .input
-        .as_ref()
-        .map(|r| r.shape.as_str());
-    if let Some((missing, kind)) =
-        input_shape.and_then(|shape| missing_member(model, shape, &input))
-    {
-        return Err(service.missing_parameter(&missing, kind));
-    }
+    check_required(service, &operation, &input)?;
 
     let cx = Context {
         request_id: request_id.to_string(),
@@ -286,6 +278,20 @@ fn json_content(mut response: Response) -> Response {
         HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// Refuses an input without a member its operation requires, at any depth, as the service
+/// words it. Requests are checked here once decoded; init resource files before they run.
+pub fn check_required(service: ServiceId, operation: &str, input: &Value) -> Result<(), AwsError> {
+    let model = service.model().expect("routed services have models");
+    let input_shape = model.operations[operation]
+        .input
+        .as_ref()
+        .map(|r| r.shape.as_str());
+    match input_shape.and_then(|shape| missing_member(model, shape, input)) {
+        Some((missing, kind)) => Err(service.missing_parameter(&missing, kind)),
+        None => Ok(()),
+    }
 }
 
 /// The first required member absent from `value` (of structure `shape`), at any depth: a batch

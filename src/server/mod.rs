@@ -4,6 +4,7 @@
 
 mod console;
 mod control;
+pub mod init;
 mod resources;
 mod sqs_messages;
 
@@ -12,6 +13,7 @@ use crate::runtime::{self, Runtime};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
+use init::{InitStatus, Stage};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,11 +27,17 @@ pub struct Emulator {
     app: Arc<Runtime>,
     server: Option<JoinHandle<io::Result<()>>>,
     timers: JoinHandle<()>,
+    init: Arc<InitStatus>,
 }
 
 impl Emulator {
-    /// Binds `config.host:config.port` (0 = a free port) and starts serving.
+    /// Binds `config.host:config.port` (0 = a free port), starts serving, then creates the
+    /// init resources and runs the init scripts the config names ([`init`]). An init that
+    /// cannot start or whose resource file fails is an error carrying an [`init::InitError`].
     pub async fn start(mut config: Config) -> io::Result<Emulator> {
+        let status = Arc::new(InitStatus::default());
+        let plan = init::Plan::load(&config, &status).map_err(io::Error::other)?;
+        status.complete(Stage::Boot);
         let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         config.port = addr.port();
@@ -37,19 +45,26 @@ impl Emulator {
         let app = Runtime::new(config);
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
-        let routes = router(app.clone());
+        let routes = router(app.clone()).merge(init::routes(status.clone()));
         let server = tokio::spawn(async move {
             axum::serve(listener, routes)
                 .with_graceful_shutdown(async move { closing.closed().await })
                 .await
         });
-        Ok(Emulator {
+        status.complete(Stage::Start);
+        let emulator = Emulator {
             url,
             addr,
             app,
             server: Some(server),
             timers,
-        })
+            init: status,
+        };
+        if let Err(e) = plan.run(&emulator.app, &emulator.init, addr).await {
+            let _ = emulator.stop().await;
+            return Err(io::Error::other(e));
+        }
+        Ok(emulator)
     }
 
     /// `http://<host>:<port>`, the endpoint URL to give AWS clients.
@@ -63,6 +78,11 @@ impl Emulator {
 
     pub fn app(&self) -> &Arc<Runtime> {
         &self.app
+    }
+
+    /// Start-up progress: stages and init scripts, as `/_localstack/init` shows it.
+    pub fn init(&self) -> &InitStatus {
+        &self.init
     }
 
     /// Stops accepting requests, ends long polls at once and waits for the server to finish.
