@@ -1,4 +1,5 @@
-# switchyard: a small image serving the AWS APIs and the control API on 0.0.0.0:4566.
+# switchyard: a small image serving the AWS APIs and the control API on 0.0.0.0:4566, in
+# LocalStack's place where one is expected (docs/localstack.md, "Docker settings").
 FROM rust:1-slim-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
@@ -10,7 +11,12 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends curl ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/switchyard /usr/local/bin/switchyard
-ENV SWITCHYARD_HOST=0.0.0.0 SWITCHYARD_PORT=4566
+# testcontainers' LocalStackContainer (Java) starts LocalStack's entrypoint by this path.
+RUN ln -s switchyard /usr/local/bin/docker-entrypoint.sh \
+    && mkdir -p /etc/localstack/init/ready.d
+# LocalStack's listen address; --host, --port and SWITCHYARD_HOST/PORT still win over it. The
+# scripts mounted in ready.d run before the `Ready.` line, as in LocalStack.
+ENV GATEWAY_LISTEN=0.0.0.0:4566 SWITCHYARD_INIT=/etc/localstack/init/ready.d
 EXPOSE 4566
 HEALTHCHECK --interval=5s --timeout=2s --start-period=2s --retries=3 \
     CMD curl -fsS http://127.0.0.1:4566/_switchyard/health || exit 1

@@ -73,7 +73,10 @@ pub async fn run(scripts: &[Script], indices: &[usize], status: &InitStatus, tar
         status.set(index, ScriptState::Running);
         tracing::info!(script = %script.name, "init: running script");
         let state = match command(script, target, shim.as_ref()).status().await {
-            Ok(exit) if exit.success() => ScriptState::Successful,
+            Ok(exit) if exit.success() => {
+                tracing::info!(script = %script.name, "init: script succeeded");
+                ScriptState::Successful
+            }
             Ok(exit) => {
                 tracing::warn!(script = %script.name, %exit, "init: script failed (ERROR)");
                 ScriptState::Error
