@@ -68,6 +68,9 @@ pub struct Target<'a> {
 
 /// Runs `scripts` one after another (each listed in `status` at `indices`), whatever each ends in.
 pub async fn run(scripts: &[Script], indices: &[usize], status: &InitStatus, target: &Target<'_>) {
+    if scripts.is_empty() {
+        return;
+    }
     let shim = Shim::write(target.host);
     for (script, &index) in scripts.iter().zip(indices) {
         status.set(index, ScriptState::Running);

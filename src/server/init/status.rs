@@ -3,7 +3,7 @@
 //! (and resource file) with its state. `GET /_localstack/init` and `GET /_localstack/init/<stage>`
 //! answer it in the shape LocalStack documents.
 
-use crate::server::control::{error, ok};
+use crate::server::control::{error, log_request, ok};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -150,6 +150,7 @@ pub fn routes<S>(status: Arc<InitStatus>) -> Router<S> {
     Router::new()
         .route("/_localstack/init", get(all))
         .route("/_localstack/init/{stage}", get(one))
+        .layer(axum::middleware::from_fn(log_request))
         .with_state(status)
 }
 
