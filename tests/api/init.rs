@@ -10,13 +10,29 @@ use std::path::PathBuf;
 use switchyard::server::init::{InitError, Stage};
 use switchyard::{Config, Emulator};
 
-/// `text` written to a file of this name in a fresh directory.
-fn file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("switchyard-init-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+/// `text` written to a file of this name in a directory of its own, removed when dropped (the
+/// emulator reads the file when it starts).
+struct File {
+    path: PathBuf,
+}
+
+impl File {
+    fn new(name: &str, text: &str) -> File {
+        let dir =
+            std::env::temp_dir().join(format!("switchyard-init-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        File { path }
+    }
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 fn queue_url(h: &Harness, name: &str) -> String {
@@ -64,8 +80,9 @@ resources:
 
 #[tokio::test]
 async fn an_init_file_wires_topics_rules_custom_buses_and_streams_to_queues() {
+    let file = File::new("wired.yaml", RESOURCES);
     let h = Harness::with(Config {
-        init_resources: Some(file("wired.yaml", RESOURCES)),
+        init_resources: Some(file.path.clone()),
         ..Config::for_tests()
     })
     .await;
@@ -141,8 +158,9 @@ async fn entries_go_to_the_files_region_and_account_unless_they_name_their_own()
     let text = r#"{"region": "eu-west-1", "account": "111122223333", "resources": [
         {"queue": {"QueueName": "here"}},
         {"queue": {"QueueName": "there"}, "region": "ap-south-1", "account": "444455556666"}]}"#;
+    let file = File::new("places.json", text);
     let h = Harness::with(Config {
-        init_resources: Some(file("places.json", text)),
+        init_resources: Some(file.path.clone()),
         ..Config::for_tests()
     })
     .await;
@@ -161,12 +179,12 @@ async fn entries_go_to_the_files_region_and_account_unless_they_name_their_own()
 
 #[tokio::test]
 async fn a_failing_entry_fails_the_start_with_an_init_error_naming_it() {
-    let path = file(
+    let file = File::new(
         "failing.json",
         r#"{"resources": [{"topic": {"Name": "ok"}}, {"topic": {"Name": "not ok"}}]}"#,
     );
     let err = match Emulator::start(Config {
-        init_resources: Some(path.clone()),
+        init_resources: Some(file.path.clone()),
         ..Config::for_tests()
     })
     .await
@@ -180,7 +198,7 @@ async fn a_failing_entry_fails_the_start_with_an_init_error_naming_it() {
     );
     let expected = format!(
         "init file {}: entry 2 (topic \"not ok\"): InvalidParameterException: ",
-        path.display()
+        file.path.display()
     );
     assert!(err.to_string().starts_with(&expected), "{err}");
 }
