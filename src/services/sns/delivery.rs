@@ -225,6 +225,10 @@ pub(super) fn delivery_for(
     if let Some(subject) = message.subject {
         outbox_attributes.insert("Subject".to_string(), json!(subject));
     }
+    // SMS and push messages keep their message attributes (LocalStack's views show them).
+    if matches!(sub.protocol.as_str(), "sms" | "application") && !message.attributes.is_empty() {
+        outbox_attributes.insert("MessageAttributes".to_string(), json!(message.attributes));
+    }
     let target = match sub.protocol.as_str() {
         "sqs" => Target::Sqs {
             queue_arn: sub.endpoint.clone(),

@@ -21,7 +21,7 @@ use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
 use crate::state::State;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};
 
 /// How long a FIFO deduplication id is remembered.
@@ -295,8 +295,14 @@ pub fn publish(
         // Mobile push to one platform endpoint; a disabled one refuses before the message is read.
         super::platform::publishable_endpoint(e, cx, &arn)?;
         let (structure, _) = check_common(&fields, false, false)?;
-        let message_id =
-            super::platform::publish_to_endpoint(e, cx, &arn, &input.message, structure.as_ref())?;
+        let message_id = super::platform::publish_to_endpoint(
+            e,
+            cx,
+            &arn,
+            &input.message,
+            structure.as_ref(),
+            fields.attributes,
+        )?;
         return Ok(PublishOutput {
             message_id,
             sequence_number: None,
@@ -329,10 +335,15 @@ fn publish_sms(
     }
     check_common(fields, false, false)?;
     let id = e.engine.rng.uuid();
+    // The message attributes ride along (LocalStack's SMS messages show them).
+    let mut attributes = BTreeMap::new();
+    if !fields.attributes.is_empty() {
+        attributes.insert("MessageAttributes".to_string(), json!(fields.attributes));
+    }
     let target = Target::Outbox {
         address: phone.to_string(),
         body: fields.message.to_string(),
-        attributes: BTreeMap::new(),
+        attributes,
     };
     let source = Arn::new("sns", &cx.region, &cx.account, phone).text();
     e.deliver(Delivery::new(

@@ -268,7 +268,7 @@ pub fn subscribe(
         principal: crate::services::sts::get_caller_identity(e, cx).arn,
         protocol: protocol.clone(),
         endpoint,
-        confirmed: !matches!(protocol.as_str(), "http" | "https" | "email" | "email-json"),
+        confirmed: !super::store::needs_confirmation(&protocol),
         confirmation_authenticated: false,
         token,
         raw: false,

@@ -8,7 +8,7 @@ mod errors;
 pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
 mod digest;
-pub use digest::sha256_hex;
+pub use digest::{md5_of_attributes, sha256_hex};
 pub mod messages;
 pub mod moves;
 mod queues;
