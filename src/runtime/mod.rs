@@ -6,11 +6,12 @@
 
 mod calls;
 mod http;
+pub mod init_status;
 
 pub use calls::call;
 pub use http::load_https_ca;
 
-use crate::clock::{Clock, ClockMode};
+use crate::clock::{Clock, ClockMode, Stopwatch};
 use crate::config::Config;
 use crate::engine::delivery::{Failure, Outcome};
 use crate::engine::rng::Rng;
@@ -36,6 +37,12 @@ const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
 pub struct Runtime {
     pub config: Config,
     pub clock: Clock,
+    /// LocalStack's lifecycle stages and init scripts (`/_localstack/init`).
+    pub init: init_status::InitStatus,
+    /// This run's id (`/_localstack/info`): from the seed, apart from the state's generator.
+    pub session_id: String,
+    /// Wall time since the start (`/_localstack/info`'s uptime).
+    started: Stopwatch,
     state: Mutex<State>,
     /// Long polls waiting on a key (a queue's ARN), woken when the state says so.
     waiters: Mutex<HashMap<String, Arc<Notify>>>,
@@ -80,9 +87,13 @@ impl Runtime {
             // Refuse a bad CA file now rather than at the first delivery.
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
         }
+        let session_id = Rng::new(seed.rotate_left(29) ^ 0x5E55_1011).uuid();
         Arc::new_cyclic(|this| Runtime {
             config,
             clock,
+            init: init_status::InitStatus::default(),
+            session_id,
+            started: Clock::stopwatch(),
             state: Mutex::new(state),
             waiters: Mutex::new(HashMap::new()),
             waiting: AtomicUsize::new(0),
@@ -107,6 +118,11 @@ impl Runtime {
             runtime: self,
             next_due,
         }
+    }
+
+    /// Wall-clock time since this runtime was made.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
     }
 
     /// [`Runtime::state`] under the name it had when the state was the engine's.

@@ -49,7 +49,10 @@ pub fn routes() -> Router<Arc<Runtime>> {
 }
 
 /// One log line per control request, like the AWS front-ends write.
-async fn log_request(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+pub(super) async fn log_request(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
     let stopwatch = crate::clock::Clock::stopwatch();
     let (method, path) = (request.method().clone(), request.uri().path().to_string());
     let response = next.run(request).await;

@@ -1,13 +1,16 @@
-//! The HTTP server: one port for the AWS APIs and the control API under `/_switchyard/`, and the
-//! library API Rust tests use to run an emulator in-process on a free port.
+//! The HTTP server: one port for the AWS APIs, the control API under `/_switchyard/` and
+//! LocalStack's developer endpoints under `/_localstack/` and `/_aws/`, and the library API Rust
+//! tests use to run an emulator in-process on a free port.
 //! The top layer: nothing in the library imports it.
 
 mod console;
 mod control;
+mod localstack;
 mod resources;
 mod sqs_messages;
 
 use crate::config::Config;
+use crate::runtime::init_status::Stage;
 use crate::runtime::{self, Runtime};
 use axum::Router;
 use axum::extract::{Request, State};
@@ -43,6 +46,8 @@ impl Emulator {
                 .with_graceful_shutdown(async move { closing.closed().await })
                 .await
         });
+        // No init scripts: it serves from here on (`/_localstack/init`).
+        app.init.update(|p| p.complete_until(Stage::Ready));
         Ok(Emulator {
             url,
             addr,
@@ -83,10 +88,12 @@ impl Drop for Emulator {
     }
 }
 
-/// Every route: the control API, and everything else to the AWS front-ends.
+/// Every route: the control API, the console, LocalStack's endpoints, and everything else to the
+/// AWS front-ends.
 pub fn router(app: Arc<Runtime>) -> Router {
     control::routes()
         .merge(console::routes())
+        .merge(localstack::routes())
         .fallback(aws)
         .with_state(app)
 }

@@ -17,6 +17,7 @@ mod events_delivery;
 mod events_exact;
 mod events_exact_resources;
 mod iam;
+mod localstack;
 mod query_protocol;
 mod sns_archive;
 mod sns_http;
