@@ -1,6 +1,7 @@
 //! LocalStack's developer endpoint `GET /_aws/sqs/messages`: the messages of a queue with their
 //! attributes, without receiving them (no receive count, visibility or first-receive time
-//! changes). By `?QueueUrl=` or by path `/_aws/sqs/messages/<region>/<account>/<name>`;
+//! changes). By `?QueueUrl=` (in any of the shapes of `services::sqs::urls`) or by path
+//! `/_aws/sqs/messages/<region>/<account>/<name>`;
 //! `ShowInvisible` / `ShowDelayed` add in-flight and delayed messages (marked `IsVisible` /
 //! `IsDelayed`); XML like ReceiveMessage's, or JSON with `Accept: application/json`.
 //! A read-only view over the SQS store; it calls no SQS operation.
@@ -9,8 +10,8 @@ use crate::engine::time::Millis;
 use crate::protocol::query;
 use crate::runtime::Runtime;
 use crate::services::ServiceId;
-use crate::services::sqs::parse_queue_path;
 use crate::services::sqs::store::{Message, QueueKey};
+use crate::services::sqs::urls;
 use crate::state::State;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -46,8 +47,9 @@ impl Peek {
     }
 }
 
-/// `?QueueUrl=`: the queue in the configured region, or, when that region has none of that
-/// name, in the one region that does.
+/// `?QueueUrl=`, in any shape: the queue in the region the URL names; for a URL that names none,
+/// in the configured region, or, when that region has none of that name, in the one region that
+/// does.
 pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
     let Some(url) = url.filter(|u| !u.is_empty()) else {
         return error(
@@ -57,11 +59,7 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
             "The specified queue does not exist.",
         );
     };
-    let path = match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
-        None => url,
-    };
-    let Some((account, name)) = parse_queue_path(path) else {
+    let Some(address) = urls::parse(url) else {
         return error(
             peek,
             StatusCode::NOT_FOUND,
@@ -70,12 +68,13 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
         );
     };
     let state = app.state();
+    let (account, name) = (address.account, address.name);
     let mut key = QueueKey {
         account: account.into(),
-        region: app.config.region.clone(),
+        region: address.region.unwrap_or(&app.config.region).into(),
         name: name.into(),
     };
-    if !state.sqs.queues.contains_key(&key) {
+    if address.region.is_none() && !state.sqs.queues.contains_key(&key) {
         let mut elsewhere = state
             .sqs
             .queues
