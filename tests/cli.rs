@@ -45,7 +45,13 @@ fn switchyard(args: &[&str], env: &[(&str, &str)]) -> Command {
 /// binary at once with a usage error (status 2) that names what was wrong; nothing is served.
 #[test]
 fn bad_queue_url_styles_and_host_names_are_refused() {
-    let cases: [(&[&str], &[(&str, &str)], &str); 6] = [
+    /// Arguments, variables, and what stderr says.
+    type Case = (
+        &'static [&'static str],
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    );
+    let cases: [Case; 6] = [
         (
             &["--queue-url-style", "legacy"],
             &[],
