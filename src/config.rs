@@ -59,6 +59,8 @@ pub struct Config {
     /// the host the client addressed (`--hostname`, LocalStack's `LOCALSTACK_HOST`); without a
     /// port, the port switchyard listens on.
     pub hostname: Option<String>,
+    /// The shape of queue URLs handed back (`--queue-url-style`, LocalStack's
+    /// `SQS_ENDPOINT_STRATEGY`).
     pub queue_url_style: QueueUrlStyle,
 }
 
