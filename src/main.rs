@@ -1,9 +1,10 @@
 //! The `switchyard` command: `switchyard` or `switchyard serve`.
 //! The binary: command line and process only; everything else is the library's.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use switchyard::config::QueueUrlStyle;
 use switchyard::{AuthMode, ClockMode, Config, Emulator};
 
 #[derive(Parser)]
@@ -64,6 +65,23 @@ enum Auth {
     Verify,
 }
 
+/// The shapes of queue URLs: LocalStack's `SQS_ENDPOINT_STRATEGY` values and `auto`.
+#[derive(Clone, Copy, ValueEnum)]
+enum UrlStyle {
+    /// The host's own shape: sqs.<region>.<domain>, <region>.queue.<domain>, else <host>/<account>/<name>.
+    Auto,
+    /// sqs.<region>.<domain>/<account>/<name> (LocalStack's default).
+    Standard,
+    /// <region>.queue.<domain>/<account>/<name>.
+    Domain,
+    /// <host>/queue/<region>/<account>/<name>.
+    Path,
+    /// As auto, but the path shape on any other host.
+    Dynamic,
+    /// <host>/<account>/<name>.
+    Off,
+}
+
 #[derive(Args)]
 struct ServeArgs {
     /// Address to listen on.
@@ -104,6 +122,63 @@ struct ServeArgs {
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
+    /// HOST[:PORT] that queue URLs and other URLs handed back carry instead of the host the
+    /// client used (without a port, the one switchyard listens on); LOCALSTACK_HOST is read too.
+    #[arg(long, env = "SWITCHYARD_HOSTNAME", value_name = "HOST[:PORT]", value_parser = hostname)]
+    hostname: Option<String>,
+    /// Shape of queue URLs (default auto); SQS_ENDPOINT_STRATEGY is read too.
+    #[arg(
+        long = "queue-url-style",
+        env = "SWITCHYARD_QUEUE_URL_STYLE",
+        value_enum
+    )]
+    queue_url_style: Option<UrlStyle>,
+}
+
+impl ServeArgs {
+    /// LocalStack's variables, read as LocalStack reads them, where switchyard's own option and
+    /// variable are not given: `LOCALSTACK_HOST` (`host[:port]`) and `SQS_ENDPOINT_STRATEGY`.
+    /// Empty ones count as unset.
+    fn with_localstack_env(mut self) -> Result<ServeArgs, String> {
+        let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
+        if self.hostname.is_none()
+            && let Some(v) = var("LOCALSTACK_HOST")
+        {
+            self.hostname = Some(hostname(&v).map_err(|e| format!("LOCALSTACK_HOST={v:?}: {e}"))?);
+        }
+        if self.queue_url_style.is_none()
+            && let Some(v) = var("SQS_ENDPOINT_STRATEGY")
+        {
+            let style = UrlStyle::from_str(&v, false).map_err(|_| {
+                format!(
+                    "SQS_ENDPOINT_STRATEGY={v:?}: expected auto, standard, domain, path, dynamic \
+                     or off"
+                )
+            })?;
+            self.queue_url_style = Some(style);
+        }
+        Ok(self)
+    }
+}
+
+/// `host[:port]`: a host name or IP address (IPv6 in brackets) and an optional port.
+fn hostname(s: &str) -> Result<String, String> {
+    let (host, port) = switchyard::services::sqs::urls::split_authority(s);
+    let port_ok = port.is_empty() || port[1..].parse::<u16>().is_ok_and(|p| p > 0);
+    let host_ok = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => v6.parse::<std::net::Ipv6Addr>().is_ok(),
+        None => {
+            !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        }
+    };
+    if host_ok && port_ok {
+        Ok(s.to_string())
+    } else {
+        Err("expected HOST[:PORT], e.g. switchyard or localhost.localstack.cloud:4566".into())
+    }
 }
 
 fn account_id(s: &str) -> Result<String, String> {
@@ -156,6 +231,15 @@ impl From<ServeArgs> for Config {
             delivery_log_size: a.delivery_log_size,
             lambda_endpoints: a.lambda_endpoints,
             https_ca: a.https_ca,
+            hostname: a.hostname,
+            queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
+                UrlStyle::Auto => QueueUrlStyle::Auto,
+                UrlStyle::Standard => QueueUrlStyle::Standard,
+                UrlStyle::Domain => QueueUrlStyle::Domain,
+                UrlStyle::Path => QueueUrlStyle::Path,
+                UrlStyle::Dynamic => QueueUrlStyle::Dynamic,
+                UrlStyle::Off => QueueUrlStyle::Off,
+            },
         }
     }
 }
@@ -176,6 +260,12 @@ async fn main() -> std::process::ExitCode {
             return simulate(&file, &protocol, format);
         }
         None => cli.serve,
+    };
+    let args = match args.with_localstack_env() {
+        Ok(args) => args,
+        Err(message) => Cli::command()
+            .error(clap::error::ErrorKind::InvalidValue, message)
+            .exit(),
     };
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -9,13 +9,14 @@ pub mod query;
 pub mod sigv4;
 
 use crate::clock::Clock;
-use crate::config::AuthMode;
+use crate::config::{AuthMode, Config};
 use crate::error::AwsError;
 use crate::model::{Model, ShapeKind};
 use crate::runtime::Runtime;
+use crate::services::sqs::urls;
 use crate::services::{Context, ServiceId};
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header, request::Parts};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use std::sync::Arc;
@@ -184,11 +185,17 @@ async fn serve(
             }
             // SQS's Query API may name the queue by the request path instead of a parameter.
             let path = parts.uri.path();
+            let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
+            if service == ServiceId::Sqs
+                && !detect::is_queue_path(path)
+                && urls::is_under_queue(path)
+            {
+                return Err(invalid_address(&format!("http://{host}{path}")));
+            }
             if service == ServiceId::Sqs
                 && !params.contains_key("QueueUrl")
                 && detect::is_queue_path(path)
             {
-                let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
                 params.insert("QueueUrl".into(), format!("http://{host}{path}"));
             }
             (service, action, Raw::Query(params))
@@ -239,12 +246,10 @@ async fn serve(
     let cx = Context {
         request_id: request_id.to_string(),
         account: account_for(access_key.as_deref(), &app.config.account),
-        region: signature.map_or_else(|| app.config.region.clone(), |s| s.region),
+        region: signature.map_or_else(|| unsigned_region(parts, &app.config), |s| s.region),
         access_key,
-        host: header_str(parts, header::HOST.as_str()).map_or_else(
-            || format!("{}:{}", app.config.host, app.config.port),
-            str::to_string,
-        ),
+        host: url_host(&app.config, &parts.headers),
+        queue_url_style: app.config.queue_url_style,
         trace_header: header_str(parts, "x-amzn-trace-id")
             .filter(|t| !t.is_empty())
             .map(str::to_string),
@@ -362,6 +367,45 @@ fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsEr
             None => Ok(Value::Object(Default::default())),
         },
     }
+}
+
+/// The region of a request without a signature: the one its host names (`sqs.<region>.…`,
+/// `<region>.queue.…`), as a regional endpoint means its region; else the one its queue path
+/// names (`/queue/<region>/…`); else `--region`.
+fn unsigned_region(parts: &Parts, config: &Config) -> String {
+    header_str(parts, header::HOST.as_str())
+        .and_then(urls::host_region)
+        .or_else(|| urls::parse_path(parts.uri.path()).and_then(|a| a.region))
+        .unwrap_or(&config.region)
+        .to_string()
+}
+
+/// `host[:port]` of the URLs handed back to a request with `headers`: `--hostname` (its port, or
+/// the one switchyard listens on), else the host the client addressed, else the listening
+/// address.
+pub fn url_host(config: &Config, headers: &HeaderMap) -> String {
+    match &config.hostname {
+        Some(name) if urls::split_authority(name).1.is_empty() => {
+            format!("{name}:{}", config.port)
+        }
+        Some(name) => name.clone(),
+        None => headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(
+                || format!("{}:{}", config.host, config.port),
+                str::to_string,
+            ),
+    }
+}
+
+/// SQS's answer to a request sent to an address under `/queue/` that names no queue.
+fn invalid_address(address: &str) -> AwsError {
+    AwsError::new(
+        "InvalidAddress",
+        404,
+        format!("The address {address} is not valid for this endpoint."),
+    )
 }
 
 /// A 12-digit access key id is the account id; a session key (`ASIA…`, as STS AssumeRole hands

@@ -79,11 +79,7 @@ fn serve(name: &str) -> Response {
 }
 
 async fn resources(State(app): Shared, headers: HeaderMap) -> Response {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost:4566")
-        .to_string();
-    let view = resources::view(&app.state(), &host);
+    let host = crate::protocol::url_host(&app.config, &headers);
+    let view = resources::view(&app.state(), &host, app.config.queue_url_style);
     super::control::ok(view)
 }

@@ -1,10 +1,10 @@
 //! LocalStack's developer endpoint `/_aws/sqs/messages`: the messages of a queue with their
 //! attributes, without receiving them (no receive count, visibility or first-receive time
-//! changes). By `QueueUrl` (query string or form) or by path
-//! `/_aws/sqs/messages/<region>/<account>/<name>`; `ShowInvisible` / `ShowDelayed` add in-flight
-//! and delayed messages (marked `IsVisible` / `IsDelayed`); XML like ReceiveMessage's, or JSON
-//! with `Accept: application/json`. It also answers an SDK's ReceiveMessage sent to it as its
-//! endpoint URL, over AWS Query or AWS JSON, in that protocol's ReceiveMessage shape; every
+//! changes). By `QueueUrl` (query string or form; in any of the shapes of `services::sqs::urls`)
+//! or by path `/_aws/sqs/messages/<region>/<account>/<name>`; `ShowInvisible` / `ShowDelayed` add
+//! in-flight and delayed messages (marked `IsVisible` / `IsDelayed`); XML like ReceiveMessage's,
+//! or JSON with `Accept: application/json`. It also answers an SDK's ReceiveMessage sent to it as
+//! its endpoint URL, over AWS Query or AWS JSON, in that protocol's ReceiveMessage shape; every
 //! message carries LocalStack's dummy receipt handle.
 //! A read-only view over the SQS store; it calls no SQS operation.
 
@@ -14,7 +14,7 @@ use crate::protocol::{Protocol, query, render_error};
 use crate::runtime::Runtime;
 use crate::services::ServiceId;
 use crate::services::sqs::store::{Message, QueueKey};
-use crate::services::sqs::{md5_of_attributes, parse_queue_path};
+use crate::services::sqs::{md5_of_attributes, urls};
 use crate::state::State;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -115,8 +115,9 @@ pub fn queue_url(
     Ok(params.remove("QueueUrl"))
 }
 
-/// `?QueueUrl=`: the queue in the configured region, or, when that region has none of that
-/// name, in the one region that does.
+/// `?QueueUrl=`, in any shape: the queue in the region the URL names; for a URL that names none,
+/// in the configured region, or, when that region has none of that name, in the one region that
+/// does.
 pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
     let Some(url) = url.filter(|u| !u.is_empty()) else {
         return error(
@@ -126,11 +127,7 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
             "The specified queue does not exist.",
         );
     };
-    let path = match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
-        None => url,
-    };
-    let Some((account, name)) = parse_queue_path(path) else {
+    let Some(address) = urls::parse(url) else {
         return error(
             peek,
             StatusCode::NOT_FOUND,
@@ -139,12 +136,13 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
         );
     };
     let state = app.state();
+    let (account, name) = (address.account, address.name);
     let mut key = QueueKey {
         account: account.into(),
-        region: app.config.region.clone(),
+        region: address.region.unwrap_or(&app.config.region).into(),
         name: name.into(),
     };
-    if !state.sqs.queues.contains_key(&key) {
+    if address.region.is_none() && !state.sqs.queues.contains_key(&key) {
         let mut elsewhere = state
             .sqs
             .queues

@@ -34,6 +34,7 @@ mod sqs_exact_api;
 mod sqs_exact_query;
 mod sqs_exact_visibility;
 mod sqs_fifo;
+mod sqs_hosts;
 mod sqs_queues;
 mod sqs_redrive;
 mod sqs_sdk;

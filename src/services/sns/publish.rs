@@ -493,6 +493,7 @@ pub fn deliver_to_topic(
         access_key: None,
         host: publisher.host.clone(),
         trace_header: None,
+        queue_url_style: Default::default(),
     };
     let attributes = BTreeMap::new();
     let fields = PublishBatchEntryRef {

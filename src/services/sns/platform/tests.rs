@@ -15,6 +15,7 @@ pub fn cx() -> Context {
         region: "us-east-1".into(),
         access_key: None,
         host: "localhost".into(),
+        queue_url_style: Default::default(),
         trace_header: None,
     }
 }
