@@ -8,7 +8,7 @@ use super::checks::{
     MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
 };
 use super::context::parse_topic_arn;
-use super::delivery::{Message, delivery_for, passes_filter};
+use super::delivery::{Message, delivery_for, passes_filter, signs};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
@@ -128,7 +128,7 @@ fn publish_to_topic(
 
 /// What Publish settles before it takes the engine's lock for the fan-out: the message id and
 /// timestamp, so that the notification's signature is made outside the lock (RSA signing costs
-/// milliseconds; under the lock it would hold up every other request).
+/// a fraction of a millisecond; under the lock it would hold up every other request).
 #[derive(Debug)]
 pub struct Prepared {
     pub id: String,
@@ -137,24 +137,65 @@ pub struct Prepared {
 
 /// Settles the id and timestamp of a plain (not FIFO, no JSON structure) publish to an existing
 /// topic, and what to sign for its notification: the runtime signs it off the lock (with
-/// [`sign_ahead`]), and the fan-out then finds the signature made.
+/// [`sign_ahead`]), and the fan-out then finds the signature made. `None` when there is nothing
+/// to sign ahead, or no subscription of the topic gets a signed notification.
 pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhead)> {
-    let arn = input.topic_arn.clone()?;
     if input.message_structure.is_some()
         || input.target_arn.is_some()
         || input.phone_number.is_some()
     {
         return None;
     }
-    let topic = e.sns.topics.get(&arn).filter(|t| !t.fifo)?;
+    prepare_entry(
+        e,
+        input.topic_arn.as_deref()?,
+        &input.message,
+        input.subject.as_deref(),
+    )
+}
+
+/// [`prepare`] for each entry of a PublishBatch, in order (`None` for an entry it leaves to the
+/// fan-out); nothing for a batch the checks will refuse for its size.
+pub fn prepare_batch(
+    e: &mut State,
+    input: &PublishBatchInput,
+) -> Vec<Option<(Prepared, SignAhead)>> {
+    let entries = &input.publish_batch_request_entries;
+    if entries.len() > 10 {
+        return Vec::new();
+    }
+    entries
+        .iter()
+        .map(|entry| match entry.message_structure {
+            Some(_) => None,
+            None => prepare_entry(
+                e,
+                &input.topic_arn,
+                &entry.message,
+                entry.subject.as_deref(),
+            ),
+        })
+        .collect()
+}
+
+fn prepare_entry(
+    e: &mut State,
+    arn: &str,
+    message: &str,
+    subject: Option<&str>,
+) -> Option<(Prepared, SignAhead)> {
+    let topic = e.sns.topics.get(arn).filter(|t| !t.fifo)?;
     let version = topic.signature_version;
+    if !e.sns.subscriptions_of(arn).any(|s| s.confirmed && signs(s)) {
+        return None;
+    }
     let (id, timestamp) = (e.engine.rng.uuid(), format_rfc3339(e.now()));
     let text = super::signing::string_to_sign(&[
-        ("Message", Some(&input.message)),
+        ("Message", Some(message)),
         ("MessageId", Some(&id)),
-        ("Subject", input.subject.as_deref()),
+        ("Subject", subject),
         ("Timestamp", Some(&timestamp)),
-        ("TopicArn", Some(&arn)),
+        ("TopicArn", Some(arn)),
         ("Type", Some("Notification")),
     ]);
     Some((Prepared { id, timestamp }, SignAhead { version, text }))
@@ -167,7 +208,8 @@ pub struct SignAhead {
     text: String,
 }
 
-/// Signs ahead (a few milliseconds of RSA: off the lock); the signer keeps the signature.
+/// Signs ahead (a fraction of a millisecond of RSA: off the lock); the signer keeps the
+/// signature.
 pub fn sign_ahead(s: SignAhead) {
     let _ = SIGNER.sign(s.version, &s.text);
 }
@@ -350,10 +392,13 @@ fn publish_sms(
     })
 }
 
+/// PublishBatch; `prepared` holds what [`prepare_batch`] settled, entry by entry (empty when
+/// nothing was).
 pub fn publish_batch(
     e: &mut State,
     cx: &Context,
     input: PublishBatchInput,
+    prepared: Vec<Option<Prepared>>,
 ) -> Result<PublishBatchOutput, SnsError> {
     let topic = super::topics::topic_mut(e, cx, &input.topic_arn)?;
     let (fifo, content_based) = (topic.fifo, topic.content_based_dedup);
@@ -429,9 +474,11 @@ pub fn publish_batch(
         successful: Vec::new(),
         failed: Vec::new(),
     };
+    let mut prepared = prepared.into_iter();
     for entry in entries {
         let fields = entry_fields(entry);
-        match publish_to_topic(e, cx, &input.topic_arn, &fields, None) {
+        let prepared = prepared.next().flatten();
+        match publish_to_topic(e, cx, &input.topic_arn, &fields, prepared) {
             Ok(r) => out.successful.push(PublishBatchResultEntry {
                 id: entry.id.clone(),
                 message_id: r.message_id,
