@@ -92,8 +92,8 @@ async fn receive_message(
     }
 }
 
-/// Publish: a plain publish's notification is signed ahead, off the lock (RSA takes a fraction
-/// of a millisecond; under the lock it would hold up every other request).
+/// Publish: the notifications of a publish to a standard topic are signed ahead, off the lock
+/// (RSA takes a fraction of a millisecond; under the lock it would hold up every other request).
 async fn publish(
     rt: &Runtime,
     cx: &Context,
@@ -101,8 +101,8 @@ async fn publish(
 ) -> Result<Value, AwsError> {
     let prepared = sns::publish::prepare(&mut rt.state(), &input);
     let prepared = match prepared {
-        Some((prepared, sign)) => {
-            sign_ahead(vec![sign]).await;
+        Some((prepared, signs)) => {
+            sign_ahead(signs).await;
             Some(prepared)
         }
         None => None,
@@ -113,7 +113,7 @@ async fn publish(
     encode(output?)
 }
 
-/// PublishBatch: as Publish, each plain entry's notification signed ahead.
+/// PublishBatch: as Publish, each entry's notifications signed ahead.
 async fn publish_batch(
     rt: &Runtime,
     cx: &Context,
@@ -122,7 +122,7 @@ async fn publish_batch(
     let prepared = sns::publish::prepare_batch(&mut rt.state(), &input);
     let (prepared, signs): (Vec<_>, Vec<_>) = prepared
         .into_iter()
-        .map(|p| p.map_or((None, None), |(p, s)| (Some(p), Some(s))))
+        .map(|p| p.map_or((None, Vec::new()), |(p, s)| (Some(p), s)))
         .unzip();
     sign_ahead(signs.into_iter().flatten().collect()).await;
     let mut state = rt.state();

@@ -63,7 +63,7 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         "SetSubscriptionAttributes" => typed(input, |i| set_subscription_attributes(e, cx, i)),
         "ListSubscriptions" => typed(input, |i| list_subscriptions(e, cx, i)),
         "ListSubscriptionsByTopic" => typed(input, |i| list_subscriptions_by_topic(e, cx, i)),
-        // The runtime signs a plain publish's notifications off the lock first (see
+        // The runtime signs a publish's notifications off the lock first (see
         // [`publish::prepare`]) and calls [`publish::publish`] and [`publish::publish_batch`]
         // itself.
         "Publish" => typed(input, |i| publish(e, cx, i, None)),

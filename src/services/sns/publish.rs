@@ -8,7 +8,7 @@ use super::checks::{
     MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
 };
 use super::context::parse_topic_arn;
-use super::delivery::{Message, delivery_for, passes_filter, signs};
+use super::delivery::{Message, delivery_for, passes_filter, signs, structured_text};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
@@ -135,15 +135,13 @@ pub struct Prepared {
     pub timestamp: String,
 }
 
-/// Settles the id and timestamp of a plain (not FIFO, no JSON structure) publish to an existing
-/// topic, and what to sign for its notification: the runtime signs it off the lock (with
-/// [`sign_ahead`]), and the fan-out then finds the signature made. `None` when there is nothing
-/// to sign ahead, or no subscription of the topic gets a signed notification.
-pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhead)> {
-    if input.message_structure.is_some()
-        || input.target_arn.is_some()
-        || input.phone_number.is_some()
-    {
+/// Settles the id and timestamp of a publish to an existing standard (not FIFO) topic, and what
+/// to sign for its notifications (one text, or one per protocol of a JSON structure): the runtime
+/// signs them off the lock (with [`sign_ahead`]), and the fan-out then finds the signatures made.
+/// `None` when there is nothing to sign ahead: no subscription of the topic gets a signed
+/// notification, or the publish is bound to fail.
+pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, Vec<SignAhead>)> {
+    if input.target_arn.is_some() || input.phone_number.is_some() {
         return None;
     }
     prepare_entry(
@@ -151,6 +149,7 @@ pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhe
         input.topic_arn.as_deref()?,
         &input.message,
         input.subject.as_deref(),
+        input.message_structure.as_deref(),
     )
 }
 
@@ -159,21 +158,21 @@ pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhe
 pub fn prepare_batch(
     e: &mut State,
     input: &PublishBatchInput,
-) -> Vec<Option<(Prepared, SignAhead)>> {
+) -> Vec<Option<(Prepared, Vec<SignAhead>)>> {
     let entries = &input.publish_batch_request_entries;
     if entries.len() > 10 {
         return Vec::new();
     }
     entries
         .iter()
-        .map(|entry| match entry.message_structure {
-            Some(_) => None,
-            None => prepare_entry(
+        .map(|entry| {
+            prepare_entry(
                 e,
                 &input.topic_arn,
                 &entry.message,
                 entry.subject.as_deref(),
-            ),
+                entry.message_structure.as_deref(),
+            )
         })
         .collect()
 }
@@ -183,22 +182,49 @@ fn prepare_entry(
     arn: &str,
     message: &str,
     subject: Option<&str>,
-) -> Option<(Prepared, SignAhead)> {
+    structure: Option<&str>,
+) -> Option<(Prepared, Vec<SignAhead>)> {
     let topic = e.sns.topics.get(arn).filter(|t| !t.fifo)?;
     let version = topic.signature_version;
-    if !e.sns.subscriptions_of(arn).any(|s| s.confirmed && signs(s)) {
+    let structure = match structure {
+        None => None,
+        Some("json") => Some(serde_json::from_str::<Map<String, Value>>(message).ok()?),
+        Some(_) => return None,
+    };
+    // The texts the signed notifications carry: each protocol's own with a JSON structure.
+    let mut texts: Vec<&str> = Vec::new();
+    for sub in e
+        .sns
+        .subscriptions_of(arn)
+        .filter(|s| s.confirmed && signs(s))
+    {
+        let text = match &structure {
+            Some(map) => structured_text(map, &sub.protocol),
+            None => message,
+        };
+        if !texts.contains(&text) {
+            texts.push(text);
+        }
+    }
+    if texts.is_empty() {
         return None;
     }
     let (id, timestamp) = (e.engine.rng.uuid(), format_rfc3339(e.now()));
-    let text = super::signing::string_to_sign(&[
-        ("Message", Some(message)),
-        ("MessageId", Some(&id)),
-        ("Subject", subject),
-        ("Timestamp", Some(&timestamp)),
-        ("TopicArn", Some(arn)),
-        ("Type", Some("Notification")),
-    ]);
-    Some((Prepared { id, timestamp }, SignAhead { version, text }))
+    let signs = texts
+        .into_iter()
+        .map(|text| SignAhead {
+            version,
+            text: super::signing::string_to_sign(&[
+                ("Message", Some(text)),
+                ("MessageId", Some(&id)),
+                ("Subject", subject),
+                ("Timestamp", Some(&timestamp)),
+                ("TopicArn", Some(arn)),
+                ("Type", Some("Notification")),
+            ]),
+        })
+        .collect();
+    Some((Prepared { id, timestamp }, signs))
 }
 
 /// A notification's signature to make ahead of its publish (see [`prepare`]).
