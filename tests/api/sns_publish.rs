@@ -561,6 +561,75 @@ async fn message_attributes_are_validated_with_aws_messages() {
     assert!(message.to_lowercase().contains("datatype"), "{message}");
 }
 
+/// PublishBatch signs its notifications outside the engine's lock like Publish: each envelope
+/// carries the message id the batch answered with, and its signature verifies, for plain
+/// entries and for a JSON-structured one between them, with either signature version.
+#[tokio::test]
+async fn publish_batch_notifications_carry_the_answered_ids_and_verify() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    for (name, version) in [("v1", "1"), ("v2", "2")] {
+        let topic = create_topic(&sns, name, &[("SignatureVersion", version)]).await;
+        let (url, arn) = queue(&h, &format!("q-{name}")).await;
+        subscribe(&sns, &topic, "sqs", &arn, &[]).await;
+        let r = sns
+            .publish_batch()
+            .topic_arn(&topic)
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("plain")
+                    .message("first")
+                    .subject("Hello")
+                    .build()
+                    .unwrap(),
+            )
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("structured")
+                    .message(r#"{"default":"everyone","sqs":"queues"}"#)
+                    .message_structure("json")
+                    .build()
+                    .unwrap(),
+            )
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("last")
+                    .message("third")
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert!(r.failed.unwrap_or_default().is_empty());
+        let answered: Vec<(String, String)> = r
+            .successful
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.id.unwrap(), s.message_id.unwrap()))
+            .collect();
+        let mut docs: Vec<Value> = receive(&h, &url)
+            .await
+            .into_iter()
+            .map(|m| serde_json::from_str(&m.body.unwrap()).unwrap())
+            .collect();
+        docs.sort_by_key(|d| {
+            answered
+                .iter()
+                .position(|(_, id)| d["MessageId"] == id.as_str())
+                .expect("an envelope of an answered message id")
+        });
+        let messages: Vec<_> = docs.iter().map(|d| d["Message"].clone()).collect();
+        assert_eq!(messages, ["first", "queues", "third"], "{answered:?}");
+        assert_eq!(docs[0]["Subject"], "Hello");
+        let cert = fetch_certificate(docs[0]["SigningCertURL"].as_str().unwrap()).await;
+        for doc in &docs {
+            assert_eq!(doc["SignatureVersion"], version);
+            verify_signature(doc, &cert);
+        }
+    }
+}
+
 #[tokio::test]
 async fn publish_batch_enforces_its_limits_and_answers_per_entry() {
     let h = Harness::start().await;

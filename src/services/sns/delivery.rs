@@ -40,12 +40,7 @@ impl Message<'_> {
     /// The text a protocol gets: its own entry of a JSON structure, else `default`.
     pub(super) fn text_for(&self, key: &str) -> String {
         match &self.structure {
-            Some(map) => map
-                .get(key)
-                .and_then(Value::as_str)
-                .or_else(|| map["default"].as_str())
-                .unwrap_or_default()
-                .to_string(),
+            Some(map) => structured_text(map, key).to_string(),
             None => self.text.to_string(),
         }
     }
@@ -64,6 +59,14 @@ impl Message<'_> {
             })
             .collect()
     }
+}
+
+/// A JSON structure's message for protocol `key`: its own entry, else `default`.
+pub(super) fn structured_text<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+    map.get(key)
+        .and_then(Value::as_str)
+        .or_else(|| map.get("default").and_then(Value::as_str))
+        .unwrap_or_default()
 }
 
 pub(super) fn passes_filter(sub: &Subscription, message: &Message) -> bool {
@@ -111,6 +114,18 @@ fn notification(
         // the field closes the document without touching a signature.
         Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
         _ => envelope,
+    }
+}
+
+/// Whether a message to `sub` carries a signed notification, in its delivery or its dead letter
+/// (as [`delivery_for`] builds them): Publish signs ahead, off the engine's lock, only for topics
+/// where one does. Raw deliveries are unsigned; e-mail-json and Lambda are always enveloped.
+pub(super) fn signs(sub: &Subscription) -> bool {
+    match sub.protocol.as_str() {
+        "email-json" | "lambda" => true,
+        _ if sub.raw => false,
+        "sqs" | "http" | "https" | "firehose" => true,
+        _ => sub.redrive.is_some(),
     }
 }
 
