@@ -8,7 +8,6 @@
 //! # Ok(()) }
 //! ```
 //! The layers and which way they depend: docs/architecture.md.
-//! The layers and which way they depend: docs/architecture.md.
 
 pub mod arn;
 pub mod clock;
@@ -29,4 +28,5 @@ pub mod app {
 
 pub use clock::ClockMode;
 pub use config::{AuthMode, Config};
+pub use runtime::{AdvanceError, Advanced};
 pub use server::Emulator;

@@ -5,7 +5,7 @@
 use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
-use crate::runtime::{AdvanceError, Runtime};
+use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
 use axum::Router;
 use axum::body::Bytes;
@@ -18,9 +18,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 type Shared = State<Arc<Runtime>>;
-
-/// The last instant RFC 3339 can write: 9999-12-31T23:59:59.999Z.
-const LATEST: Millis = 253_402_300_799_999;
 
 pub fn routes() -> Router<Arc<Runtime>> {
     Router::new()
@@ -140,22 +137,20 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
         Ok(b) => b,
         Err(e) => return *e,
     };
-    let now = app.state().now();
-    let target: Millis = match (body.get("seconds"), body.get("until")) {
+    let how = match (body.get("seconds"), body.get("until")) {
         (Some(seconds), None) => match seconds.as_f64() {
-            Some(s) if s >= 0.0 && s.is_finite() && s * 1000.0 <= (LATEST - now) as f64 => {
-                now + (s * 1000.0).round() as Millis
-            }
+            // Past `i64::MAX` milliseconds the cast saturates, which the runtime refuses as late.
+            Some(s) if s >= 0.0 && s.is_finite() => Advance::By((s * 1000.0).round() as Millis),
             _ => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     "InvalidArgument",
-                    "seconds must be a number >= 0 that keeps the time before year 10000.",
+                    "seconds must be a number >= 0.",
                 );
             }
         },
         (None, Some(until)) => match until.as_str().and_then(parse_rfc3339) {
-            Some(t) => t,
+            Some(t) => Advance::Until(t),
             None => {
                 return error(
                     StatusCode::BAD_REQUEST,
@@ -172,29 +167,15 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
             );
         }
     };
-    if target > LATEST {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "InvalidArgument",
-            "Time cannot go past 9999-12-31T23:59:59.999Z.",
-        );
-    }
-    match app.advance_to(target).await {
-        Ok(fired) => ok(json!({"now": format_rfc3339(app.state().now()), "fired": fired})),
-        Err(AdvanceError::NotAdjustable) => error(
-            StatusCode::CONFLICT,
-            "ClockNotAdjustable",
-            "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
-        ),
-        Err(AdvanceError::InPast { now }) => error(
-            StatusCode::BAD_REQUEST,
-            "TimeInPast",
-            format!(
-                "{} is before the current virtual time {}.",
-                format_rfc3339(target),
-                format_rfc3339(now)
-            ),
-        ),
+    match app.advance(how).await {
+        Ok(done) => ok(json!({"now": format_rfc3339(done.now), "fired": done.fired})),
+        Err(e) => {
+            let status = match e {
+                AdvanceError::NotAdjustable => StatusCode::CONFLICT,
+                AdvanceError::InPast { .. } | AdvanceError::OutOfRange => StatusCode::BAD_REQUEST,
+            };
+            error(status, e.code(), e.to_string())
+        }
     }
 }
 
