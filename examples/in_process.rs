@@ -28,7 +28,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
 
     let before = sqs.receive_message().queue_url(url).send().await?;
-    assert!(before.messages().is_empty(), "delayed for 900 virtual seconds");
+    assert!(
+        before.messages().is_empty(),
+        "delayed for 900 virtual seconds"
+    );
 
     // What `POST /_switchyard/clock/advance {"seconds": 900}` does: the delay's timer fires, and
     // the advance returns once its work is done.

@@ -12,8 +12,10 @@
 pub mod arn;
 pub mod clock;
 pub mod config;
+pub mod endpoint;
 pub mod engine;
 pub mod error;
+pub mod logfmt;
 pub mod model;
 pub mod protocol;
 pub mod runtime;

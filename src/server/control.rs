@@ -55,10 +55,15 @@ async fn log_request(request: axum::extract::Request, next: axum::middleware::Ne
         operation = %format_args!("{method} {path}"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
+        error_code = response.extensions().get::<ErrorCode>().map(|c| c.0),
         "request"
     );
     response
 }
+
+/// The code of a control API error, carried on its response for the request log line.
+#[derive(Clone, Copy)]
+struct ErrorCode(&'static str);
 
 pub(super) fn ok(body: Value) -> Response {
     (
@@ -69,9 +74,14 @@ pub(super) fn ok(body: Value) -> Response {
         .into_response()
 }
 
-pub(super) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(super) fn error(
+    status: StatusCode,
+    code: &'static str,
+    message: impl Into<String>,
+) -> Response {
     let body = json!({"error": code, "message": message.into()}).to_string();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    (status, json, axum::Extension(ErrorCode(code)), body).into_response()
 }
 
 async fn not_found() -> Response {

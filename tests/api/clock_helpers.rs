@@ -8,7 +8,9 @@ use switchyard::{AdvanceError, ClockMode, Config};
 
 /// The virtual time `GET /_switchyard/clock` answers, in epoch milliseconds.
 async fn epoch_millis(h: &Harness) -> i64 {
-    h.control_get("clock").await["epochMillis"].as_i64().unwrap()
+    h.control_get("clock").await["epochMillis"]
+        .as_i64()
+        .unwrap()
 }
 
 fn system_time(epoch_millis: i64) -> SystemTime {
@@ -17,7 +19,12 @@ fn system_time(epoch_millis: i64) -> SystemTime {
 
 /// An hourly scheduled rule whose events land in queue `ticks`.
 async fn hourly_rule_into_a_queue(h: &Harness) {
-    h.sqs().create_queue().queue_name("ticks").send().await.unwrap();
+    h.sqs()
+        .create_queue()
+        .queue_name("ticks")
+        .send()
+        .await
+        .unwrap();
     let events = h.events();
     events
         .put_rule()
@@ -49,7 +56,8 @@ async fn ticks_queued(h: &Harness) -> String {
         .send()
         .await
         .unwrap();
-    attributes.attributes().unwrap()[&aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages]
+    attributes.attributes().unwrap()
+        [&aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages]
         .clone()
 }
 
@@ -101,7 +109,10 @@ async fn advance_until_moves_to_that_time_and_refuses_the_past() {
         }
     );
     assert_eq!(err.code(), "TimeInPast", "the control API's code");
-    assert!(err.to_string().contains("is before the current virtual time"));
+    assert!(
+        err.to_string()
+            .contains("is before the current virtual time")
+    );
     assert_eq!(epoch_millis(&h).await, start + 3_600_000);
 }
 
@@ -136,5 +147,9 @@ async fn advance_refuses_a_real_clock_and_time_past_year_9999() {
     let year_10000 = SystemTime::UNIX_EPOCH + Duration::from_millis(253_402_300_800_000);
     let err = h.emulator.advance_until(year_10000).await.unwrap_err();
     assert_eq!(err, AdvanceError::OutOfRange);
-    assert_eq!(epoch_millis(&h).await, start, "a refused advance moves nothing");
+    assert_eq!(
+        epoch_millis(&h).await,
+        start,
+        "a refused advance moves nothing"
+    );
 }
