@@ -25,11 +25,30 @@ struct Cli {
 enum Command {
     /// Serve the AWS APIs and the control API (the default).
     Serve(ServeArgs),
+    /// A small HTTP endpoint to deliver to: answers every request with one status, confirms SNS
+    /// subscriptions, and prints each request as a line.
+    Endpoint(EndpointArgs),
     /// Work with SNS delivery policies without sending a message.
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+}
+
+#[derive(Args)]
+struct EndpointArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 9000)]
+    port: u16,
+    /// The HTTP status of every answer (a confirmed SubscriptionConfirmation gets 200).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(200..=599))]
+    status: u16,
+    /// Do not confirm SNS subscriptions (SubscriptionConfirmation gets --status like any request).
+    #[arg(long)]
+    no_confirm: bool,
 }
 
 #[derive(Subcommand)]
@@ -249,6 +268,7 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
         Some(Command::Serve(args)) => args,
+        Some(Command::Endpoint(args)) => return endpoint(args).await,
         Some(Command::Policy {
             command:
                 PolicyCommand::Simulate {
@@ -273,7 +293,7 @@ async fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .event_format(switchyard::logfmt::Logfmt)
         .init();
 
     let config: switchyard::Config = args.into();
@@ -296,6 +316,12 @@ async fn main() -> std::process::ExitCode {
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "switchyard listening on {}", emulator.url());
     let _ = stdout.flush();
+    // The same news in the log, for whoever reads only stderr (a container's log, a CI step).
+    tracing::info!(
+        url = emulator.url(),
+        version = env!("CARGO_PKG_VERSION"),
+        "listening"
+    );
 
     shutdown_signal().await;
     tracing::info!("shutting down");
@@ -303,6 +329,24 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("switchyard: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `switchyard endpoint`: serves until SIGINT or SIGTERM.
+async fn endpoint(args: EndpointArgs) -> std::process::ExitCode {
+    let address = format!("{}:{}", args.host, args.port);
+    let settings = switchyard::endpoint::Settings {
+        host: args.host,
+        port: args.port,
+        status: axum::http::StatusCode::from_u16(args.status).expect("a status in 200..=599"),
+        confirm: !args.no_confirm,
+    };
+    match switchyard::endpoint::serve(settings, shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchyard endpoint: cannot serve on {address}: {e}");
             std::process::ExitCode::FAILURE
         }
     }

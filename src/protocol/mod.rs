@@ -89,12 +89,14 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
             && query::json::wanted(header_str(&parts, header::ACCEPT.as_str())),
         ..Route::default()
     };
+    let mut error_code = None;
     let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
         Ok(response) => response,
         Err(err) => {
             if err.is_server_fault() {
                 tracing::error!(request_id, error = %err, "request failed");
             }
+            error_code = Some(code_answered(protocol, route.service, &err));
             if err.code == NOT_AN_AWS_REQUEST {
                 not_an_aws_request_answer(&err)
             } else if route.json_answer && err.code != "UnknownOperationException" {
@@ -109,6 +111,7 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
         operation = route.operation.as_deref().unwrap_or("-"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
+        error_code,
         request_id,
         "request"
     );
@@ -268,6 +271,16 @@ async fn serve(
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))
+}
+
+/// The error code the client reads, for the request log: a Query answer (XML, or JSON for
+/// `Accept: application/json`) carries the model's Query code (SQS's
+/// `AWS.SimpleQueueService.NonExistentQueue`), an AWS JSON answer the error's own name.
+fn code_answered(protocol: Protocol, service: Option<ServiceId>, err: &AwsError) -> &'static str {
+    match (protocol, service.and_then(ServiceId::model)) {
+        (Protocol::Query, Some(model)) => model.query_code(err.code),
+        _ => err.code,
+    }
 }
 
 /// An error of a Query request that asked for JSON.

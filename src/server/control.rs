@@ -5,7 +5,7 @@
 use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
-use crate::runtime::{AdvanceError, Runtime};
+use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
 use axum::Router;
 use axum::body::Bytes;
@@ -18,9 +18,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 type Shared = State<Arc<Runtime>>;
-
-/// The last instant RFC 3339 can write: 9999-12-31T23:59:59.999Z.
-const LATEST: Millis = 253_402_300_799_999;
 
 pub fn routes() -> Router<Arc<Runtime>> {
     Router::new()
@@ -61,10 +58,15 @@ pub(super) async fn log_request(
         operation = %format_args!("{method} {path}"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
+        error_code = response.extensions().get::<ErrorCode>().map(|c| c.0),
         "request"
     );
     response
 }
+
+/// The code of a control API error, carried on its response for the request log line.
+#[derive(Clone, Copy)]
+struct ErrorCode(&'static str);
 
 pub(super) fn ok(body: Value) -> Response {
     (
@@ -75,9 +77,14 @@ pub(super) fn ok(body: Value) -> Response {
         .into_response()
 }
 
-pub(super) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(super) fn error(
+    status: StatusCode,
+    code: &'static str,
+    message: impl Into<String>,
+) -> Response {
     let body = json!({"error": code, "message": message.into()}).to_string();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    (status, json, axum::Extension(ErrorCode(code)), body).into_response()
 }
 
 async fn not_found() -> Response {
@@ -129,7 +136,9 @@ async fn health(State(app): Shared) -> Response {
     }))
 }
 
-async fn reset(State(app): Shared) -> Response {
+/// Reads the body it ignores (clients send `{}`): a request body left unread when the answer goes
+/// out makes hyper close the connection, which a client reusing it sees as a dropped request.
+async fn reset(State(app): Shared, _body: Bytes) -> Response {
     app.state().reset();
     ok(json!({}))
 }
@@ -143,22 +152,20 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
         Ok(b) => b,
         Err(e) => return *e,
     };
-    let now = app.state().now();
-    let target: Millis = match (body.get("seconds"), body.get("until")) {
+    let how = match (body.get("seconds"), body.get("until")) {
         (Some(seconds), None) => match seconds.as_f64() {
-            Some(s) if s >= 0.0 && s.is_finite() && s * 1000.0 <= (LATEST - now) as f64 => {
-                now + (s * 1000.0).round() as Millis
-            }
+            // Past `i64::MAX` milliseconds the cast saturates, which the runtime refuses as late.
+            Some(s) if s >= 0.0 && s.is_finite() => Advance::By((s * 1000.0).round() as Millis),
             _ => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     "InvalidArgument",
-                    "seconds must be a number >= 0 that keeps the time before year 10000.",
+                    "seconds must be a number >= 0.",
                 );
             }
         },
         (None, Some(until)) => match until.as_str().and_then(parse_rfc3339) {
-            Some(t) => t,
+            Some(t) => Advance::Until(t),
             None => {
                 return error(
                     StatusCode::BAD_REQUEST,
@@ -175,29 +182,15 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
             );
         }
     };
-    if target > LATEST {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "InvalidArgument",
-            "Time cannot go past 9999-12-31T23:59:59.999Z.",
-        );
-    }
-    match app.advance_to(target).await {
-        Ok(fired) => ok(json!({"now": format_rfc3339(app.state().now()), "fired": fired})),
-        Err(AdvanceError::NotAdjustable) => error(
-            StatusCode::CONFLICT,
-            "ClockNotAdjustable",
-            "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
-        ),
-        Err(AdvanceError::InPast { now }) => error(
-            StatusCode::BAD_REQUEST,
-            "TimeInPast",
-            format!(
-                "{} is before the current virtual time {}.",
-                format_rfc3339(target),
-                format_rfc3339(now)
-            ),
-        ),
+    match app.advance(how).await {
+        Ok(done) => ok(json!({"now": format_rfc3339(done.now), "fired": done.fired})),
+        Err(e) => {
+            let status = match e {
+                AdvanceError::NotAdjustable => StatusCode::CONFLICT,
+                AdvanceError::InPast { .. } | AdvanceError::OutOfRange => StatusCode::BAD_REQUEST,
+            };
+            error(status, e.code(), e.to_string())
+        }
     }
 }
 

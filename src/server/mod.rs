@@ -10,14 +10,16 @@ mod resources;
 mod sqs_messages;
 
 use crate::config::Config;
+use crate::engine::time::Millis;
 use crate::runtime::init_status::Stage;
-use crate::runtime::{self, Runtime};
+use crate::runtime::{self, Advance, AdvanceError, Advanced, Runtime};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -68,6 +70,27 @@ impl Emulator {
 
     pub fn app(&self) -> &Arc<Runtime> {
         &self.app
+    }
+
+    /// Moves virtual time forward by `by`, exactly as `POST /_switchyard/clock/advance
+    /// {"seconds": ...}` does: due timers fire in order, each seeing its own due time, and this
+    /// returns once the work they set off (HTTP deliveries included) has finished, with the new
+    /// virtual time and how many timers fired. A `real` clock answers
+    /// [`AdvanceError::NotAdjustable`]. `examples/in_process.rs` shows it in a test.
+    pub async fn advance(&self, by: Duration) -> Result<Advanced, AdvanceError> {
+        let ms = Millis::try_from(by.as_millis()).map_err(|_| AdvanceError::OutOfRange)?;
+        self.app.advance(Advance::By(ms)).await
+    }
+
+    /// Moves virtual time forward to `until`, as `POST /_switchyard/clock/advance {"until": ...}`
+    /// does; a time before the current virtual time is [`AdvanceError::InPast`].
+    pub async fn advance_until(&self, until: SystemTime) -> Result<Advanced, AdvanceError> {
+        let ms = match until.duration_since(UNIX_EPOCH) {
+            Ok(after) => Millis::try_from(after.as_millis()),
+            Err(before) => Millis::try_from(before.duration().as_millis()).map(|ms| -ms),
+        };
+        let ms = ms.map_err(|_| AdvanceError::OutOfRange)?;
+        self.app.advance(Advance::Until(ms)).await
     }
 
     /// Stops accepting requests, ends long polls at once and waits for the server to finish.

@@ -5,6 +5,7 @@ mod harness;
 
 mod auth;
 mod bad_input;
+mod clock_helpers;
 mod console;
 mod control_api;
 mod custom_bus;

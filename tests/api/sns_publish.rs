@@ -128,7 +128,8 @@ async fn an_sqs_subscription_gets_the_notification_envelope_byte_for_byte() {
             && cert_url.ends_with(".pem"),
         "{cert_url}"
     );
-    // Exactly AWS's shape (spec §4.2, §5.1): key order, Number as a string, Binary in Base64.
+    // Exactly AWS's shape (docs/sns.md, "URL formats" and "Message envelopes"): key order, Number
+    // as a string, Binary in Base64.
     let expected = format!(
         concat!(
             r#"{{"Type":"Notification","MessageId":"{id}","TopicArn":"{topic}","Subject":"Greetings","#,
@@ -295,7 +296,7 @@ async fn message_structure_json_gives_each_protocol_its_own_text() {
     assert_eq!(doc["Message"], "for queues");
     let got = receive(&h, &raw_url).await;
     assert_eq!(got[0].body.as_deref(), Some("for queues"));
-    // Attributes go along only with a String message structure (spec §5.2).
+    // Attributes go along only with a String message structure (docs/sns.md, "Message envelopes").
     assert!(got[0].message_attributes.is_none(), "{:?}", got[0]);
     assert_eq!(outbox(&h, "sms").await[0]["body"], "for phones");
     let lambda: Value =
@@ -541,11 +542,11 @@ async fn message_attributes_are_validated_with_aws_messages() {
             "{name}"
         );
     }
-    // A missing DataType is caught before SNS looks at the attribute (raw request: the SDK
-    // refuses to build one). AWS answers ValidationError "1 validation error detected: Value
-    // null at 'messageAttributes.attr1.member.dataType' failed to satisfy constraint: Member
-    // must not be null" (spec §9.1); the protocol layer's generic check of nested required
-    // members answers first today, with InvalidParameter (outside SNS's files: reported).
+    // A missing DataType is caught before SNS looks at the attribute (raw request: the SDK refuses
+    // to build one). AWS answers ValidationError "1 validation error detected: Value null at
+    // 'messageAttributes.attr1.member.dataType' failed to satisfy constraint: Member must not be
+    // null" (docs/sns.md, "Errors"); the protocol layer's generic check of nested required members
+    // answers first today, with InvalidParameter (outside SNS's files: reported).
     let (status, _, message) = sns_query_error(
         &h,
         &[
@@ -845,7 +846,8 @@ async fn a_fifo_topic_keeps_group_dedup_id_and_order_into_a_fifo_queue() {
         let doc: Value = serde_json::from_str(m.body.as_deref().unwrap()).unwrap();
         let text = doc["Message"].as_str().unwrap().to_string();
         assert_eq!(dedup, format!("d{}", &text[1..]));
-        // The FIFO envelope: SequenceNumber after MessageId, no signature fields (spec §5.3).
+        // The FIFO envelope: SequenceNumber after MessageId, no signature fields (docs/sns.md,
+        // "Message envelopes").
         let i: usize = text[1..].parse().unwrap();
         let expected = format!(
             concat!(
@@ -914,7 +916,8 @@ async fn fifo_publish_rules_and_the_five_minute_deduplication_window() {
             .send()
     };
     let first = publish("same", "g1").await.unwrap();
-    // The same body in another group is a duplicate too (FifoThroughputScope Topic, spec §6).
+    // The same body in another group is a duplicate too (FifoThroughputScope Topic, docs/sns.md,
+    // "FIFO topics").
     let dup = publish("same", "g2").await.unwrap();
     assert_eq!(dup.message_id, first.message_id);
     h.advance(299.0).await;

@@ -110,8 +110,8 @@ fn notification(
     );
     match envelope.strip_suffix('}') {
         // A replayed message "contains the attribute Replayed, to help you identify that it's a
-        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (spec §5.3), so
-        // the field closes the document without touching a signature.
+        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (docs/sns.md,
+        // "Message envelopes"), so the field closes the document without touching a signature.
         Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
         _ => envelope,
     }
@@ -129,7 +129,7 @@ pub(super) fn signs(sub: &Subscription) -> bool {
     }
 }
 
-/// AWS writes the ARN into the URL as it is, colons included (spec §4.2 URL formats).
+/// AWS writes the ARN into the URL as it is, colons included (docs/sns.md, "URL formats").
 fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
     format!(
         "{}/?Action=Unsubscribe&SubscriptionArn={sub_arn}",
@@ -147,7 +147,7 @@ fn sqs_message(
 ) -> SqsMessage {
     let (body, attributes) = if sub.raw {
         // Message attributes go along only with a String message structure, not JSON
-        // (spec §5.2).
+        // (docs/sns.md, "Message envelopes").
         let attributes = match message.structure {
             None => message.attributes.clone(),
             Some(_) => BTreeMap::new(),
@@ -409,7 +409,7 @@ fn lambda_event(
                     .attribute_pairs()
                     .into_iter()
                     .map(|(k, (t, v))| {
-                        // Number and String.Array reach Lambda as String (spec §9.1).
+                        // Number and String.Array reach Lambda as String (docs/sns.md, "Lambda").
                         let t = if t.starts_with("Number") || t.starts_with("String.Array") {
                             "String".to_string()
                         } else {
