@@ -2,7 +2,7 @@
 
 Chromium: Debian's `chromium`, driven by Playwright for Python (its driver only, no browser
 download). Firefox: Debian's `firefox-esr`, driven by Selenium through geckodriver (Mozilla's
-WebDriver server, built from crates.io by compat/run): Playwright drives a stock Firefox only
+WebDriver server, which compat/run builds from crates.io with cargo install): Playwright drives a stock Firefox only
 through WebDriver BiDi commands newer than the ESR has, and its own Firefox build cannot be
 downloaded here (docs/decisions.md). `FirefoxPage` answers the part of Playwright's Page and
 Locator API the console tests use, so one test body runs in both browsers; `expect` takes a
@@ -16,6 +16,11 @@ import time
 
 from playwright.sync_api import Locator as PlaywrightLocator
 from playwright.sync_api import expect as playwright_expect
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.firefox.service import Service
+from selenium.webdriver.support.select import Select
 
 # How long an expectation waits for the page to show it: the console polls once a second, and this
 # machine may be busy.
@@ -30,7 +35,9 @@ def chromium_path():
 def firefox_paths():
     """(firefox, geckodriver), either None when missing."""
     firefox = os.environ.get("SWITCHYARD_FIREFOX") or shutil.which("firefox-esr") or shutil.which("firefox")
-    driver = os.environ.get("SWITCHYARD_GECKODRIVER") or shutil.which("geckodriver")
+    cargo_bin = os.path.join(os.environ.get("CARGO_HOME") or os.path.expanduser("~/.cargo"), "bin")
+    driver = (os.environ.get("SWITCHYARD_GECKODRIVER") or shutil.which("geckodriver")
+              or shutil.which("geckodriver", path=cargo_bin))
     return firefox, driver
 
 
@@ -69,7 +76,9 @@ window.addEventListener('unhandledrejection', (e) => window.__consoleErrors.push
 
 
 def _wait(what, check):
-    """Polls `check` until it returns something other than None or False; fails after TIMEOUT."""
+    """Polls `check` until it returns something other than None or False; fails after TIMEOUT.
+    It waits for the page (which polls the emulator once a second), as Playwright's expect does,
+    never for the emulator itself."""
     deadline = time.monotonic() + TIMEOUT
     last = None
     while True:
@@ -134,8 +143,6 @@ class FirefoxLocator:
         self._with_one("fill", fill, clickable=True)
 
     def select_option(self, value):
-        from selenium.webdriver.support.select import Select
-
         self._with_one("select", lambda e: Select(e).select_by_value(value), clickable=True)
 
     def get_attribute(self, name):
@@ -167,9 +174,6 @@ class FirefoxKeyboard:
         self.driver = driver
 
     def press(self, key):
-        from selenium.webdriver.common.action_chains import ActionChains
-        from selenium.webdriver.common.keys import Keys
-
         keys = {"Enter": Keys.ENTER, "Tab": Keys.TAB, "Space": Keys.SPACE, " ": Keys.SPACE, "Escape": Keys.ESCAPE}
         chain = ActionChains(self.driver)
         if key.startswith("Shift+"):
@@ -179,8 +183,6 @@ class FirefoxKeyboard:
         chain.perform()
 
     def type(self, text):
-        from selenium.webdriver.common.action_chains import ActionChains
-
         ActionChains(self.driver).send_keys(text).perform()
 
 
@@ -218,9 +220,6 @@ class FirefoxPage:
 
 def launch_firefox(width, height):
     """A headless Firefox ESR session through geckodriver; (driver, profile dir to remove)."""
-    from selenium import webdriver
-    from selenium.webdriver.firefox.service import Service
-
     firefox, geckodriver = firefox_paths()
     options = webdriver.FirefoxOptions()
     options.binary_location = firefox

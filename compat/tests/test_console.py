@@ -47,13 +47,13 @@ _http = requests.Session()
 _http.trust_env = False
 
 
-def unavailable(browser, missing):
+def unavailable(browser, missing, how):
     """Skips when compat/run said it could not install `browser` (COMPAT_<BROWSER>_UNAVAILABLE
     holds why); otherwise a missing browser fails the test."""
     reason = os.environ.get(f"COMPAT_{browser.upper()}_UNAVAILABLE")
     if reason:
         pytest.skip(f"{browser} cannot be installed here: {reason}")
-    pytest.fail(f"{missing} is not installed: compat/run installs it (it needs root or sudo for apt-get)")
+    pytest.fail(f"{missing} is not installed: compat/run installs it ({how})")
 
 
 class Endpoint:
@@ -106,7 +106,7 @@ def page(request):
     if request.param == "chromium":
         path = chromium_path()
         if not path:
-            unavailable("chromium", "Debian's chromium")
+            unavailable("chromium", "Debian's chromium", "apt-get install chromium")
         with sync_playwright() as p:
             browser = p.chromium.launch(
                 executable_path=path,
@@ -122,8 +122,10 @@ def page(request):
             assert errors == [], f"the console raised: {errors}"
     else:
         firefox, geckodriver = firefox_paths()
-        if not firefox or not geckodriver:
-            unavailable("firefox", "Debian's firefox-esr" if not firefox else "geckodriver")
+        if not firefox:
+            unavailable("firefox", "Debian's firefox-esr", "apt-get install firefox-esr")
+        if not geckodriver:
+            unavailable("firefox", "geckodriver", "cargo install geckodriver --locked")
         driver, home = launch_firefox(VIEWPORT["width"], VIEWPORT["height"])
         try:
             page = FirefoxPage(driver)
@@ -331,6 +333,9 @@ def test_console_draws_the_23_day_schedule_whole_and_zooms_to_single_attempts(sn
     sub = sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=target, Attributes={"RedrivePolicy": redrive},
                         ReturnSubscriptionArn=True)["SubscriptionArn"]
     assert control.post("/faults", {"target": target, "status": 500}).status_code == 201
+    capacity = control.get("/deliveries/timeline", bins=1).json()["capacity"]
+    assert capacity > 100_017, (f"the server keeps {capacity} delivery records: start it with "
+                                "--delivery-log-size 200000, as compat/run does")
     sns.publish(TopicArn=topic, Message="long haul")
     control.advance(24 * DAY)
     whole = control.get("/deliveries/timeline", source=sub, bins=1).json()
@@ -419,8 +424,9 @@ def test_console_says_when_the_start_of_a_schedule_left_the_log(sns, sqs, contro
     assert lane.get_attribute("data-dropped") == str(made)
     expect(lane.locator("text.lane-summary")).to_contain_text(f"{51 - made} attempts over")
     expect(lane.locator("text.lane-summary")).to_contain_text(f"{made} earlier dropped")
+    capacity = control.get("/deliveries/timeline", bins=1).json()["capacity"]
     expect(page.locator("#tl-summary")).to_contain_text(
-        f"{made} earlier attempts dropped from the log, which keeps the newest 200,000 records")
+        f"{made} earlier attempts dropped from the log, which keeps the newest {capacity:,} records")
 
 
 def test_console_is_usable_by_keyboard_alone(sns, sqs, control, endpoint, url, page):
