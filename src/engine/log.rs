@@ -88,6 +88,8 @@ pub struct DeliveryFilter {
 pub struct DeliveryLog {
     records: VecDeque<DeliveryRecord>,
     capacity: usize,
+    /// Records let go to make room since the log was last emptied.
+    evicted: u64,
 }
 
 impl DeliveryLog {
@@ -95,6 +97,7 @@ impl DeliveryLog {
         DeliveryLog {
             records: VecDeque::new(),
             capacity: capacity.max(1),
+            evicted: 0,
         }
     }
 
@@ -102,8 +105,23 @@ impl DeliveryLog {
         record.trace();
         if self.records.len() == self.capacity {
             self.records.pop_front();
+            self.evicted += 1;
         }
         self.records.push_back(record);
+    }
+
+    /// Every record, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &DeliveryRecord> {
+        self.records.iter()
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Records let go to make room since the log was last emptied.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 
     /// The newest `filter.limit` matching records, oldest first.
@@ -127,6 +145,7 @@ impl DeliveryLog {
 
     pub fn clear(&mut self) {
         self.records.clear();
+        self.evicted = 0;
     }
 }
 

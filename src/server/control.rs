@@ -5,6 +5,7 @@
 use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
+use crate::engine::timeline::{Scale, TimelineQuery};
 use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
 use axum::Router;
@@ -29,6 +30,7 @@ pub fn routes() -> Router<Arc<Runtime>> {
             "/_switchyard/deliveries",
             get(deliveries).delete(clear_deliveries),
         )
+        .route("/_switchyard/deliveries/timeline", get(timeline))
         .route("/_switchyard/outbox", get(outbox).delete(clear_outbox))
         .route(
             "/_switchyard/faults",
@@ -216,6 +218,81 @@ async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     };
     let engine = app.state();
     ok(json!({"records": engine.engine.log.query(&filter)}))
+}
+
+/// `GET /_switchyard/deliveries/timeline`: the delivery log in lanes and bins of a window.
+async fn timeline(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let query = match timeline_query(&q) {
+        Ok(query) => query,
+        Err(message) => return error(StatusCode::BAD_REQUEST, "InvalidArgument", message),
+    };
+    if let (Some(from), Some(to)) = (query.from, query.to)
+        && from > to
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidArgument",
+            "from must not be after to.",
+        );
+    }
+    let engine = app.state();
+    let body = serde_json::to_string(&engine.engine.log.timeline(&query));
+    drop(engine);
+    match body {
+        Ok(body) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalError",
+            e.to_string(),
+        ),
+    }
+}
+
+fn timeline_query(q: &HashMap<String, String>) -> Result<TimelineQuery<'_>, String> {
+    let number =
+        |name: &str, default: usize, range: std::ops::RangeInclusive<usize>| match q.get(name) {
+            None => Ok(default),
+            Some(text) => text
+                .parse::<usize>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "{name} must be an integer from {} to {}.",
+                        range.start(),
+                        range.end()
+                    )
+                }),
+        };
+    let time = |name: &str| match q.get(name) {
+        None => Ok(None),
+        Some(text) => parse_rfc3339(text)
+            .map(Some)
+            .ok_or_else(|| format!("{name} must be an RFC 3339 time.")),
+    };
+    let scale = match q.get("scale").map(String::as_str) {
+        None | Some("linear") => Scale::Linear,
+        Some("log") => Scale::Log,
+        Some(_) => return Err("scale must be linear or log.".into()),
+    };
+    Ok(TimelineQuery {
+        source: q.get("source").map(String::as_str),
+        target: q.get("target").map(String::as_str),
+        message_id: q.get("messageId").map(String::as_str),
+        from: time("from")?,
+        to: time("to")?,
+        bins: number("bins", 200, 1..=2000)? as u32,
+        scale,
+        detail: number("detail", 4, 0..=100)?,
+        exact: number("exact", 1000, 0..=10_000)?,
+        lanes: number("lanes", 100, 1..=1000)?,
+    })
 }
 
 async fn clear_deliveries(State(app): Shared) -> Response {

@@ -10,6 +10,7 @@ mod console;
 mod control_api;
 mod custom_bus;
 mod custom_bus_delivery;
+mod delivery_timeline;
 mod event_streams;
 mod events_api;
 mod events_api_destinations;
