@@ -1,6 +1,9 @@
 # switchyard: a small image serving the AWS APIs and the control API on 0.0.0.0:4566, in
 # LocalStack's place where one is expected (docs/localstack.md, "Docker settings").
 FROM rust:1-slim-bookworm AS build
+# The SNS signer links the system's OpenSSL.
+RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src src
@@ -8,7 +11,7 @@ COPY models models
 RUN cargo build --release --bin switchyard && strip target/release/switchyard
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends curl ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends curl ca-certificates libssl3 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/switchyard /usr/local/bin/switchyard
 # testcontainers' LocalStackContainer (Java) starts LocalStack's entrypoint by this path.

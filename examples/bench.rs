@@ -1,6 +1,7 @@
 //! switchyard's speed, read as a ratio to a bare axum handler measured in the same run: SQS
 //! throughput and latency over JSON 1.0 and Query, send+receive+delete round trips, the health
-//! endpoint, and the release binary's startup time and resident memory. See docs/benchmarks.md.
+//! endpoint, and the release binary's startup time and resident memory; SNS Publish also as a
+//! share of the machine's RSA signing limit. See docs/benchmarks.md.
 //!
 //! ```text
 //! cargo build --release && cargo run --release --example bench -- --connections 32 --seconds 3
@@ -487,6 +488,19 @@ fn row(name: &str, s: &Stats, bare: (f64, f64)) {
     }
 }
 
+/// SNS signatures (SignatureVersion 1, the topics' default) a second on one thread: 500
+/// distinct notification texts, as 500 publishes would sign.
+fn signatures_per_second() -> f64 {
+    use switchyard::services::sns::{SIGNER, signing::SignatureVersion};
+    let n = 500;
+    let started = Instant::now();
+    for i in 0..n {
+        let text = format!("Message\nhello\nMessageId\nsigning-limit-{i}\nType\nNotification\n");
+        std::hint::black_box(SIGNER.sign(SignatureVersion::V1, &text));
+    }
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
 fn main() {
     let known = |a: &String| OPTIONS.iter().any(|o| a.strip_prefix("--") == Some(o));
     if let Some(a) = std::env::args().skip(1).step_by(2).find(|a| !known(a)) {
@@ -619,6 +633,10 @@ fn main() {
         }
         table
     });
+    // The machine's signing limit, which SNS Publish is read against: one thread signing,
+    // the servers idle, times the cores.
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let signing_limit = cores as f64 * signatures_per_second();
     let (sns_rows, event_rows, retries) = client_rt.block_on(async {
         let mut rows = Vec::new();
         for subscriptions in [1, 10] {
@@ -679,21 +697,26 @@ fn main() {
         }
     }
     println!(
-        "\n| SNS workload ({c} connections) | publishes/s | deliveries/s | p50 | p99 | vs bare |"
+        "\n| SNS workload ({c} connections) | publishes/s | deliveries/s | p50 | p99 | vs bare | of signing limit |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for (n, stats, (b0, b1)) in &sns_rows {
         let bare = (b0 + b1) / 2.0;
         println!(
-            "| Publish to a topic with {n} SQS subscription{} | {:.0} | {:.0} | {} µs | {} µs | {:.2} |",
+            "| Publish to a topic with {n} SQS subscription{} | {:.0} | {:.0} | {} µs | {} µs | {:.2} | {:.2} |",
             if *n == 1 { "" } else { "s" },
             stats.reqs_per_s,
             stats.reqs_per_s * *n as f64,
             stats.p50_us,
             stats.p99_us,
-            stats.reqs_per_s / bare
+            stats.reqs_per_s / bare,
+            stats.reqs_per_s / signing_limit
         );
     }
+    println!(
+        "\nSigning limit: {signing_limit:.0} signatures/s ({cores} cores × {:.0} SHA1withRSA-2048 signatures/s on one thread).",
+        signing_limit / cores as f64
+    );
     println!(
         "\n| EventBridge workload ({c} connections) | PutEvents/s | events/s | deliveries/s | p50 | p99 | vs bare |"
     );

@@ -27,6 +27,7 @@ async fn main() {
         region: "us-east-1".into(),
         access_key: None,
         host: "localhost".into(),
+        queue_url_style: Default::default(),
         trace_header: None,
     };
     let call = |service, operation: &str, input: serde_json::Value| {

@@ -152,6 +152,11 @@ impl Clock {
             .map_or(0, |d| d.as_nanos() as u64)
     }
 
+    /// The wall-clock time in epoch milliseconds, for what the log dates (`ts=` of each line).
+    pub fn wall_millis() -> Millis {
+        epoch_millis(SystemTime::now())
+    }
+
     /// Starts measuring wall-clock duration (request logs).
     pub fn stopwatch() -> Stopwatch {
         Stopwatch(Instant::now())

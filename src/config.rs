@@ -12,6 +12,27 @@ pub enum AuthMode {
     Verify,
 }
 
+/// The shape of the queue URLs SQS hands back (`--queue-url-style`), with LocalStack's
+/// `SQS_ENDPOINT_STRATEGY` values and switchyard's default, `auto` (docs/localstack.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueUrlStyle {
+    /// The host URLs carry keeps the shape its name has: `sqs.<region>.<domain>` gives the
+    /// standard shape, `<region>.queue.<domain>` the domain shape (each with the queue's region),
+    /// and any other host `http://<host>/<account>/<name>`, as switchyard always answered.
+    #[default]
+    Auto,
+    /// `http://sqs.<region>.<domain>/<account>/<name>`: LocalStack's default.
+    Standard,
+    /// `http://<region>.queue.<domain>/<account>/<name>`, without `<region>.` in us-east-1.
+    Domain,
+    /// `http://<host>/queue/<region>/<account>/<name>`.
+    Path,
+    /// As `Auto`, but any other host gives the path shape (LocalStack's `dynamic`).
+    Dynamic,
+    /// `http://<host>/<account>/<name>`, which names no region.
+    Off,
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub host: String,
@@ -34,6 +55,13 @@ pub struct Config {
     /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] panics
     /// if it cannot be read or holds no certificate.
     pub https_ca: Option<PathBuf>,
+    /// `host[:port]` that URLs handed back carry (queue URLs, SNS's SubscribeURL ...) instead of
+    /// the host the client addressed (`--hostname`, LocalStack's `LOCALSTACK_HOST`); without a
+    /// port, the port switchyard listens on.
+    pub hostname: Option<String>,
+    /// The shape of queue URLs handed back (`--queue-url-style`, LocalStack's
+    /// `SQS_ENDPOINT_STRATEGY`).
+    pub queue_url_style: QueueUrlStyle,
     /// A resource file (JSON or YAML) created before [`crate::Emulator::start`] returns
     /// (docs/localstack.md, "Init scripts and resources").
     pub init_resources: Option<PathBuf>,
@@ -56,6 +84,8 @@ impl Default for Config {
             delivery_log_size: 100_000,
             lambda_endpoints: Vec::new(),
             https_ca: None,
+            hostname: None,
+            queue_url_style: QueueUrlStyle::Auto,
             init_resources: None,
             init_scripts: None,
         }

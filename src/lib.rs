@@ -8,14 +8,15 @@
 //! # Ok(()) }
 //! ```
 //! The layers and which way they depend: docs/architecture.md.
-//! The layers and which way they depend: docs/architecture.md.
 
 pub mod arn;
 pub mod clock;
 pub mod config;
+pub mod endpoint;
 pub mod engine;
 pub mod error;
 pub mod localstack_env;
+pub mod logfmt;
 pub mod model;
 pub mod protocol;
 pub mod runtime;
@@ -30,4 +31,5 @@ pub mod app {
 
 pub use clock::ClockMode;
 pub use config::{AuthMode, Config};
+pub use runtime::{AdvanceError, Advanced};
 pub use server::Emulator;

@@ -1,9 +1,10 @@
 //! The `switchyard` command: `switchyard` or `switchyard serve`.
 //! The binary: command line and process only; everything else is the library's.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use switchyard::config::QueueUrlStyle;
 use switchyard::localstack_env::{LocalStackEnv, Note};
 use switchyard::server::init::InitError;
 use switchyard::services::ServiceId;
@@ -26,12 +27,31 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve the AWS APIs and the control API (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
+    /// A small HTTP endpoint to deliver to: answers every request with one status, confirms SNS
+    /// subscriptions, and prints each request as a line.
+    Endpoint(EndpointArgs),
     /// Work with SNS delivery policies without sending a message.
     Policy {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+}
+
+#[derive(Args)]
+struct EndpointArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 9000)]
+    port: u16,
+    /// The HTTP status of every answer (a confirmed SubscriptionConfirmation gets 200).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u16).range(200..=599))]
+    status: u16,
+    /// Do not confirm SNS subscriptions (SubscriptionConfirmation gets --status like any request).
+    #[arg(long)]
+    no_confirm: bool,
 }
 
 #[derive(Subcommand)]
@@ -65,6 +85,23 @@ enum OnOff {
 enum Auth {
     Off,
     Verify,
+}
+
+/// The shapes of queue URLs: LocalStack's `SQS_ENDPOINT_STRATEGY` values and `auto`.
+#[derive(Clone, Copy, ValueEnum)]
+enum UrlStyle {
+    /// The host's own shape: sqs.<region>.<domain>, <region>.queue.<domain>, else <host>/<account>/<name>.
+    Auto,
+    /// sqs.<region>.<domain>/<account>/<name> (LocalStack's default).
+    Standard,
+    /// <region>.queue.<domain>/<account>/<name>.
+    Domain,
+    /// <host>/queue/<region>/<account>/<name>.
+    Path,
+    /// As auto, but the path shape on any other host.
+    Dynamic,
+    /// <host>/<account>/<name>.
+    Off,
 }
 
 #[derive(Args)]
@@ -119,6 +156,63 @@ struct ServeArgs {
     /// ready.d), to run once the server answers and before the ready line.
     #[arg(long = "init", env = "SWITCHYARD_INIT", value_name = "PATH")]
     init: Option<PathBuf>,
+    /// HOST[:PORT] that queue URLs and other URLs handed back carry instead of the host the
+    /// client used (without a port, the one switchyard listens on); LOCALSTACK_HOST is read too.
+    #[arg(long, env = "SWITCHYARD_HOSTNAME", value_name = "HOST[:PORT]", value_parser = hostname)]
+    hostname: Option<String>,
+    /// Shape of queue URLs (default auto); SQS_ENDPOINT_STRATEGY is read too.
+    #[arg(
+        long = "queue-url-style",
+        env = "SWITCHYARD_QUEUE_URL_STYLE",
+        value_enum
+    )]
+    queue_url_style: Option<UrlStyle>,
+}
+
+impl ServeArgs {
+    /// LocalStack's variables, read as LocalStack reads them, where switchyard's own option and
+    /// variable are not given: `LOCALSTACK_HOST` (`host[:port]`) and `SQS_ENDPOINT_STRATEGY`.
+    /// Empty ones count as unset.
+    fn with_localstack_env(mut self) -> Result<ServeArgs, String> {
+        let var = |name| std::env::var(name).ok().filter(|v| !v.is_empty());
+        if self.hostname.is_none()
+            && let Some(v) = var("LOCALSTACK_HOST")
+        {
+            self.hostname = Some(hostname(&v).map_err(|e| format!("LOCALSTACK_HOST={v:?}: {e}"))?);
+        }
+        if self.queue_url_style.is_none()
+            && let Some(v) = var("SQS_ENDPOINT_STRATEGY")
+        {
+            let style = UrlStyle::from_str(&v, false).map_err(|_| {
+                format!(
+                    "SQS_ENDPOINT_STRATEGY={v:?}: expected auto, standard, domain, path, dynamic \
+                     or off"
+                )
+            })?;
+            self.queue_url_style = Some(style);
+        }
+        Ok(self)
+    }
+}
+
+/// `host[:port]`: a host name or IP address (IPv6 in brackets) and an optional port.
+fn hostname(s: &str) -> Result<String, String> {
+    let (host, port) = switchyard::services::sqs::urls::split_authority(s);
+    let port_ok = port.is_empty() || port[1..].parse::<u16>().is_ok_and(|p| p > 0);
+    let host_ok = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(v6) => v6.parse::<std::net::Ipv6Addr>().is_ok(),
+        None => {
+            !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        }
+    };
+    if host_ok && port_ok {
+        Ok(s.to_string())
+    } else {
+        Err("expected HOST[:PORT], e.g. switchyard or localhost.localstack.cloud:4566".into())
+    }
 }
 
 fn account_id(s: &str) -> Result<String, String> {
@@ -173,6 +267,15 @@ impl From<ServeArgs> for Config {
             https_ca: a.https_ca,
             init_resources: a.init_resources,
             init_scripts: a.init,
+            hostname: a.hostname,
+            queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
+                UrlStyle::Auto => QueueUrlStyle::Auto,
+                UrlStyle::Standard => QueueUrlStyle::Standard,
+                UrlStyle::Domain => QueueUrlStyle::Domain,
+                UrlStyle::Path => QueueUrlStyle::Path,
+                UrlStyle::Dynamic => QueueUrlStyle::Dynamic,
+                UrlStyle::Off => QueueUrlStyle::Off,
+            },
         }
     }
 }
@@ -181,7 +284,8 @@ impl From<ServeArgs> for Config {
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
-        Some(Command::Serve(args)) => args,
+        Some(Command::Serve(args)) => *args,
+        Some(Command::Endpoint(args)) => return endpoint(args).await,
         Some(Command::Policy {
             command:
                 PolicyCommand::Simulate {
@@ -194,13 +298,18 @@ async fn main() -> std::process::ExitCode {
         }
         None => cli.serve,
     };
+    let args = match args.with_localstack_env() {
+        Ok(args) => args,
+        Err(message) => Cli::command()
+            .error(clap::error::ErrorKind::InvalidValue, message)
+            .exit(),
+    };
     let serving: Vec<_> = ServiceId::SERVING.iter().map(|s| s.name()).collect();
     let localstack = match LocalStackEnv::read(|name| std::env::var(name).ok(), &serving) {
         Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("switchyard: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
+        Err(message) => Cli::command()
+            .error(clap::error::ErrorKind::InvalidValue, message)
+            .exit(),
     };
     let log_filter = localstack.log_filter.unwrap_or("info");
     tracing_subscriber::fmt()
@@ -209,7 +318,7 @@ async fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter)),
         )
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .event_format(switchyard::logfmt::Logfmt)
         .init();
     for note in &localstack.notes {
         match note {
@@ -247,10 +356,18 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    // The news in the log first, for whoever reads only stderr (a container's log, a CI step), so
+    // that it comes before the log lines of the requests the ready line lets in.
+    tracing::info!(
+        url = emulator.url(),
+        version = env!("CARGO_PKG_VERSION"),
+        "listening"
+    );
+    // The ready line, then LocalStack's, which testcontainers' LocalStack modules wait for: one
+    // write, so that whoever has read the first has the second too.
     let mut stdout = std::io::stdout();
-    let _ = writeln!(stdout, "switchyard listening on {}", emulator.url());
-    // LocalStack's ready line, which testcontainers' LocalStack modules wait for.
-    let _ = writeln!(stdout, "Ready.");
+    let lines = format!("switchyard listening on {}\nReady.\n", emulator.url());
+    let _ = stdout.write_all(lines.as_bytes());
     let _ = stdout.flush();
 
     shutdown_signal().await;
@@ -259,6 +376,24 @@ async fn main() -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("switchyard: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `switchyard endpoint`: serves until SIGINT or SIGTERM.
+async fn endpoint(args: EndpointArgs) -> std::process::ExitCode {
+    let address = format!("{}:{}", args.host, args.port);
+    let settings = switchyard::endpoint::Settings {
+        host: args.host,
+        port: args.port,
+        status: axum::http::StatusCode::from_u16(args.status).expect("a status in 200..=599"),
+        confirm: !args.no_confirm,
+    };
+    match switchyard::endpoint::serve(settings, shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchyard endpoint: cannot serve on {address}: {e}");
             std::process::ExitCode::FAILURE
         }
     }

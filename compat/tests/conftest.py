@@ -1,7 +1,8 @@
 """Fixtures for driving switchyard with boto3 and its control API (/_switchyard/, see docs/control-api.md).
 
-The server is started by compat/run (manual clock) and found through SWITCHYARD_URL; the tests can
-also be run by hand against any switchyard started with `--clock manual`:
+The server is started by compat/run (manual clock, a delivery log of 200,000 records) and found
+through SWITCHYARD_URL; the tests can also be run by hand against any switchyard started with
+`--clock manual --delivery-log-size 200000`:
 
     SWITCHYARD_URL=http://127.0.0.1:4566 compat/.venv/bin/python -m pytest compat/tests
 

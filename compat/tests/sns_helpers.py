@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 ACCOUNT = "000000000000"
 REGION = "us-east-1"
 
-# The fields each kind of message signs (§4.5 of the SNS reference); sorted again below anyway.
+# The fields each kind of message signs (docs/sns.md, "Signatures"); sorted again below anyway.
 SIGNED_FIELDS = {
     "Notification": ["Message", "MessageId", "Subject", "Timestamp", "TopicArn", "Type"],
     "SubscriptionConfirmation": ["Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"],

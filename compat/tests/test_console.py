@@ -1,13 +1,17 @@
-"""The web console at /_switchyard/ui, driven in headless Chromium (Debian's `chromium`, which
-compat/run installs when missing) through Playwright for Python, as a person would use it.
+"""The web console at /_switchyard/ui, driven headless in Chromium (Debian's `chromium`, through
+Playwright for Python) and in Firefox (Debian's `firefox-esr`, through Selenium and geckodriver;
+compat/run installs all three when missing), as a person would use it. Every test that takes
+`page` runs once in each browser (tests/browsers.py gives both one page API).
 
 It runs the README's SNS retry scenario (an HTTP endpoint answering 503 under AWS's example delivery
 policy, 51 attempts over 43 virtual minutes, then the dead-letter queue), opens the console and
 checks the topic, the subscription and the attempts with their phases; advances the clock with the
 console's own button and sees the timeline move; adds a fault with the console's form and sees the
-next delivery meet it; and peeks into the DLQ. Keyboard use and zoom, and EventBridge's day-long
-default schedule read on one log axis from +1 ms to hours, have tests of their own. A screenshot of the timeline is written next to the
-server log (compat/.logs/console-timeline.png).
+next delivery meet it; and peeks into the DLQ. Keyboard use (tab order, Enter and Space, a visible
+focus) and zoom, EventBridge's day-long default schedule read on one log axis from +1 ms to hours,
+and SNS's 23-day schedule of an SQS subscription (100,016 attempts, drawn whole from the server's
+bins, then zoomed in to single attempts) have tests of their own. Screenshots of the timeline are
+written next to the server log (compat/.logs/console-*.png).
 
 Also: LocalStack's GET /_aws/sqs/messages, which the console peeks with (facts from LocalStack's
 public documentation and test suite: the ReceiveMessageResponse shape, IsVisible / IsDelayed, the
@@ -16,13 +20,16 @@ error codes), and GET /_switchyard/resources.
 
 import json
 import os
+import re
 import shutil
 import threading
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
-from playwright.sync_api import expect, sync_playwright
+from browsers import FirefoxPage, chromium_path, expect, firefox_paths, launch_firefox
+from playwright.sync_api import sync_playwright
 
 POLICY = {
     "healthyRetryPolicy": {
@@ -33,15 +40,20 @@ POLICY = {
 # The phases of the 51 attempts: the first, 3 with no delay, 2 at the minimum delay, the backoff
 # phase (50 - 3 - 2 - 35 = 10 retries), 35 at the maximum delay.
 PHASES = ["initial"] + ["immediate"] * 3 + ["pre-backoff"] * 2 + ["backoff"] * 10 + ["post-backoff"] * 35
+VIEWPORT = {"width": 1400, "height": 1000}
+DAY = 86_400
 
 _http = requests.Session()
 _http.trust_env = False
 
 
-def chromium_path():
-    path = os.environ.get("SWITCHYARD_CHROMIUM") or shutil.which("chromium")
-    assert path, "Debian's chromium is not installed: compat/run installs it (apt-get install chromium)"
-    return path
+def unavailable(browser, missing, how):
+    """Skips when compat/run said it could not install `browser` (COMPAT_<BROWSER>_UNAVAILABLE
+    holds why); otherwise a missing browser fails the test."""
+    reason = os.environ.get(f"COMPAT_{browser.upper()}_UNAVAILABLE")
+    if reason:
+        pytest.skip(f"{browser} cannot be installed here: {reason}")
+    pytest.fail(f"{missing} is not installed: compat/run installs it ({how})")
 
 
 class Endpoint:
@@ -89,21 +101,56 @@ def endpoint():
     e.close()
 
 
-@pytest.fixture
-def page(url):
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium_path(),
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        )
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        yield page
-        browser.close()
+@pytest.fixture(params=["chromium", "firefox"])
+def page(request):
+    if request.param == "chromium":
+        path = chromium_path()
+        if not path:
+            unavailable("chromium", "Debian's chromium", "apt-get install chromium")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=path,
+                headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+            )
+            page = browser.new_page(viewport=VIEWPORT)
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page
+            browser.close()
+            assert errors == [], f"the console raised: {errors}"
+    else:
+        firefox, geckodriver = firefox_paths()
+        if not firefox:
+            unavailable("firefox", "Debian's firefox-esr", "apt-get install firefox-esr")
+        if not geckodriver:
+            unavailable("firefox", "geckodriver", "cargo install geckodriver --locked")
+        driver, home = launch_firefox(VIEWPORT["width"], VIEWPORT["height"])
+        try:
+            page = FirefoxPage(driver)
+            yield page
+            errors = page.errors()
+        finally:
+            driver.quit()
+            shutil.rmtree(home, ignore_errors=True)
         assert errors == [], f"the console raised: {errors}"
+
+
+def screenshot(page, locator, name):
+    """Writes `locator`'s picture to compat/.logs/console-<name>[-firefox].png."""
+    logs = os.path.dirname(os.environ.get("COMPAT_SERVER_LOG", "compat/.logs/x"))
+    os.makedirs(logs, exist_ok=True)
+    suffix = "-firefox" if isinstance(page, FirefoxPage) else ""
+    locator.screenshot(path=os.path.join(logs, f"console-{name}{suffix}.png"))
+
+
+def zoomed(span, times):
+    """The console's window after `times` zooms in from `span` ms (halved, rounded as JavaScript's
+    Math.round rounds)."""
+    for _ in range(times):
+        span = max(int(span * 0.5 + 0.5), 1)
+    return span
 
 
 def retry_scenario(sns, sqs, control, endpoint):
@@ -168,10 +215,8 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     assert page.locator("#tl-now").get_attribute("data-now") != now_before
     assert int(page.locator("#tl-now").get_attribute("data-now")) - int(now_before) == 3_600_000
     assert endpoint.notifications == 51
-    logs = os.path.dirname(os.environ.get("COMPAT_SERVER_LOG", "compat/.logs/x"))
-    os.makedirs(logs, exist_ok=True)
     page.locator("#tl-table-box summary").click()  # the picture: the chart, not the table
-    page.locator("#timeline").screenshot(path=os.path.join(logs, "console-timeline.png"))
+    screenshot(page, page.locator("#timeline"), "timeline")
     page.locator("#tl-table-box summary").click()
 
     # Peek into the DLQ from the console: the message is there, and stays there.
@@ -218,9 +263,11 @@ def test_console_keyboard_and_zoom(sns, sqs, control, endpoint, url, page):
     page.locator("#tl-fit").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#tl-span")).to_contain_text("window")
+    fitted = int(page.locator("#tl-chart").get_attribute("data-span"))
     page.locator("body").press("+")
     page.locator("body").press("+")
     # Zoomed in 4x from the whole schedule: only the first part of it is on screen.
+    expect(page.locator("#tl-chart")).to_have_attribute("data-span", str(zoomed(fitted, 2)))
     assert 0 < page.locator("#tl-svg g.rec.attempt").count() < 51
     page.select_option("#tl-scale", "log")
     expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(51)
@@ -267,3 +314,169 @@ def test_console_reads_a_day_long_schedule_from_milliseconds_to_hours(make_clien
     assert phases == {"initial", "retry"}
     ticks = page.locator("#tl-svg > text").evaluate_all("ts => ts.map(t => t.textContent)")
     assert "+1 ms" in ticks and "+6 h" in ticks, ticks
+
+
+def ticks(page):
+    return page.locator("#tl-svg text.tick").evaluate_all("ts => ts.map(t => t.textContent)")
+
+
+def test_console_draws_the_23_day_schedule_whole_and_zooms_to_single_attempts(sns, sqs, control, url, page):
+    """SNS's AWS-managed schedule of an SQS subscription whose queue fails: 100,016 attempts over
+    23 virtual days (fewer with the server's jitter), then the DLQ (compat/run gives the server a
+    delivery log of 200,000 records, so none falls out). The console draws it whole from the server's bins, on the log axis and
+    fitted on a linear one in days, then zoomed in to the first seconds, attempt by attempt."""
+    topic = sns.create_topic(Name="orders")["TopicArn"]
+    target = "arn:aws:sqs:us-east-1:000000000000:target"
+    for name in ["target", "dlq"]:
+        sqs.create_queue(QueueName=name)
+    redrive = json.dumps({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq"})
+    sub = sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=target, Attributes={"RedrivePolicy": redrive},
+                        ReturnSubscriptionArn=True)["SubscriptionArn"]
+    assert control.post("/faults", {"target": target, "status": 500}).status_code == 201
+    capacity = control.get("/deliveries/timeline", bins=1).json()["capacity"]
+    assert capacity > 100_017, (f"the server keeps {capacity} delivery records: start it with "
+                                "--delivery-log-size 200000, as compat/run does")
+    sns.publish(TopicArn=topic, Message="long haul")
+    control.advance(24 * DAY)
+    whole = control.get("/deliveries/timeline", source=sub, bins=1).json()
+    first, last = whole["lanes"][0]["first"]["at"], whole["lanes"][0]["last"]["at"]
+    assert (whole["lanes"][0]["attempts"], whole["evicted"]) == (100_016, 0), whole["lanes"][0]["attempts"]
+    # 23 days with no jitter; the server's jitter (on, as by default) shortens each delay.
+    days = (epoch_ms(last) - epoch_ms(first)) / (DAY * 1000)
+    assert 15 < days < 23.2, days
+
+    page.goto(url + "/_switchyard/ui")
+    page.locator(f'#resource-tree button[data-arn="{sub}"]').click()
+    lane = page.locator("#tl-svg g.lane")
+    expect(lane).to_have_count(1)
+    expect(lane.locator("text.lane-summary")).to_contain_text("100,016 attempts over ")
+    said = re.fullmatch(r"100,016 attempts over (\d+\.\d) d", lane.locator("text.lane-summary").text_content())
+    assert said and abs(float(said[1]) - days) <= 0.05, (said, days)
+    assert lane.get_attribute("data-attempts") == "100016"
+    expect(page.locator("#tl-summary")).to_contain_text("1 lane(s) · 100,016 attempts · 100,017 records")
+    assert "dropped" not in page.locator("#tl-summary").inner_text()
+    # The log axis: the first attempts one by one, the rest as bars, the DLQ write at the end;
+    # every record accounted for once.
+    assert page.locator("#tl-chart").get_attribute("data-scale") == "log"
+    marks = page.locator("#tl-svg g.rec.attempt")
+    bars = page.locator("#tl-svg g.rec.bin")
+    assert marks.evaluate_all("gs => gs.slice(0, 7).map(g => g.dataset.phase)") == (
+        ["initial"] + ["immediate"] * 3 + ["pre-backoff"] * 2 + ["backoff"])
+    # The last bin is a bar: the DLQ write is counted in it and drawn on its own as well.
+    drawn = marks.count() + sum(bars.evaluate_all("gs => gs.map(g => Number(g.dataset.count))"))
+    assert drawn == 100_017, drawn
+    expect(page.locator("#tl-svg g.rec.dead-lettered")).to_have_count(1)
+    assert "post-backoff" in bars.evaluate_all("gs => gs.map(g => g.dataset.phase)")
+    assert {"+1 ms", "+1 s", "+1 min", "+1 h", "+1 d", "+7 d", "+14 d"} <= set(ticks(page)), ticks(page)
+    page.locator("#tl-table-box summary").click()
+    screenshot(page, page.locator("#timeline"), "23-days")
+
+    # Fitted on a linear axis: the 23 days, labelled in days.
+    page.get_by_role("button", name="Fit").click()
+    expect(page.locator("#tl-chart")).to_have_attribute("data-scale", "linear")
+    fitted = int(page.locator("#tl-chart").get_attribute("data-span"))
+    assert fitted == int((epoch_ms(last) - epoch_ms(first)) * 1.05 + 0.5), fitted
+    labels = ticks(page)
+    assert labels[0] == "+0" and all(t.endswith(" d") for t in labels[1:]) and len(labels) >= 4, labels
+
+    # Zoomed in to the first seconds with the keyboard: single attempts, nothing binned.
+    page.get_by_role("button", name="Fit").focus()
+    for _ in range(18):
+        page.keyboard.press("+")
+    span = zoomed(fitted, 18)
+    assert 1_000 < span < 10_000, span
+    expect(page.locator("#tl-chart")).to_have_attribute("data-span", str(span))
+    window = control.get("/deliveries/timeline", source=sub, **{"from": first},
+                         to=iso(epoch_ms(first) + span), bins=1, exact=100).json()
+    early = [r["phase"] for r in window["lanes"][0]["bins"][0]["records"]]
+    assert len(early) >= 6 and early[:4] == ["initial"] + ["immediate"] * 3, early
+    expect(bars).to_have_count(0)
+    expect(marks).to_have_count(len(early))
+    assert marks.evaluate_all("gs => gs.map(g => g.dataset.phase)") == early
+    assert all(t == "+0" or t.endswith(" s") or t.endswith(" ms") for t in ticks(page)), ticks(page)
+    screenshot(page, page.locator("#tl-chart"), "23-days-first-seconds")
+
+
+def epoch_ms(at):
+    """An RFC 3339 time of the control API in epoch milliseconds."""
+    t = datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return round(t.timestamp() * 1000)
+
+
+def iso(ms):
+    """Epoch milliseconds in the control API's form."""
+    t = datetime.fromtimestamp(ms / 1000, timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def test_console_says_when_the_start_of_a_schedule_left_the_log(sns, sqs, control, endpoint, url, page):
+    """The README's schedule with the log emptied after its first ten minutes: the lane begins
+    with a later attempt, and the console says how many came before it."""
+    _, sub, message_id = retry_scenario(sns, sqs, control, endpoint)
+    control.advance(600)
+    made = len(attempts(control, sub, message_id))
+    assert control.delete("/deliveries").status_code == 200
+    control.advance(3600)
+    page.goto(url + "/_switchyard/ui")
+    page.locator(f'#resource-tree button[data-arn="{sub}"]').click()
+    lane = page.locator("#tl-svg g.lane")
+    expect(lane).to_have_count(1)
+    assert lane.get_attribute("data-dropped") == str(made)
+    expect(lane.locator("text.lane-summary")).to_contain_text(f"{51 - made} attempts over")
+    expect(lane.locator("text.lane-summary")).to_contain_text(f"{made} earlier dropped")
+    capacity = control.get("/deliveries/timeline", bins=1).json()["capacity"]
+    expect(page.locator("#tl-summary")).to_contain_text(
+        f"{made} earlier attempts dropped from the log, which keeps the newest {capacity:,} records")
+
+
+def test_console_is_usable_by_keyboard_alone(sns, sqs, control, endpoint, url, page):
+    """Tab order from the top of the page, a visible focus on each control, Enter and Space on
+    buttons, typing into the fault form; and phases told apart by letter and pattern, not colour
+    alone."""
+    _, sub, _ = retry_scenario(sns, sqs, control, endpoint)
+    control.advance(3600)
+    page.goto(url + "/_switchyard/ui")
+    expect(page.locator(f'#resource-tree button[data-arn="{sub}"]')).to_be_visible()
+    focused = """() => { const e = document.activeElement; const s = getComputedStyle(e);
+        return [(e.getAttribute('aria-label') || e.id || e.textContent || e.name || '').trim(),
+                s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2] }"""
+    order = []
+    while "fault-clear" not in order:  # the page's last control
+        assert len(order) < 40, order
+        page.keyboard.press("Tab")
+        name, ring = page.evaluate(focused)
+        order.append(name)
+        assert ring, f"no visible focus on {name!r} after {order}"
+    wanted = ["Skip to the timeline", "+1 s", "+1 min", "+1 h", "+1 day", "dlq", "orders",
+              "tl-source", "tl-message", "tl-scale", "Zoom in", "Zoom out", "Pan left", "Pan right", "tl-fit"]
+    positions = [order.index(w) for w in wanted if w in order]
+    assert len(positions) == len(wanted) and positions == sorted(positions), order
+
+    # Enter on a resource selects it; Space on a clock button presses it.
+    for _ in range(len(order) - order.index("orders") - 1):
+        page.keyboard.press("Shift+Tab")
+    assert page.evaluate(focused)[0] == "orders"
+    page.keyboard.press("Enter")
+    expect(page.locator("#detail-h")).to_have_text("topics: orders")
+    page.get_by_role("button", name="+1 min").focus()
+    before = control.clock()["epochMillis"]
+    page.keyboard.press("Space")
+    expect(page.locator("#status")).to_contain_text("Advanced to")
+    assert control.clock()["epochMillis"] - before == 60_000
+
+    # A fault added with the keyboard only.
+    page.locator("#fault-form input[name=target]").focus()
+    page.keyboard.type(endpoint.url)
+    page.keyboard.press("Enter")
+    expect(page.locator("#fault-list")).to_contain_text(f"{endpoint.url}: status 500, until cleared")
+
+    # Not colour alone: every attempt carries its phase's letter and pattern, as the legend says.
+    page.locator(f'#resource-tree button[data-arn="{sub}"]').click()
+    expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(52)  # the confirmation and 51
+    letters = page.locator("#tl-svg g.rec.attempt").evaluate_all(
+        "gs => gs.map(g => [g.dataset.phase, g.querySelector('text').textContent, g.querySelector('rect').getAttribute('fill')])")
+    key = {"initial": "I", "immediate": "M", "pre-backoff": "P", "backoff": "B", "post-backoff": "A"}
+    for phase, letter, fill in letters:
+        assert letter.startswith(key[phase]) and fill == f"url(#p-{phase})", (phase, letter, fill)
+    legend = page.locator("#tl-legend").inner_text()
+    assert all(f"{letter} = {phase}" in legend for phase, letter in key.items()), legend

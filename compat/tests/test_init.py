@@ -1,7 +1,7 @@
 """Start-up resources and scripts (docs/localstack.md, "Init scripts and resources").
 
-A second switchyard, the binary compat/run built (SWITCHYARD_BIN), started with a resource file
-and a ready.d directory whose script calls `awslocal` (switchyard's own, the v1 AWS CLI behind
+A second switchyard, the binary compat/run built (COMPAT_SWITCHYARD_BIN), started with a resource
+file and a ready.d directory whose script calls `awslocal` (switchyard's own, the v1 AWS CLI behind
 it) with this suite's environment, where AWS_ENDPOINT_URL names the suite's main server: the
 script must still reach the second one. boto3 then finds what the file and the script made, and
 /_localstack/init shows both SUCCESSFUL.
@@ -57,9 +57,9 @@ def first_lines(stream, n, timeout=60):
 
 @pytest.fixture
 def initialised(tmp_path):
-    binary = os.environ.get("SWITCHYARD_BIN")
-    if not binary:
-        pytest.skip("SWITCHYARD_BIN is not set: run this through compat/run")
+    binary = os.environ.get("COMPAT_SWITCHYARD_BIN")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.fail("COMPAT_SWITCHYARD_BIN names no switchyard binary (compat/run sets it)")
     resources = tmp_path / "resources.yaml"
     resources.write_text(RESOURCES)
     ready = tmp_path / "ready.d"

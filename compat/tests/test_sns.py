@@ -10,7 +10,7 @@ import re
 from sns_helpers import ACCOUNT, UUID, query_param, sqs_queue, topic_arn
 from sqs_helpers import raises_code
 
-# What AWS answers for a topic with no delivery policy (SNS reference §3.5).
+# What AWS answers for a topic with no delivery policy (docs/sns.md, "Effective delivery policy").
 DEFAULT_EFFECTIVE_DELIVERY_POLICY = {
     "http": {
         "defaultHealthyRetryPolicy": {

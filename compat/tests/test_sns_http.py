@@ -267,9 +267,9 @@ def test_subscribe_url_errors(sns, control, endpoint):
 
 
 def test_http_content_type_from_request_policies(sns, control, endpoint):
-    """The effective headerContentType replaces text/plain on notifications (SNS reference §4.1):
-    application/json from the topic's defaultRequestPolicy; text/csv, exactly as configured, from a
-    raw subscription's own requestPolicy."""
+    """The effective headerContentType replaces text/plain on notifications (docs/sns.md,
+    "Content type"): application/json from the topic's defaultRequestPolicy; text/csv, exactly as
+    configured, from a raw subscription's own requestPolicy."""
     topic = sns.create_topic(Name="typed")["TopicArn"]
     sns.set_topic_attributes(
         TopicArn=topic,

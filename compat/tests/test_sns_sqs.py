@@ -34,7 +34,8 @@ ATTRIBUTES = {
     "tags": {"DataType": "String.Array", "StringValue": '["a", "b", 3]'},
     "labelled": {"DataType": "String.custom", "StringValue": "with label"},
 }
-# ... as they appear in the envelope (SNS reference §5.1): Number stays a string, Binary is Base64.
+# ... as they appear in the envelope (docs/sns.md, "Message envelopes"): Number stays a string,
+# Binary is Base64.
 ENVELOPE_ATTRIBUTES = {
     "text": {"Type": "String", "Value": "plain value"},
     "price": {"Type": "Number", "Value": "99.12"},

@@ -39,6 +39,40 @@ pub struct DeliveryRecord {
     pub next_attempt_at: Option<Millis>,
 }
 
+impl DeliveryRecord {
+    /// The record as a log line: attempts, retries and the other decisions at debug, what ends a
+    /// delivery without delivering it at info (`dead-lettered`, `discarded`, `blocked`) or warn
+    /// (`dlq-failed`: the message is lost). The fields are only formatted when the level is
+    /// enabled; below it this costs tracing's level check.
+    fn trace(&self) {
+        macro_rules! record {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    event = self.event,
+                    source = %self.source,
+                    target = %self.target,
+                    protocol = %self.protocol,
+                    message_id = %self.message_id,
+                    attempt = self.attempt,
+                    phase = self.phase,
+                    outcome = self.outcome,
+                    status = self.status,
+                    error_code = self.error_code.as_deref(),
+                    at = %format_rfc3339(self.at),
+                    next_attempt_at = self.next_attempt_at.map(format_rfc3339),
+                    "delivery"
+                )
+            };
+        }
+        match self.event {
+            "dlq-failed" => record!(tracing::Level::WARN),
+            "dead-lettered" | "discarded" | "blocked" => record!(tracing::Level::INFO),
+            _ => record!(tracing::Level::DEBUG),
+        }
+    }
+}
+
 /// Filters of `GET /_switchyard/deliveries`.
 #[derive(Debug, Default)]
 pub struct DeliveryFilter {
@@ -54,6 +88,8 @@ pub struct DeliveryFilter {
 pub struct DeliveryLog {
     records: VecDeque<DeliveryRecord>,
     capacity: usize,
+    /// Records let go to make room since the log was last emptied.
+    evicted: u64,
 }
 
 impl DeliveryLog {
@@ -61,14 +97,31 @@ impl DeliveryLog {
         DeliveryLog {
             records: VecDeque::new(),
             capacity: capacity.max(1),
+            evicted: 0,
         }
     }
 
     pub fn push(&mut self, record: DeliveryRecord) {
+        record.trace();
         if self.records.len() == self.capacity {
             self.records.pop_front();
+            self.evicted += 1;
         }
         self.records.push_back(record);
+    }
+
+    /// Every record, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &DeliveryRecord> {
+        self.records.iter()
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Records let go to make room since the log was last emptied.
+    pub fn evicted(&self) -> u64 {
+        self.evicted
     }
 
     /// The newest `filter.limit` matching records, oldest first.
@@ -92,6 +145,7 @@ impl DeliveryLog {
 
     pub fn clear(&mut self) {
         self.records.clear();
+        self.evicted = 0;
     }
 }
 

@@ -18,6 +18,7 @@ pub mod outbox;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
+pub mod timeline;
 
 use delivery::{Delivery, DeliveryId, Work};
 use faults::Faults;

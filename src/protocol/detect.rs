@@ -77,9 +77,10 @@ pub fn sqs_endpoint(scope: Option<ServiceId>, path: &str, params: &Params) -> bo
         || params.get("Version").is_some_and(|v| v == "2012-11-05")
 }
 
-/// Whether `path` is a queue URL path (`/<account>/<queue>`), which only SQS has.
+/// Whether `path` is a queue URL path (`/<account>/<queue>` or
+/// `/queue/<region>/<account>/<queue>`), which only SQS has.
 pub fn is_queue_path(path: &str) -> bool {
-    sqs::parse_queue_path(path).is_some()
+    sqs::urls::parse_path(path).is_some()
 }
 
 /// The service of an `X-Amz-Target` prefix.

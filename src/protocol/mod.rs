@@ -9,13 +9,14 @@ pub mod query;
 pub mod sigv4;
 
 use crate::clock::Clock;
-use crate::config::AuthMode;
+use crate::config::{AuthMode, Config};
 use crate::error::AwsError;
 use crate::model::{Model, ShapeKind};
 use crate::runtime::Runtime;
+use crate::services::sqs::urls;
 use crate::services::{Context, ServiceId};
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header, request::Parts};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use std::sync::Arc;
@@ -88,12 +89,14 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
             && query::json::wanted(header_str(&parts, header::ACCEPT.as_str())),
         ..Route::default()
     };
+    let mut error_code = None;
     let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
         Ok(response) => response,
         Err(err) => {
             if err.is_server_fault() {
                 tracing::error!(request_id, error = %err, "request failed");
             }
+            error_code = Some(code_answered(protocol, route.service, &err));
             if err.code == NOT_AN_AWS_REQUEST {
                 not_an_aws_request_answer(&err)
             } else if route.json_answer && err.code != "UnknownOperationException" {
@@ -108,6 +111,7 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
         operation = route.operation.as_deref().unwrap_or("-"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
+        error_code,
         request_id,
         "request"
     );
@@ -184,11 +188,17 @@ async fn serve(
             }
             // SQS's Query API may name the queue by the request path instead of a parameter.
             let path = parts.uri.path();
+            let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
+            if service == ServiceId::Sqs
+                && !detect::is_queue_path(path)
+                && urls::is_under_queue(path)
+            {
+                return Err(invalid_address(&format!("http://{host}{path}")));
+            }
             if service == ServiceId::Sqs
                 && !params.contains_key("QueueUrl")
                 && detect::is_queue_path(path)
             {
-                let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
                 params.insert("QueueUrl".into(), format!("http://{host}{path}"));
             }
             (service, action, Raw::Query(params))
@@ -231,12 +241,10 @@ async fn serve(
     let cx = Context {
         request_id: request_id.to_string(),
         account: account_for(access_key.as_deref(), &app.config.account),
-        region: signature.map_or_else(|| app.config.region.clone(), |s| s.region),
+        region: signature.map_or_else(|| unsigned_region(parts, &app.config), |s| s.region),
         access_key,
-        host: header_str(parts, header::HOST.as_str()).map_or_else(
-            || format!("{}:{}", app.config.host, app.config.port),
-            str::to_string,
-        ),
+        host: url_host(&app.config, &parts.headers),
+        queue_url_style: app.config.queue_url_style,
         trace_header: header_str(parts, "x-amzn-trace-id")
             .filter(|t| !t.is_empty())
             .map(str::to_string),
@@ -255,6 +263,16 @@ async fn serve(
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))
+}
+
+/// The error code the client reads, for the request log: a Query answer (XML, or JSON for
+/// `Accept: application/json`) carries the model's Query code (SQS's
+/// `AWS.SimpleQueueService.NonExistentQueue`), an AWS JSON answer the error's own name.
+fn code_answered(protocol: Protocol, service: Option<ServiceId>, err: &AwsError) -> &'static str {
+    match (protocol, service.and_then(ServiceId::model)) {
+        (Protocol::Query, Some(model)) => model.query_code(err.code),
+        _ => err.code,
+    }
 }
 
 /// An error of a Query request that asked for JSON.
@@ -368,6 +386,45 @@ fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsEr
             None => Ok(Value::Object(Default::default())),
         },
     }
+}
+
+/// The region of a request without a signature: the one its host names (`sqs.<region>.…`,
+/// `<region>.queue.…`), as a regional endpoint means its region; else the one its queue path
+/// names (`/queue/<region>/…`); else `--region`.
+fn unsigned_region(parts: &Parts, config: &Config) -> String {
+    header_str(parts, header::HOST.as_str())
+        .and_then(urls::host_region)
+        .or_else(|| urls::parse_path(parts.uri.path()).and_then(|a| a.region))
+        .unwrap_or(&config.region)
+        .to_string()
+}
+
+/// `host[:port]` of the URLs handed back to a request with `headers`: `--hostname` (its port, or
+/// the one switchyard listens on), else the host the client addressed, else the listening
+/// address.
+pub fn url_host(config: &Config, headers: &HeaderMap) -> String {
+    match &config.hostname {
+        Some(name) if urls::split_authority(name).1.is_empty() => {
+            format!("{name}:{}", config.port)
+        }
+        Some(name) => name.clone(),
+        None => headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(
+                || format!("{}:{}", config.host, config.port),
+                str::to_string,
+            ),
+    }
+}
+
+/// SQS's answer to a request sent to an address under `/queue/` that names no queue.
+fn invalid_address(address: &str) -> AwsError {
+    AwsError::new(
+        "InvalidAddress",
+        404,
+        format!("The address {address} is not valid for this endpoint."),
+    )
 }
 
 /// A 12-digit access key id is the account id; a session key (`ASIA…`, as STS AssumeRole hands

@@ -6,11 +6,12 @@
 
 mod calls;
 mod http;
+pub mod init_status;
 
 pub use calls::call;
 pub use http::load_https_ca;
 
-use crate::clock::{Clock, ClockMode};
+use crate::clock::{Clock, ClockMode, Stopwatch};
 use crate::config::Config;
 use crate::engine::delivery::{Failure, Outcome};
 use crate::engine::rng::Rng;
@@ -36,6 +37,12 @@ const HTTP_TIMEOUT: Duration = Duration::from_secs(15);
 pub struct Runtime {
     pub config: Config,
     pub clock: Clock,
+    /// LocalStack's lifecycle stages and init scripts (`/_localstack/init`).
+    pub init: init_status::InitStatus,
+    /// This run's id (`/_localstack/info`): from the seed, apart from the state's generator.
+    pub session_id: String,
+    /// Wall time since the start (`/_localstack/info`'s uptime).
+    started: Stopwatch,
     state: Mutex<State>,
     /// Long polls waiting on a key (a queue's ARN), woken when the state says so.
     waiters: Mutex<HashMap<String, Arc<Notify>>>,
@@ -57,13 +64,71 @@ pub struct Runtime {
     this: Weak<Runtime>,
 }
 
+/// Where [`Runtime::advance`] moves virtual time: forward by an amount, or to a time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Advance {
+    /// Milliseconds from now (not negative).
+    By(Millis),
+    /// Milliseconds since the Unix epoch.
+    Until(Millis),
+}
+
+/// What an advance did: the virtual time it reached and how many timers fired on the way
+/// (`{"now", "fired"}` of `POST /_switchyard/clock/advance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Advanced {
+    /// Virtual time after the advance, in milliseconds since the Unix epoch.
+    pub now: Millis,
+    pub fired: usize,
+}
+
+/// The last instant RFC 3339 can write, 9999-12-31T23:59:59.999Z: virtual time goes no further,
+/// so every time the emulator answers with has a written form.
+pub const LATEST: Millis = 253_402_300_799_999;
+
+/// Why an advance was refused; the control API answers each with its own error code.
 #[derive(Debug, PartialEq)]
 pub enum AdvanceError {
-    /// `real` clocks cannot be moved.
+    /// `real` clocks cannot be moved (`ClockNotAdjustable`).
     NotAdjustable,
-    /// The requested time is before the current virtual time.
-    InPast { now: Millis },
+    /// The requested time is before the current virtual time (`TimeInPast`).
+    InPast { now: Millis, target: Millis },
+    /// The requested time is after [`LATEST`], or the amount is negative (`InvalidArgument`).
+    OutOfRange,
 }
+
+impl AdvanceError {
+    /// The control API's error code (docs/control-api.md).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AdvanceError::NotAdjustable => "ClockNotAdjustable",
+            AdvanceError::InPast { .. } => "TimeInPast",
+            AdvanceError::OutOfRange => "InvalidArgument",
+        }
+    }
+}
+
+impl std::fmt::Display for AdvanceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::engine::time::format_rfc3339;
+        match self {
+            AdvanceError::NotAdjustable => f.write_str(
+                "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
+            ),
+            AdvanceError::InPast { now, target } => write!(
+                f,
+                "{} is before the current virtual time {}.",
+                format_rfc3339(*target),
+                format_rfc3339(*now)
+            ),
+            AdvanceError::OutOfRange => f.write_str(
+                "Time moves forward only, and not past 9999-12-31T23:59:59.999Z.",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AdvanceError {}
 
 impl Runtime {
     pub fn new(config: Config) -> Arc<Runtime> {
@@ -80,9 +145,13 @@ impl Runtime {
             // Refuse a bad CA file now rather than at the first delivery.
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
         }
+        let session_id = Rng::new(seed.rotate_left(29) ^ 0x5E55_1011).uuid();
         Arc::new_cyclic(|this| Runtime {
             config,
             clock,
+            init: init_status::InitStatus::default(),
+            session_id,
+            started: Clock::stopwatch(),
             state: Mutex::new(state),
             waiters: Mutex::new(HashMap::new()),
             waiting: AtomicUsize::new(0),
@@ -107,6 +176,11 @@ impl Runtime {
             runtime: self,
             next_due,
         }
+    }
+
+    /// Wall-clock time since this runtime was made.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
     }
 
     /// [`Runtime::state`] under the name it had when the state was the engine's.
@@ -151,6 +225,24 @@ impl Runtime {
             .uuid()
     }
 
+    /// `POST /_switchyard/clock/advance` and `Emulator::advance`: checks the amount or time, moves
+    /// virtual time there ([`Runtime::advance_to`]) and answers where it stands and what fired.
+    pub async fn advance(&self, how: Advance) -> Result<Advanced, AdvanceError> {
+        let target = match how {
+            Advance::By(ms) if ms >= 0 => self.state().now().checked_add(ms),
+            Advance::By(_) => None,
+            Advance::Until(at) => Some(at),
+        };
+        let target = target
+            .filter(|t| *t <= LATEST)
+            .ok_or(AdvanceError::OutOfRange)?;
+        let fired = self.advance_to(target).await?;
+        Ok(Advanced {
+            now: self.state().now(),
+            fired,
+        })
+    }
+
     /// Moves virtual time to `target` (docs/control-api.md, `clock/advance`): timers fire in due order,
     /// each seeing its own due time, and the work they trigger (HTTP deliveries included) has
     /// finished when this returns. Answers how many timers fired.
@@ -161,7 +253,7 @@ impl Runtime {
         let _one_at_a_time = self.advancing.lock().await;
         let now = self.state().now();
         if target < now {
-            return Err(AdvanceError::InPast { now });
+            return Err(AdvanceError::InPast { now, target });
         }
         let mut count = 0;
         loop {

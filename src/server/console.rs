@@ -1,17 +1,15 @@
 //! The web console at `/_switchyard/ui` (its files, embedded at build time from
-//! `src/server/ui/`), the read-only `/_switchyard/resources` view it draws from, and
-//! LocalStack's `/_aws/sqs/messages` it peeks into queues with. The console itself only calls
-//! the control API and the AWS APIs, like any other client.
+//! `src/server/ui/`) and the read-only `/_switchyard/resources` view it draws from; it peeks
+//! into queues with LocalStack's `/_aws/sqs/messages` (`localstack/`). The console itself only
+//! calls the control API, that endpoint and the AWS APIs, like any other client.
 
 use super::resources;
-use super::sqs_messages::{self, Peek};
 use crate::runtime::Runtime;
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 type Shared = State<Arc<Runtime>>;
@@ -51,8 +49,6 @@ pub fn routes() -> Router<Arc<Runtime>> {
         .route("/_switchyard/ui/", get(index))
         .route("/_switchyard/ui/{file}", get(file))
         .route("/_switchyard/resources", get(resources))
-        .route("/_aws/sqs/messages", get(messages))
-        .route("/_aws/sqs/messages/{*rest}", get(messages_at))
 }
 
 async fn index() -> Response {
@@ -83,27 +79,7 @@ fn serve(name: &str) -> Response {
 }
 
 async fn resources(State(app): Shared, headers: HeaderMap) -> Response {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost:4566")
-        .to_string();
-    let view = resources::view(&app.state(), &host);
+    let host = crate::protocol::url_host(&app.config, &headers);
+    let view = resources::view(&app.state(), &host, app.config.queue_url_style);
     super::control::ok(view)
-}
-
-async fn messages(State(app): Shared, RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
-    let query: HashMap<String, String> = super::control::query_map(query);
-    let peek = Peek::from_request(&query, &headers);
-    sqs_messages::by_url(&app, query.get("QueueUrl").map(String::as_str), &peek)
-}
-
-async fn messages_at(
-    State(app): Shared,
-    Path(rest): Path<String>,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> Response {
-    let peek = Peek::from_request(&super::control::query_map(query), &headers);
-    sqs_messages::by_path(&app, &rest, &peek)
 }

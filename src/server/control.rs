@@ -5,7 +5,8 @@
 use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
-use crate::runtime::{AdvanceError, Runtime};
+use crate::engine::timeline::{Scale, TimelineQuery};
+use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
 use axum::Router;
 use axum::body::Bytes;
@@ -19,9 +20,6 @@ use std::sync::Arc;
 
 type Shared = State<Arc<Runtime>>;
 
-/// The last instant RFC 3339 can write: 9999-12-31T23:59:59.999Z.
-const LATEST: Millis = 253_402_300_799_999;
-
 pub fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route("/_switchyard/health", get(health))
@@ -32,6 +30,7 @@ pub fn routes() -> Router<Arc<Runtime>> {
             "/_switchyard/deliveries",
             get(deliveries).delete(clear_deliveries),
         )
+        .route("/_switchyard/deliveries/timeline", get(timeline))
         .route("/_switchyard/outbox", get(outbox).delete(clear_outbox))
         .route(
             "/_switchyard/faults",
@@ -61,10 +60,15 @@ pub(super) async fn log_request(
         operation = %format_args!("{method} {path}"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
+        error_code = response.extensions().get::<ErrorCode>().map(|c| c.0),
         "request"
     );
     response
 }
+
+/// The code of a control API error, carried on its response for the request log line.
+#[derive(Clone, Copy)]
+struct ErrorCode(&'static str);
 
 pub(super) fn ok(body: Value) -> Response {
     (
@@ -75,9 +79,14 @@ pub(super) fn ok(body: Value) -> Response {
         .into_response()
 }
 
-pub(super) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(super) fn error(
+    status: StatusCode,
+    code: &'static str,
+    message: impl Into<String>,
+) -> Response {
     let body = json!({"error": code, "message": message.into()}).to_string();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    (status, json, axum::Extension(ErrorCode(code)), body).into_response()
 }
 
 async fn not_found() -> Response {
@@ -129,7 +138,9 @@ async fn health(State(app): Shared) -> Response {
     }))
 }
 
-async fn reset(State(app): Shared) -> Response {
+/// Reads the body it ignores (clients send `{}`): a request body left unread when the answer goes
+/// out makes hyper close the connection, which a client reusing it sees as a dropped request.
+async fn reset(State(app): Shared, _body: Bytes) -> Response {
     app.state().reset();
     ok(json!({}))
 }
@@ -143,22 +154,20 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
         Ok(b) => b,
         Err(e) => return *e,
     };
-    let now = app.state().now();
-    let target: Millis = match (body.get("seconds"), body.get("until")) {
+    let how = match (body.get("seconds"), body.get("until")) {
         (Some(seconds), None) => match seconds.as_f64() {
-            Some(s) if s >= 0.0 && s.is_finite() && s * 1000.0 <= (LATEST - now) as f64 => {
-                now + (s * 1000.0).round() as Millis
-            }
+            // Past `i64::MAX` milliseconds the cast saturates, which the runtime refuses as late.
+            Some(s) if s >= 0.0 && s.is_finite() => Advance::By((s * 1000.0).round() as Millis),
             _ => {
                 return error(
                     StatusCode::BAD_REQUEST,
                     "InvalidArgument",
-                    "seconds must be a number >= 0 that keeps the time before year 10000.",
+                    "seconds must be a number >= 0.",
                 );
             }
         },
         (None, Some(until)) => match until.as_str().and_then(parse_rfc3339) {
-            Some(t) => t,
+            Some(t) => Advance::Until(t),
             None => {
                 return error(
                     StatusCode::BAD_REQUEST,
@@ -175,29 +184,15 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
             );
         }
     };
-    if target > LATEST {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "InvalidArgument",
-            "Time cannot go past 9999-12-31T23:59:59.999Z.",
-        );
-    }
-    match app.advance_to(target).await {
-        Ok(fired) => ok(json!({"now": format_rfc3339(app.state().now()), "fired": fired})),
-        Err(AdvanceError::NotAdjustable) => error(
-            StatusCode::CONFLICT,
-            "ClockNotAdjustable",
-            "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
-        ),
-        Err(AdvanceError::InPast { now }) => error(
-            StatusCode::BAD_REQUEST,
-            "TimeInPast",
-            format!(
-                "{} is before the current virtual time {}.",
-                format_rfc3339(target),
-                format_rfc3339(now)
-            ),
-        ),
+    match app.advance(how).await {
+        Ok(done) => ok(json!({"now": format_rfc3339(done.now), "fired": done.fired})),
+        Err(e) => {
+            let status = match e {
+                AdvanceError::NotAdjustable => StatusCode::CONFLICT,
+                AdvanceError::InPast { .. } | AdvanceError::OutOfRange => StatusCode::BAD_REQUEST,
+            };
+            error(status, e.code(), e.to_string())
+        }
     }
 }
 
@@ -223,6 +218,81 @@ async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     };
     let engine = app.state();
     ok(json!({"records": engine.engine.log.query(&filter)}))
+}
+
+/// `GET /_switchyard/deliveries/timeline`: the delivery log in lanes and bins of a window.
+async fn timeline(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let query = match timeline_query(&q) {
+        Ok(query) => query,
+        Err(message) => return error(StatusCode::BAD_REQUEST, "InvalidArgument", message),
+    };
+    if let (Some(from), Some(to)) = (query.from, query.to)
+        && from > to
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidArgument",
+            "from must not be after to.",
+        );
+    }
+    let engine = app.state();
+    let body = serde_json::to_string(&engine.engine.log.timeline(&query));
+    drop(engine);
+    match body {
+        Ok(body) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalError",
+            e.to_string(),
+        ),
+    }
+}
+
+fn timeline_query(q: &HashMap<String, String>) -> Result<TimelineQuery<'_>, String> {
+    let number =
+        |name: &str, default: usize, range: std::ops::RangeInclusive<usize>| match q.get(name) {
+            None => Ok(default),
+            Some(text) => text
+                .parse::<usize>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    format!(
+                        "{name} must be an integer from {} to {}.",
+                        range.start(),
+                        range.end()
+                    )
+                }),
+        };
+    let time = |name: &str| match q.get(name) {
+        None => Ok(None),
+        Some(text) => parse_rfc3339(text)
+            .map(Some)
+            .ok_or_else(|| format!("{name} must be an RFC 3339 time.")),
+    };
+    let scale = match q.get("scale").map(String::as_str) {
+        None | Some("linear") => Scale::Linear,
+        Some("log") => Scale::Log,
+        Some(_) => return Err("scale must be linear or log.".into()),
+    };
+    Ok(TimelineQuery {
+        source: q.get("source").map(String::as_str),
+        target: q.get("target").map(String::as_str),
+        message_id: q.get("messageId").map(String::as_str),
+        from: time("from")?,
+        to: time("to")?,
+        bins: number("bins", 200, 1..=2000)? as u32,
+        scale,
+        detail: number("detail", 4, 0..=100)?,
+        exact: number("exact", 1000, 0..=10_000)?,
+        lanes: number("lanes", 100, 1..=1000)?,
+    })
 }
 
 async fn clear_deliveries(State(app): Shared) -> Response {

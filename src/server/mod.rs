@@ -1,22 +1,26 @@
-//! The HTTP server: one port for the AWS APIs and the control API under `/_switchyard/`, and the
-//! library API Rust tests use to run an emulator in-process on a free port.
+//! The HTTP server: one port for the AWS APIs, the control API under `/_switchyard/` and
+//! LocalStack's developer endpoints under `/_localstack/` and `/_aws/`, and the library API Rust
+//! tests use to run an emulator in-process on a free port.
 //! The top layer: nothing in the library imports it.
 
 mod console;
 mod control;
 pub mod init;
+mod localstack;
 mod resources;
 mod sqs_messages;
 
 use crate::config::Config;
-use crate::runtime::{self, Runtime};
+use crate::engine::time::Millis;
+use crate::runtime::init_status::Stage;
+use crate::runtime::{self, Advance, AdvanceError, Advanced, Runtime};
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use init::{InitStatus, Stage};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -27,17 +31,15 @@ pub struct Emulator {
     app: Arc<Runtime>,
     server: Option<JoinHandle<io::Result<()>>>,
     timers: JoinHandle<()>,
-    init: Arc<InitStatus>,
 }
 
 impl Emulator {
     /// Binds `config.host:config.port` (0 = a free port), starts serving, then creates the
-    /// init resources and runs the init scripts the config names ([`init`]). An init that
-    /// cannot start or whose resource file fails is an error carrying an [`init::InitError`].
+    /// init resources and runs the init scripts the config names ([`init`]; `/_localstack/init`
+    /// shows how far it got). An init that cannot start or whose resource file fails is an
+    /// error carrying an [`init::InitError`].
     pub async fn start(mut config: Config) -> io::Result<Emulator> {
-        let status = Arc::new(InitStatus::default());
-        let plan = init::Plan::load(&config, &status).map_err(io::Error::other)?;
-        status.complete(Stage::Boot);
+        let plan = init::Plan::load(&config).map_err(io::Error::other)?;
         let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         config.port = addr.port();
@@ -45,22 +47,21 @@ impl Emulator {
         let app = Runtime::new(config);
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
-        let routes = router(app.clone()).merge(init::routes(status.clone()));
+        let routes = router(app.clone());
         let server = tokio::spawn(async move {
             axum::serve(listener, routes)
                 .with_graceful_shutdown(async move { closing.closed().await })
                 .await
         });
-        status.complete(Stage::Start);
+        app.init.update(|p| p.complete_until(Stage::Start));
         let emulator = Emulator {
             url,
             addr,
             app,
             server: Some(server),
             timers,
-            init: status,
         };
-        if let Err(e) = plan.run(&emulator.app, &emulator.init, addr).await {
+        if let Err(e) = plan.run(&emulator.app, addr).await {
             let _ = emulator.stop().await;
             return Err(io::Error::other(e));
         }
@@ -80,9 +81,25 @@ impl Emulator {
         &self.app
     }
 
-    /// Start-up progress: stages and init scripts, as `/_localstack/init` shows it.
-    pub fn init(&self) -> &InitStatus {
-        &self.init
+    /// Moves virtual time forward by `by`, exactly as `POST /_switchyard/clock/advance
+    /// {"seconds": ...}` does: due timers fire in order, each seeing its own due time, and this
+    /// returns once the work they set off (HTTP deliveries included) has finished, with the new
+    /// virtual time and how many timers fired. A `real` clock answers
+    /// [`AdvanceError::NotAdjustable`]. `examples/in_process.rs` shows it in a test.
+    pub async fn advance(&self, by: Duration) -> Result<Advanced, AdvanceError> {
+        let ms = Millis::try_from(by.as_millis()).map_err(|_| AdvanceError::OutOfRange)?;
+        self.app.advance(Advance::By(ms)).await
+    }
+
+    /// Moves virtual time forward to `until`, as `POST /_switchyard/clock/advance {"until": ...}`
+    /// does; a time before the current virtual time is [`AdvanceError::InPast`].
+    pub async fn advance_until(&self, until: SystemTime) -> Result<Advanced, AdvanceError> {
+        let ms = match until.duration_since(UNIX_EPOCH) {
+            Ok(after) => Millis::try_from(after.as_millis()),
+            Err(before) => Millis::try_from(before.duration().as_millis()).map(|ms| -ms),
+        };
+        let ms = ms.map_err(|_| AdvanceError::OutOfRange)?;
+        self.app.advance(Advance::Until(ms)).await
     }
 
     /// Stops accepting requests, ends long polls at once and waits for the server to finish.
@@ -103,10 +120,12 @@ impl Drop for Emulator {
     }
 }
 
-/// Every route: the control API, and everything else to the AWS front-ends.
+/// Every route: the control API, the console, LocalStack's endpoints, and everything else to the
+/// AWS front-ends.
 pub fn router(app: Arc<Runtime>) -> Router {
     control::routes()
         .merge(console::routes())
+        .merge(localstack::routes())
         .fallback(aws)
         .with_state(app)
 }

@@ -2,7 +2,9 @@
 //! console and for tests. A read-only view over the service stores (plain data): it calls no
 //! service operation and changes nothing.
 
+use crate::config::QueueUrlStyle;
 use crate::engine::time::{Millis, format_rfc3339};
+use crate::services::sqs::urls;
 use crate::state::State;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -10,11 +12,12 @@ use std::collections::BTreeMap;
 /// (account, region) → the resources living there, by kind.
 type Regions = BTreeMap<(String, String), Map<String, Value>>;
 
-/// The whole view; `host` is where the client reached the emulator (for queue URLs).
-pub fn view(state: &State, host: &str) -> Value {
+/// The whole view; queue URLs in `style` for `host` (as the AWS APIs would hand them to the
+/// client: `--hostname`, else where the client reached the emulator).
+pub fn view(state: &State, host: &str, style: QueueUrlStyle) -> Value {
     let now = state.now();
     let mut regions = Regions::new();
-    queues(state, host, now, &mut regions);
+    queues(state, host, style, now, &mut regions);
     topics(state, &mut regions);
     buses(state, &mut regions);
     custom_buses(state, &mut regions);
@@ -62,7 +65,7 @@ fn time(ms: Millis) -> Value {
     json!(format_rfc3339(ms))
 }
 
-fn queues(state: &State, host: &str, now: Millis, regions: &mut Regions) {
+fn queues(state: &State, host: &str, style: QueueUrlStyle, now: Millis, regions: &mut Regions) {
     for (key, q) in &state.sqs.queues {
         let (visible, in_flight, delayed) = q.counts(now);
         let a = &q.attributes;
@@ -83,7 +86,7 @@ fn queues(state: &State, host: &str, now: Millis, regions: &mut Regions) {
         let item = json!({
             "name": key.name,
             "arn": q.arn,
-            "url": format!("http://{host}/{}/{}", key.account, key.name),
+            "url": urls::queue_url(style, host, key),
             "fifo": a.fifo,
             "visible": visible,
             "inFlight": in_flight,

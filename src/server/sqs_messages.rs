@@ -1,30 +1,45 @@
-//! LocalStack's developer endpoint `GET /_aws/sqs/messages`: the messages of a queue with their
+//! LocalStack's developer endpoint `/_aws/sqs/messages`: the messages of a queue with their
 //! attributes, without receiving them (no receive count, visibility or first-receive time
-//! changes). By `?QueueUrl=` or by path `/_aws/sqs/messages/<region>/<account>/<name>`;
-//! `ShowInvisible` / `ShowDelayed` add in-flight and delayed messages (marked `IsVisible` /
-//! `IsDelayed`); XML like ReceiveMessage's, or JSON with `Accept: application/json`.
+//! changes). By `QueueUrl` (query string or form; in any of the shapes of `services::sqs::urls`)
+//! or by path `/_aws/sqs/messages/<region>/<account>/<name>`; `ShowInvisible` / `ShowDelayed` add
+//! in-flight and delayed messages (marked `IsVisible` / `IsDelayed`); XML like ReceiveMessage's,
+//! or JSON with `Accept: application/json`. It also answers an SDK's ReceiveMessage sent to it as
+//! its endpoint URL, over AWS Query or AWS JSON, in that protocol's ReceiveMessage shape; every
+//! message carries LocalStack's dummy receipt handle.
 //! A read-only view over the SQS store; it calls no SQS operation.
 
 use crate::engine::time::Millis;
-use crate::protocol::query;
+use crate::error::AwsError;
+use crate::protocol::{Protocol, query, render_error};
 use crate::runtime::Runtime;
 use crate::services::ServiceId;
-use crate::services::sqs::parse_queue_path;
 use crate::services::sqs::store::{Message, QueueKey};
+use crate::services::sqs::{md5_of_attributes, urls};
 use crate::state::State;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 /// What the caller asked for.
 pub struct Peek {
     pub show_invisible: bool,
     pub show_delayed: bool,
-    pub json: bool,
+    pub answer: Answer,
+}
+
+/// The shape of the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// ReceiveMessage's XML (AWS Query).
+    Xml,
+    /// The XML's elements in JSON (`Accept: application/json`), as LocalStack writes them.
+    QueryJson,
+    /// ReceiveMessage's AWS JSON 1.0 output, for an SDK that speaks JSON to SQS.
+    AwsJson,
 }
 
 impl Peek {
@@ -34,20 +49,75 @@ impl Peek {
                 .get(name)
                 .is_some_and(|v| v.eq_ignore_ascii_case("true"))
         };
-        let json = headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.contains("application/json"));
+        let header = |name: header::HeaderName| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+        };
+        let answer = if header(header::CONTENT_TYPE).starts_with("application/x-amz-json") {
+            Answer::AwsJson
+        } else if query::json::wanted(Some(header(header::ACCEPT))) {
+            Answer::QueryJson
+        } else {
+            Answer::Xml
+        };
         Peek {
             show_invisible: flag("ShowInvisible"),
             show_delayed: flag("ShowDelayed"),
-            json,
+            answer,
         }
     }
 }
 
-/// `?QueueUrl=`: the queue in the configured region, or, when that region has none of that
-/// name, in the one region that does.
+/// The receipt handle every listed message carries: LocalStack's, which no queue accepts.
+const BACKDOOR_RECEIPT: &str = "SQS/BACKDOOR/ACCESS";
+
+/// Which queue a request names, from its query string and its body: a form (`Action`, when
+/// given, must be ReceiveMessage) or AWS JSON (`X-Amz-Target` must be ReceiveMessage). `Err` is
+/// the answer to a request that is no ReceiveMessage.
+pub fn queue_url(
+    query: &HashMap<String, String>,
+    headers: &HeaderMap,
+    body: &Bytes,
+    peek: &Peek,
+) -> Result<Option<String>, Box<Response>> {
+    let not_receive = || {
+        Box::new(error(
+            peek,
+            StatusCode::BAD_REQUEST,
+            "InvalidRequest",
+            "This endpoint only accepts ReceiveMessage calls",
+        ))
+    };
+    if peek.answer == Answer::AwsJson {
+        let target = headers
+            .get("x-amz-target")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        if target != "AmazonSQS.ReceiveMessage" {
+            return Err(not_receive());
+        }
+        let input: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        return Ok(input["QueueUrl"].as_str().map(str::to_string));
+    }
+    let mut params = query.clone();
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if form {
+        params.extend(form_urlencoded::parse(body).into_owned());
+    }
+    if params.get("Action").is_some_and(|a| a != "ReceiveMessage") {
+        return Err(not_receive());
+    }
+    Ok(params.remove("QueueUrl"))
+}
+
+/// `?QueueUrl=`, in any shape: the queue in the region the URL names; for a URL that names none,
+/// in the configured region, or, when that region has none of that name, in the one region that
+/// does.
 pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
     let Some(url) = url.filter(|u| !u.is_empty()) else {
         return error(
@@ -57,11 +127,7 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
             "The specified queue does not exist.",
         );
     };
-    let path = match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
-        None => url,
-    };
-    let Some((account, name)) = parse_queue_path(path) else {
+    let Some(address) = urls::parse(url) else {
         return error(
             peek,
             StatusCode::NOT_FOUND,
@@ -70,12 +136,13 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
         );
     };
     let state = app.state();
+    let (account, name) = (address.account, address.name);
     let mut key = QueueKey {
         account: account.into(),
-        region: app.config.region.clone(),
+        region: address.region.unwrap_or(&app.config.region).into(),
         name: name.into(),
     };
-    if !state.sqs.queues.contains_key(&key) {
+    if address.region.is_none() && !state.sqs.queues.contains_key(&key) {
         let mut elsewhere = state
             .sqs
             .queues
@@ -123,13 +190,26 @@ fn render(state: &State, key: &QueueKey, peek: &Peek) -> Response {
         );
     };
     let now = state.now();
-    let messages: Vec<Vec<(&str, Value)>> = queue
+    let listed: Vec<(&Message, Vec<(&str, String)>)> = queue
         .peek(now)
         .filter_map(|m| {
-            shown(m, now, peek).map(|(visible, delayed)| fields(m, visible, delayed, peek))
+            shown(m, now, peek).map(|(visible, delayed)| (m, attributes(m, visible, delayed, peek)))
         })
         .collect();
-    if peek.json {
+    if peek.answer == Answer::AwsJson {
+        let messages: Vec<Value> = listed.iter().map(|(m, a)| aws_json(m, a)).collect();
+        let body = match messages.is_empty() {
+            true => json!({}),
+            false => json!({ "Messages": messages }),
+        };
+        return reply(
+            StatusCode::OK,
+            "application/x-amz-json-1.0",
+            body.to_string(),
+        );
+    }
+    let messages: Vec<Vec<(&str, Value)>> = listed.iter().map(|(m, a)| fields(m, a)).collect();
+    if peek.answer == Answer::QueryJson {
         let result = match messages.len() {
             0 => Value::Null,
             1 => json!({"Message": object(&messages[0])}),
@@ -181,8 +261,13 @@ fn shown(m: &Message, now: Millis, peek: &Peek) -> Option<(bool, bool)> {
     listed.then_some((visible, delayed))
 }
 
-/// The message as ReceiveMessage's XML names its parts, in order.
-fn fields<'m>(m: &'m Message, visible: bool, delayed: bool, peek: &Peek) -> Vec<(&'m str, Value)> {
+/// The system attributes of a listed message, in the order LocalStack lists them.
+fn attributes(
+    m: &Message,
+    visible: bool,
+    delayed: bool,
+    peek: &Peek,
+) -> Vec<(&'static str, String)> {
     let mut attributes: Vec<(&str, String)> = vec![
         ("SenderId", m.sender_id.to_string()),
         ("SentTimestamp", m.sent_at.to_string()),
@@ -213,8 +298,14 @@ fn fields<'m>(m: &'m Message, visible: bool, delayed: bool, peek: &Peek) -> Vec<
     if peek.show_delayed {
         attributes.push(("IsDelayed", delayed.to_string()));
     }
+    attributes
+}
+
+/// The message as ReceiveMessage's XML names its parts, in order.
+fn fields<'m>(m: &'m Message, attributes: &[(&str, String)]) -> Vec<(&'m str, Value)> {
     let mut out = vec![
         ("MessageId", json!(m.id)),
+        ("ReceiptHandle", json!(BACKDOOR_RECEIPT)),
         ("MD5OfBody", json!(m.md5_of_body)),
         ("Body", json!(m.body)),
         (
@@ -227,7 +318,8 @@ fn fields<'m>(m: &'m Message, visible: bool, delayed: bool, peek: &Peek) -> Vec<
             ),
         ),
     ];
-    if !m.attributes.is_empty() {
+    if let Some(md5) = md5_of_attributes(&m.attributes) {
+        out.push(("MD5OfMessageAttributes", json!(md5)));
         let list: Vec<Value> = m
             .attributes
             .iter()
@@ -236,6 +328,25 @@ fn fields<'m>(m: &'m Message, visible: bool, delayed: bool, peek: &Peek) -> Vec<
         out.push(("MessageAttribute", one_or_many(list)));
     }
     out
+}
+
+/// The message as ReceiveMessage's AWS JSON output writes it.
+fn aws_json(m: &Message, attributes: &[(&str, String)]) -> Value {
+    let mut out = Map::new();
+    out.insert("MessageId".into(), json!(m.id));
+    out.insert("ReceiptHandle".into(), json!(BACKDOOR_RECEIPT));
+    out.insert("MD5OfBody".into(), json!(m.md5_of_body));
+    out.insert("Body".into(), json!(m.body));
+    let system: Map<String, Value> = attributes
+        .iter()
+        .map(|(n, v)| (n.to_string(), json!(v)))
+        .collect();
+    out.insert("Attributes".into(), Value::Object(system));
+    if let Some(md5) = md5_of_attributes(&m.attributes) {
+        out.insert("MD5OfMessageAttributes".into(), json!(md5));
+        out.insert("MessageAttributes".into(), json!(m.attributes));
+    }
+    Value::Object(out)
 }
 
 /// One element stands alone, several make a list: how LocalStack's JSON renders repeated XML
@@ -276,9 +387,24 @@ fn xml_field(w: &mut Writer<Vec<u8>>, name: &str, value: &Value) -> std::io::Res
     w.write_event(Event::End(BytesEnd::new(name)))
 }
 
-/// An error in LocalStack's shape: SQS's Query `ErrorResponse`, or the same fields in JSON.
-fn error(peek: &Peek, status: StatusCode, code: &str, message: &str) -> Response {
-    if peek.json {
+/// An error in LocalStack's shape: SQS's Query `ErrorResponse`, or the same fields in JSON; to an
+/// SDK speaking AWS JSON, SQS's own error.
+fn error(peek: &Peek, status: StatusCode, code: &'static str, message: &str) -> Response {
+    if peek.answer == Answer::AwsJson {
+        let code = if code == NO_QUEUE {
+            "QueueDoesNotExist"
+        } else {
+            code
+        };
+        let err = AwsError::new(code, status.as_u16(), message);
+        return render_error(
+            Protocol::Json10,
+            Some(ServiceId::Sqs),
+            &err,
+            PEEK_REQUEST_ID,
+        );
+    }
+    if peek.answer == Answer::QueryJson {
         let body = json!({"ErrorResponse": {
             "Error": {"Type": "Sender", "Code": code, "Message": message},
             "RequestId": PEEK_REQUEST_ID,

@@ -27,8 +27,11 @@ pub struct Context {
     pub account: String,
     pub region: String,
     pub access_key: Option<String>,
-    /// `host[:port]` the client addressed, for URLs handed back (queue URLs).
+    /// `host[:port]` of the URLs handed back (queue URLs, SNS's SubscribeURL): `--hostname`
+    /// if set, else the host the client addressed.
     pub host: String,
+    /// The shape of the queue URLs handed back (`--queue-url-style`).
+    pub queue_url_style: crate::config::QueueUrlStyle,
     /// The request's `X-Amzn-Trace-Id` header: SQS keeps it as a message's AWSTraceHeader, SNS
     /// passes it on to its SQS subscriptions.
     pub trace_header: Option<String>,

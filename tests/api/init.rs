@@ -7,7 +7,8 @@ use crate::custom_bus::{drain, put, v2};
 use crate::harness::Harness;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use switchyard::server::init::{InitError, Stage};
+use switchyard::runtime::init_status::{ScriptState, Stage};
+use switchyard::server::init::InitError;
 use switchyard::{Config, Emulator};
 
 /// `text` written to a file of this name in a directory of its own, removed when dropped (the
@@ -86,12 +87,13 @@ async fn an_init_file_wires_topics_rules_custom_buses_and_streams_to_queues() {
         ..Config::for_tests()
     })
     .await;
-    let status = h.emulator.init();
-    assert!(status.is_complete(Stage::Ready));
-    assert_eq!(
-        status.stage_json(Stage::Ready)["scripts"],
-        json!([{"stage": "READY", "name": "wired.yaml", "state": "SUCCESSFUL"}])
-    );
+    let progress = h.emulator.app().init.read();
+    assert!(progress.is_completed(Stage::Ready));
+    let scripts: Vec<_> = progress
+        .scripts_of(Stage::Ready)
+        .map(|s| (s.name.as_str(), s.state))
+        .collect();
+    assert_eq!(scripts, [("wired.yaml", ScriptState::Successful)]);
 
     // SNS: the raw subscription the file made.
     h.sns()

@@ -155,8 +155,9 @@ fn certificate_public_key(cert_pem: &str) -> rsa::PublicKey {
     rsa::PublicKey::try_from(spki).unwrap()
 }
 
-/// Verifies an SNS message as AWS tells subscribers to (spec §4.5): the signed fields of its
-/// Type, "name\nvalue\n" in byte order, SHA1withRSA for version 1, SHA256withRSA for 2.
+/// Verifies an SNS message as AWS tells subscribers to (docs/sns.md, "Signatures"): the signed
+/// fields of its Type, "name\nvalue\n" in byte order, SHA1withRSA for version 1, SHA256withRSA for
+/// 2.
 pub fn verify_signature(doc: &Value, cert_pem: &str) {
     check_signature(doc, cert_pem)
         .unwrap_or_else(|e| panic!("signature does not verify ({e}): {doc}"));
@@ -252,7 +253,7 @@ async fn an_http_subscriber_confirms_receives_signed_notifications_and_unsubscri
     assert_eq!(shown, "pending confirmation");
     h.advance(0.0).await;
 
-    // The SubscriptionConfirmation (spec §4.1, §4.3).
+    // The SubscriptionConfirmation (docs/sns.md, "Confirmation").
     let got = hook.take();
     assert_eq!(got.len(), 1, "{got:#?}");
     let confirmation = got[0].json();
@@ -301,7 +302,8 @@ async fn an_http_subscriber_confirms_receives_signed_notifications_and_unsubscri
     forged["SubscribeURL"] = Value::String("http://evil.example/".into());
     assert!(check_signature(&forged, &cert).is_err());
 
-    // Visiting SubscribeURL confirms, and answers the XML AWS documents (spec §4.8).
+    // Visiting SubscribeURL confirms, and answers the XML AWS documents (docs/sns.md, "Visiting
+    // SubscribeURL").
     let (status, _, xml) = http_get(subscribe_url).await;
     assert_eq!(status, 200, "{xml}");
     let xml = xml

@@ -1,7 +1,7 @@
 //! SNS HTTPS delivery (issue 4) against a real HTTPS subscriber running in the test: its
-//! certificate comes from a throwaway CA (tests/api/certs/, see the README there) that the
-//! emulator trusts through `Config::https_ca` (`--https-ca`). Without that CA the handshake fails
-//! and the attempt is a retryable `TlsError` with no status (spec §4.7). `h.advance(0.0)` waits
+//! certificate comes from a throwaway CA (tests/api/certs/, see the README there) that the emulator
+//! trusts through `Config::https_ca` (`--https-ca`). Without that CA the handshake fails and the
+//! attempt is a retryable `TlsError` with no status (docs/sns.md, "TLS"). `h.advance(0.0)` waits
 //! for the HTTP deliveries in flight, so nothing sleeps.
 
 use crate::harness::Harness;

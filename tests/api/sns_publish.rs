@@ -128,7 +128,8 @@ async fn an_sqs_subscription_gets_the_notification_envelope_byte_for_byte() {
             && cert_url.ends_with(".pem"),
         "{cert_url}"
     );
-    // Exactly AWS's shape (spec §4.2, §5.1): key order, Number as a string, Binary in Base64.
+    // Exactly AWS's shape (docs/sns.md, "URL formats" and "Message envelopes"): key order, Number
+    // as a string, Binary in Base64.
     let expected = format!(
         concat!(
             r#"{{"Type":"Notification","MessageId":"{id}","TopicArn":"{topic}","Subject":"Greetings","#,
@@ -295,7 +296,7 @@ async fn message_structure_json_gives_each_protocol_its_own_text() {
     assert_eq!(doc["Message"], "for queues");
     let got = receive(&h, &raw_url).await;
     assert_eq!(got[0].body.as_deref(), Some("for queues"));
-    // Attributes go along only with a String message structure (spec §5.2).
+    // Attributes go along only with a String message structure (docs/sns.md, "Message envelopes").
     assert!(got[0].message_attributes.is_none(), "{:?}", got[0]);
     assert_eq!(outbox(&h, "sms").await[0]["body"], "for phones");
     let lambda: Value =
@@ -541,11 +542,11 @@ async fn message_attributes_are_validated_with_aws_messages() {
             "{name}"
         );
     }
-    // A missing DataType is caught before SNS looks at the attribute (raw request: the SDK
-    // refuses to build one). AWS answers ValidationError "1 validation error detected: Value
-    // null at 'messageAttributes.attr1.member.dataType' failed to satisfy constraint: Member
-    // must not be null" (spec §9.1); the protocol layer's generic check of nested required
-    // members answers first today, with InvalidParameter (outside SNS's files: reported).
+    // A missing DataType is caught before SNS looks at the attribute (raw request: the SDK refuses
+    // to build one). AWS answers ValidationError "1 validation error detected: Value null at
+    // 'messageAttributes.attr1.member.dataType' failed to satisfy constraint: Member must not be
+    // null" (docs/sns.md, "Errors"); the protocol layer's generic check of nested required members
+    // answers first today, with InvalidParameter (outside SNS's files: reported).
     let (status, _, message) = sns_query_error(
         &h,
         &[
@@ -559,6 +560,75 @@ async fn message_attributes_are_validated_with_aws_messages() {
     .await;
     assert_eq!(status, 400);
     assert!(message.to_lowercase().contains("datatype"), "{message}");
+}
+
+/// PublishBatch signs its notifications outside the engine's lock like Publish: each envelope
+/// carries the message id the batch answered with, and its signature verifies, for plain
+/// entries and for a JSON-structured one between them, with either signature version.
+#[tokio::test]
+async fn publish_batch_notifications_carry_the_answered_ids_and_verify() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    for (name, version) in [("v1", "1"), ("v2", "2")] {
+        let topic = create_topic(&sns, name, &[("SignatureVersion", version)]).await;
+        let (url, arn) = queue(&h, &format!("q-{name}")).await;
+        subscribe(&sns, &topic, "sqs", &arn, &[]).await;
+        let r = sns
+            .publish_batch()
+            .topic_arn(&topic)
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("plain")
+                    .message("first")
+                    .subject("Hello")
+                    .build()
+                    .unwrap(),
+            )
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("structured")
+                    .message(r#"{"default":"everyone","sqs":"queues"}"#)
+                    .message_structure("json")
+                    .build()
+                    .unwrap(),
+            )
+            .publish_batch_request_entries(
+                PublishBatchRequestEntry::builder()
+                    .id("last")
+                    .message("third")
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert!(r.failed.unwrap_or_default().is_empty());
+        let answered: Vec<(String, String)> = r
+            .successful
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.id.unwrap(), s.message_id.unwrap()))
+            .collect();
+        let mut docs: Vec<Value> = receive(&h, &url)
+            .await
+            .into_iter()
+            .map(|m| serde_json::from_str(&m.body.unwrap()).unwrap())
+            .collect();
+        docs.sort_by_key(|d| {
+            answered
+                .iter()
+                .position(|(_, id)| d["MessageId"] == id.as_str())
+                .expect("an envelope of an answered message id")
+        });
+        let messages: Vec<_> = docs.iter().map(|d| d["Message"].clone()).collect();
+        assert_eq!(messages, ["first", "queues", "third"], "{answered:?}");
+        assert_eq!(docs[0]["Subject"], "Hello");
+        let cert = fetch_certificate(docs[0]["SigningCertURL"].as_str().unwrap()).await;
+        for doc in &docs {
+            assert_eq!(doc["SignatureVersion"], version);
+            verify_signature(doc, &cert);
+        }
+    }
 }
 
 #[tokio::test]
@@ -776,7 +846,8 @@ async fn a_fifo_topic_keeps_group_dedup_id_and_order_into_a_fifo_queue() {
         let doc: Value = serde_json::from_str(m.body.as_deref().unwrap()).unwrap();
         let text = doc["Message"].as_str().unwrap().to_string();
         assert_eq!(dedup, format!("d{}", &text[1..]));
-        // The FIFO envelope: SequenceNumber after MessageId, no signature fields (spec §5.3).
+        // The FIFO envelope: SequenceNumber after MessageId, no signature fields (docs/sns.md,
+        // "Message envelopes").
         let i: usize = text[1..].parse().unwrap();
         let expected = format!(
             concat!(
@@ -845,7 +916,8 @@ async fn fifo_publish_rules_and_the_five_minute_deduplication_window() {
             .send()
     };
     let first = publish("same", "g1").await.unwrap();
-    // The same body in another group is a duplicate too (FifoThroughputScope Topic, spec §6).
+    // The same body in another group is a duplicate too (FifoThroughputScope Topic, docs/sns.md,
+    // "FIFO topics").
     let dup = publish("same", "g2").await.unwrap();
     assert_eq!(dup.message_id, first.message_id);
     h.advance(299.0).await;

@@ -59,7 +59,7 @@ pub async fn sns_query(h: &Harness, params: &[(&str, &str)]) -> crate::harness::
 }
 
 /// A raw SNS Query request that must fail: (status, Code, Message), after checking the
-/// `ErrorResponse` shape of spec §9.4, which has no Detail element (SQS's has one).
+/// `ErrorResponse` shape (docs/sns.md, "Errors"), which has no Detail element (SQS's has one).
 pub async fn sns_query_error(h: &Harness, params: &[(&str, &str)]) -> (u16, String, String) {
     let r = sns_query(h, params).await;
     assert!(r.status >= 400, "{params:?} succeeded: {}", r.body);
@@ -416,7 +416,8 @@ async fn set_topic_attributes_stores_what_aws_lets_you_set() {
     assert_eq!(a["DisplayName"], "Orders!");
     assert_eq!(a["SignatureVersion"], "2");
     assert_eq!(a["TracingConfig"], "Active");
-    // The effective policy holds the values set and the defaults for the rest (spec §3.5).
+    // The effective policy holds the values set and the defaults for the rest (docs/sns.md,
+    // "Effective delivery policy").
     assert_eq!(
         serde_json::from_str::<Value>(&a["EffectiveDeliveryPolicy"]).unwrap(),
         json!({"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":5,"maxDelayTarget":6,"numRetries":1,

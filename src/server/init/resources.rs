@@ -57,7 +57,8 @@ struct Entry {
 pub struct Defaults<'a> {
     pub region: &'a str,
     pub account: &'a str,
-    /// `host:port` of the URLs handed back (queue URLs) and kept (rules' message URLs).
+    /// `host:port` of the URLs handed back (queue URLs) and kept (rules' message URLs), as a
+    /// request's would be.
     pub host: &'a str,
 }
 
@@ -113,6 +114,7 @@ impl ResourceFile {
                 region: entry.region.as_deref().unwrap_or(defaults.region).into(),
                 access_key: None,
                 host: defaults.host.into(),
+                queue_url_style: app.config.queue_url_style,
                 trace_header: None,
             };
             let output = crate::runtime::call(

@@ -5,7 +5,8 @@
 //! and an `awslocal` on their PATH; a script that fails is logged and marked ERROR, and the next
 //! one runs. Their output goes to switchyard's stderr, so stdout keeps the ready line first.
 
-use super::status::{InitStatus, ScriptState};
+use crate::runtime::Runtime;
+use crate::runtime::init_status::ScriptState;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -66,14 +67,14 @@ pub struct Target<'a> {
     pub region: &'a str,
 }
 
-/// Runs `scripts` one after another (each listed in `status` at `indices`), whatever each ends in.
-pub async fn run(scripts: &[Script], indices: &[usize], status: &InitStatus, target: &Target<'_>) {
+/// Runs `scripts` one after another (each listed in the status at `lines`), whatever each ends in.
+pub async fn run(app: &Runtime, scripts: &[Script], lines: &[usize], target: &Target<'_>) {
     if scripts.is_empty() {
         return;
     }
     let shim = Shim::write(target.host);
-    for (script, &index) in scripts.iter().zip(indices) {
-        status.set(index, ScriptState::Running);
+    for (script, &line) in scripts.iter().zip(lines) {
+        super::set(app, line, ScriptState::Running);
         tracing::info!(script = %script.name, "init: running script");
         let state = match command(script, target, shim.as_ref()).status().await {
             Ok(exit) if exit.success() => {
@@ -96,7 +97,7 @@ pub async fn run(scripts: &[Script], indices: &[usize], status: &InitStatus, tar
                 ScriptState::Error
             }
         };
-        status.set(index, state);
+        super::set(app, line, state);
     }
 }
 

@@ -2,11 +2,12 @@
 // the chosen source) and draws the resource tree, the chosen resource's details and forms, the
 // delivery timeline, the clock buttons and the faults panel. Only the control API and the AWS APIs.
 
-import { draw, legend, table, duration } from './timeline.js';
+import { draw, legend, table, duration, visibleWindow } from './timeline.js';
 import { form, sendMessage, publish, putEvent, peek } from './forms.js';
 
 const $ = (id) => document.getElementById(id);
-const ui = { selected: null, view: null, clock: null, scale: 'log', span: 3600000, offset: 0, records: [] };
+const number = (n) => n.toLocaleString('en-US');
+const ui = { selected: null, view: null, clock: null, scale: 'log', span: 3600000, offset: 0, extent: null };
 
 async function getJson(path, init) {
   const r = await fetch(path, init);
@@ -148,43 +149,91 @@ function ensureOption(select, value, text) {
 }
 
 // --- timeline --------------------------------------------------------------------------------
+const TIMELINE = '/_switchyard/deliveries/timeline';
+const BINS = 505; // about 2 px each on the chart
+const LANES = 50;
+const TABLE_ROWS = 1000;
+
+/// The source and message chosen, as query parameters.
+function choice() {
+  const q = {};
+  if ($('tl-source').value) q.source = $('tl-source').value;
+  if ($('tl-message').value) q.messageId = $('tl-message').value;
+  return q;
+}
+
+let drawing = 0; // the latest refreshTimeline: an older one that finishes later draws nothing
+
 async function refreshTimeline() {
-  const source = $('tl-source').value;
-  const query = new URLSearchParams({ limit: '5000' });
-  if (source) query.set('source', source);
-  const { records } = await getJson(`/_switchyard/deliveries?${query}`);
-  for (const r of records) ensureOption($('tl-source'), r.source);
-  for (const r of records) ensureOption($('tl-message'), r.messageId, `${r.messageId} (${r.target})`);
+  const mine = ++drawing;
+  const { source } = choice();
+  // Every lane of the source, unbinned: the choices, and where the chosen lanes begin and end.
+  const all = await getJson(`${TIMELINE}?${new URLSearchParams({ ...(source ? { source } : {}), bins: 1, detail: 0, exact: 0, lanes: 1000 })}`);
+  for (const l of all.lanes) ensureOption($('tl-source'), l.source);
+  for (const l of all.lanes) ensureOption($('tl-message'), l.messageId, `${l.messageId} (${l.target})`);
   const message = $('tl-message').value;
-  ui.records = message ? records.filter((r) => r.messageId === message) : records;
+  const lanes = all.lanes.filter((l) => !message || l.messageId === message);
   const now = Date.parse(ui.clock.now);
-  draw($('tl-chart'), ui.records, now, ui);
-  table($('tl-table'), ui.records);
-  $('tl-count').textContent = String(ui.records.length);
+  const start = Math.min(...lanes.map((l) => Date.parse(l.first.at)));
+  const last = Math.max(...lanes.map((l) => Date.parse(l.last.at)));
+  ui.extent = lanes.length ? { start, last } : null;
+  let timeline = { lanes: [] };
+  let w = null;
+  if (lanes.length) {
+    w = visibleWindow(ui, start, Math.max(last, now));
+    const iso = (t) => new Date(t).toISOString();
+    timeline = await getJson(`${TIMELINE}?${new URLSearchParams({ ...choice(), from: iso(w.from), to: iso(w.to), bins: BINS, scale: ui.scale, lanes: LANES })}`);
+  }
+  const { records } = await getJson(`/_switchyard/deliveries?${new URLSearchParams({ ...choice(), limit: TABLE_ROWS })}`);
+  if (mine !== drawing) return;
+  draw($('tl-chart'), timeline, start, w, now, ui);
+  drawSummary(all, timeline, lanes);
+  table($('tl-table'), records);
+  const total = lanes.reduce((n, l) => n + l.records, 0);
+  $('tl-count').textContent = records.length < total ? `newest ${number(records.length)} of ${number(total)}` : String(records.length);
   $('tl-span').textContent = ui.scale === 'log' ? 'log axis from the first record' : `window ${duration(ui.span)} from +${duration(ui.offset)}`;
+}
+
+/// One line under the chart: how many lanes, attempts and records, and what the log let go.
+function drawSummary(all, timeline, lanes) {
+  const attempts = lanes.reduce((n, l) => n + l.attempts, 0);
+  const records = lanes.reduce((n, l) => n + l.records, 0);
+  const dropped = lanes.reduce((n, l) => n + l.droppedAttempts, 0);
+  const shown = timeline.lanes.length < lanes.length ? ` (the ${timeline.lanes.length} with the latest records drawn)` : '';
+  let text = `${number(lanes.length)} lane(s)${shown} · ${number(attempts)} attempts · ${number(records)} records`;
+  if (dropped) text += ` · ${number(dropped)} earlier attempts dropped from the log, which keeps the newest ${number(all.capacity)} records (--delivery-log-size)`;
+  $('tl-summary').textContent = text;
+  $('tl-summary').className = dropped ? 'error' : 'muted';
+}
+
+
+/// Redraws the timeline soon: a run of zoom or pan keys asks the server once, for where it ends.
+let soon = null;
+function redraw() {
+  clearTimeout(soon);
+  soon = setTimeout(refreshTimeline, 80);
 }
 
 function zoom(factor) {
   ui.scale = 'linear';
   $('tl-scale').value = 'linear';
-  ui.span = Math.min(Math.max(ui.span * factor, 1), 90 * 86400000);
-  refreshTimeline();
+  ui.span = Math.min(Math.max(Math.round(ui.span * factor), 1), 90 * 86400000);
+  redraw();
 }
 
 function pan(direction) {
   ui.scale = 'linear';
   $('tl-scale').value = 'linear';
-  ui.offset = Math.max(0, ui.offset + direction * ui.span / 2);
-  refreshTimeline();
+  ui.offset = Math.max(0, ui.offset + Math.round(direction * ui.span / 2));
+  redraw();
 }
 
 function fit() {
-  const times = ui.records.map((r) => Date.parse(r.at));
   ui.scale = 'linear';
   $('tl-scale').value = 'linear';
-  if (times.length) {
+  if (ui.extent) {
     ui.offset = 0;
-    ui.span = Math.max(Math.max(...times) - Math.min(...times), 1) * 1.05;
+    ui.span = Math.round(Math.max(ui.extent.last - ui.extent.start, 1) * 1.05);
   }
   refreshTimeline();
 }

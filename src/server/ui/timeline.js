@@ -1,7 +1,10 @@
-// The delivery timeline: the delivery log's records drawn on virtual time as SVG, one lane per
-// message (and source), phases told apart by colour AND pattern AND a letter, the delay between
-// attempts on the line joining them, the dead-letter write or discard at the end. The axis is
-// logarithmic from the first record (milliseconds and days both readable) or linear with zoom.
+// The delivery timeline: lanes of GET /_switchyard/deliveries/timeline drawn on virtual time as
+// SVG, one lane per message (and source). A bin whose records the server lists is drawn record by
+// record (phases told apart by colour AND pattern AND a letter, the delay between attempts on the
+// line joining them, the dead-letter write or discard at the end); a crowded bin is drawn as one
+// bar in the pattern of its commonest phase, its counts in its tooltip. The axis is logarithmic
+// from the first record (milliseconds and days both readable) or linear with zoom; the console
+// asks for bins of the visible window, so zooming in refines them down to single attempts.
 
 const NS = 'http://www.w3.org/2000/svg';
 export const PHASES = {
@@ -15,6 +18,8 @@ export const PHASES = {
 };
 const ENDINGS = { 'dead-lettered': 'DLQ', 'dlq-failed': 'DLQ failed', discarded: 'discarded', blocked: 'blocked', deduplicated: 'dedup', throttled: 'throttled' };
 const UNITS = [[86400000, 'd'], [3600000, 'h'], [60000, 'min'], [1000, 's'], [1, 'ms']];
+export const LEFT = 170, RIGHT = 1180;
+const number = (n) => n.toLocaleString('en-US');
 
 export function duration(ms) {
   if (ms === 0) return '0';
@@ -60,61 +65,69 @@ export function legend(box) {
     box.append(item);
   }
   const end = document.createElement('span');
-  end.textContent = '◆ DLQ = dead-lettered · ✕ = discarded · ✓ = delivered · | now';
+  end.textContent = '◆ DLQ = dead-lettered · ✕ = discarded · ✓ = delivered · a bar = many attempts (hover for counts) · | now';
   box.append(end);
 }
 
-/// An axis from `start` to `end` (epoch ms) onto [left, right] pixels.
-function axis(opts, start, end, left, right) {
+/// The visible window [from, to] (epoch ms) of an axis starting at `start` and ending at `end`.
+export function visibleWindow(opts, start, end) {
+  if (opts.scale === 'log') return { from: start, to: Math.max(end, start + 1) };
+  const from = start + opts.offset;
+  return { from, to: from + opts.span };
+}
+
+/// An axis from `start` (the first record) over the window onto [LEFT, RIGHT] pixels.
+function axis(opts, start, w) {
   if (opts.scale === 'log') {
-    const span = Math.max(end - start, 1);
-    const k = (right - left) / Math.log10(1 + span);
-    return { x: (t) => left + k * Math.log10(1 + Math.max(0, t - start)), ticks: logTicks(span).map((d) => [start + d, `+${duration(d)}`]) };
+    const span = Math.max(w.to - start, 1);
+    const k = (RIGHT - LEFT) / Math.log10(1 + span);
+    return { x: (t) => LEFT + k * Math.log10(1 + Math.max(0, t - start)), ticks: logTicks(span).map((d) => [start + d, `+${duration(d)}`]) };
   }
-  const from = start + opts.offset, to = from + opts.span;
-  const step = niceStep(opts.span / 8);
+  const step = niceStep((w.to - w.from) / 8);
   const ticks = [];
-  for (let d = Math.ceil(opts.offset / step) * step; start + d <= to; d += step) ticks.push([start + d, `+${duration(d)}`]);
-  return { x: (t) => left + ((t - from) / (to - from)) * (right - left), ticks };
+  for (let d = Math.ceil((w.from - start) / step) * step; start + d <= w.to; d += step) ticks.push([start + d, `+${duration(d)}`]);
+  return { x: (t) => LEFT + ((t - w.from) / (w.to - w.from)) * (RIGHT - LEFT), ticks };
 }
 
 function logTicks(span) {
-  const marks = [0, 1, 10, 100, 1000, 10000, 60000, 600000, 3600000, 21600000, 86400000, 604800000, 2592000000];
+  const marks = [0, 1, 10, 100, 1000, 10000, 60000, 600000, 3600000, 21600000, 86400000, 604800000, 1209600000, 2592000000];
   return marks.filter((d) => d <= span);
 }
 
 function niceStep(raw) {
-  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000, 7200000, 21600000, 43200000, 86400000, 172800000, 604800000];
+  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000, 7200000, 21600000, 43200000, 86400000, 172800000, 259200000, 604800000];
   return steps.find((s) => s >= raw) ?? 604800000;
 }
 
-/// Draws `records` (the delivery log's, oldest first) into `box`; `now` is epoch ms.
-export function draw(box, records, now, opts) {
+/// What one lane says of itself: its message, its totals, and what fell out of the log.
+function laneLabel(lane) {
+  const span = Date.parse(lane.last.at) - Date.parse(lane.first.at);
+  const label = `${number(lane.attempts)} attempt${lane.attempts === 1 ? '' : 's'} over ${duration(span)}`;
+  return lane.droppedAttempts ? `${label}; ${number(lane.droppedAttempts)} earlier dropped` : label;
+}
+
+/// Draws `timeline` (the server's answer for window `w` of an axis from `start`) into `box`.
+export function draw(box, timeline, start, w, now, opts) {
   box.replaceChildren();
-  const lanes = new Map();
-  for (const r of records) {
-    const key = `${r.source}\n${r.messageId}`;
-    if (!lanes.has(key)) lanes.set(key, []);
-    lanes.get(key).push(r);
-  }
-  if (records.length === 0) {
+  // What is drawn, for scripts and tests: the scale and the window in epoch milliseconds.
+  Object.assign(box.dataset, { scale: opts.scale, from: w?.from ?? '', to: w?.to ?? '', span: w ? w.to - w.from : '' });
+  if (!timeline.lanes.length) {
     box.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'No deliveries recorded for this choice yet.' }));
     return;
   }
-  const times = records.map((r) => Date.parse(r.at));
-  const start = Math.min(...times), last = Math.max(...times);
-  const left = 170, right = 1180, laneH = 34, top = 28;
-  const height = top + lanes.size * laneH + 10;
-  const a = axis(opts, start, Math.max(last, now), left, right);
+  const laneH = 40, top = 28;
+  const height = top + timeline.lanes.length * laneH + 10;
+  const a = axis(opts, start, w);
   const svg = el('svg', { viewBox: `0 0 1200 ${height}`, role: 'img', 'aria-labelledby': 'tl-svg-title', id: 'tl-svg' });
-  svg.append(el('title', { id: 'tl-svg-title' }, `Delivery timeline: ${records.length} records in ${lanes.size} lane(s), ${opts.scale} axis`));
+  const attempts = timeline.lanes.reduce((n, l) => n + l.attempts, 0);
+  svg.append(el('title', { id: 'tl-svg-title' }, `Delivery timeline: ${number(attempts)} attempts in ${timeline.lanes.length} lane(s), ${opts.scale} axis`));
   svg.append(patternDefs());
-  const visible = (x) => x >= left - 1 && x <= right + 1;
+  const visible = (x) => x >= LEFT - 1 && x <= RIGHT + 1;
   for (const [t, label] of a.ticks) {
     const x = a.x(t);
     if (!visible(x)) continue;
     svg.append(el('line', { x1: x, x2: x, y1: top - 6, y2: height, stroke: '#d0d7de' }));
-    svg.append(el('text', { x, y: top - 10, 'font-size': 10, 'text-anchor': 'middle', fill: '#57606a' }, label));
+    svg.append(el('text', { x, y: top - 10, 'font-size': 10, 'text-anchor': 'middle', fill: '#57606a', class: 'tick' }, label));
   }
   const nowX = a.x(now);
   if (visible(nowX)) {
@@ -123,45 +136,83 @@ export function draw(box, records, now, opts) {
     g.append(el('text', { x: nowX + 3, y: height - 4, 'font-size': 10 }, 'now'));
     svg.append(g);
   }
-  let i = 0;
-  for (const [key, list] of lanes) {
+  timeline.lanes.forEach((lane, i) => {
     const y = top + i * laneH + laneH / 2;
-    const [source, id] = key.split('\n');
-    const lane = el('g', { class: 'lane', 'data-source': source, 'data-message-id': id });
-    lane.append(el('text', { x: 4, y: y + 4, 'font-size': 11 }, `${id.slice(0, 8)}… ${source.split(/[:/#]/).pop().slice(0, 10)}`));
-    lane.append(el('line', { x1: left, x2: right, y1: y, y2: y, stroke: '#eaeef2' }));
-    drawLane(lane, list, a, y, visible);
-    svg.append(lane);
-    i += 1;
-  }
+    const g = el('g', { class: 'lane', 'data-source': lane.source, 'data-message-id': lane.messageId, 'data-attempts': lane.attempts, 'data-records': lane.records, 'data-dropped': lane.droppedAttempts });
+    g.append(el('text', { x: 4, y: y - 2, 'font-size': 11 }, `${lane.messageId.slice(0, 8)}… ${lane.source.split(/[:/#]/).pop().slice(0, 10)}`));
+    g.append(el('text', { x: 4, y: y + 11, 'font-size': 9, fill: lane.droppedAttempts ? '#cf222e' : '#57606a', class: 'lane-summary' }, laneLabel(lane)));
+    g.append(el('line', { x1: LEFT, x2: RIGHT, y1: y, y2: y, stroke: '#eaeef2' }));
+    drawLane(g, lane, a, y, visible);
+    svg.append(g);
+  });
   box.append(svg);
 }
 
-function drawLane(lane, list, a, y, visible) {
-  let prev = null;
-  for (const r of list) {
-    const x = a.x(Date.parse(r.at));
-    if (prev !== null && r.event === 'attempt' && x - prev > 36 && visible(x)) {
-      lane.append(el('line', { x1: prev + 5, x2: x - 5, y1: y, y2: y, stroke: '#8c959f', 'stroke-width': 1 }));
-      lane.append(el('text', { x: (prev + x) / 2, y: y - 5, 'font-size': 9, 'text-anchor': 'middle', fill: '#57606a' }, duration(r.delaySeconds * 1000)));
-    }
-    if (!visible(x)) continue;
-    const title = `${r.event} #${r.attempt} at ${r.at}, phase ${r.phase}, delay ${r.delaySeconds} s, ${r.outcome ?? ''} ${r.status ?? ''} ${r.errorCode ?? ''}`;
-    const g = el('g', { class: `rec ${r.event}`, 'data-phase': r.phase ?? '', 'data-attempt': r.attempt, 'data-event': r.event, 'data-outcome': r.outcome ?? '' });
-    g.append(el('title', {}, title));
-    if (r.event === 'attempt') {
-      const p = PHASES[r.phase] ?? PHASES.retry;
-      g.append(el('rect', { x: x - 5, y: y - 8, width: 10, height: 16, fill: `url(#p-${r.phase in PHASES ? r.phase : 'retry'})`, stroke: p.color, 'stroke-width': r.outcome === 'delivered' ? 3 : 1.2 }));
-      g.append(el('text', { x, y: y + 19, 'font-size': 8, 'text-anchor': 'middle' }, r.outcome === 'delivered' ? `${p.letter}✓` : p.letter));
-      prev = x;
+function drawLane(lane, data, a, y, visible) {
+  // prev: x of the last attempt drawn; labelEnd: where the last letter under the lane ends.
+  const state = { prev: null, labelEnd: -Infinity };
+  const listed = (b) => b.records.length === b.count;
+  for (const bin of data.bins) {
+    if (listed(bin)) {
+      for (const r of bin.records) drawRecord(lane, r, a, y, visible, state);
     } else {
-      const label = ENDINGS[r.event] ?? r.event;
-      const mark = r.event === 'discarded' ? '✕' : r.event === 'throttled' ? '▽' : '◆';
-      g.append(el('text', { x, y: y + 4, 'font-size': 13, 'text-anchor': 'middle', fill: '#cf222e' }, mark));
-      g.append(el('text', { x: x + 7, y: y - 8, 'font-size': 9, fill: '#cf222e' }, label));
+      drawBin(lane, bin, a, y, state);
     }
-    lane.append(g);
   }
+  // An ending in a crowded bin would be lost in its bar: it is drawn on its own.
+  const end = data.ending;
+  const same = (r) => r.event === end.event && r.at === end.at && r.attempt === end.attempt;
+  if (end && !data.bins.some((b) => listed(b) && b.records.some(same)) && visible(a.x(Date.parse(end.at)))) {
+    drawRecord(lane, end, a, y, visible, state);
+  }
+}
+
+function drawRecord(lane, r, a, y, visible, state) {
+  const x = a.x(Date.parse(r.at));
+  if (state.prev !== null && r.event === 'attempt' && x - state.prev > 36 && visible(x)) {
+    lane.append(el('line', { x1: state.prev + 5, x2: x - 5, y1: y, y2: y, stroke: '#8c959f', 'stroke-width': 1 }));
+    lane.append(el('text', { x: (state.prev + x) / 2, y: y - 5, 'font-size': 9, 'text-anchor': 'middle', fill: '#57606a' }, duration(r.delaySeconds * 1000)));
+  }
+  if (!visible(x)) return;
+  const title = `${r.event} #${r.attempt} at ${r.at}, phase ${r.phase}, delay ${r.delaySeconds} s, ${r.outcome ?? ''} ${r.status ?? ''} ${r.errorCode ?? ''}`;
+  const g = el('g', { class: `rec ${r.event}`, 'data-phase': r.phase ?? '', 'data-attempt': r.attempt, 'data-event': r.event, 'data-outcome': r.outcome ?? '' });
+  g.append(el('title', {}, title));
+  if (r.event === 'attempt') {
+    const p = PHASES[r.phase] ?? PHASES.retry;
+    g.append(el('rect', { x: x - 5, y: y - 8, width: 10, height: 16, fill: `url(#p-${r.phase in PHASES ? r.phase : 'retry'})`, stroke: p.color, 'stroke-width': r.outcome === 'delivered' ? 3 : 1.2 }));
+    // A letter that would overlap the one before is not shown: the mark's pattern and tooltip
+    // tell its phase.
+    const room = x - 4 >= state.labelEnd;
+    g.append(el('text', { x, y: y + 19, 'font-size': 8, 'text-anchor': 'middle', visibility: room ? 'visible' : 'hidden' }, r.outcome === 'delivered' ? `${p.letter}✓` : p.letter));
+    state.prev = x;
+    if (room) state.labelEnd = x + 4;
+  } else {
+    const label = ENDINGS[r.event] ?? r.event;
+    const mark = r.event === 'discarded' ? '✕' : r.event === 'throttled' ? '▽' : '◆';
+    g.append(el('text', { x, y: y + 4, 'font-size': 13, 'text-anchor': 'middle', fill: '#cf222e' }, mark));
+    g.append(el('text', { x: x + 7, y: y - 8, 'font-size': 9, fill: '#cf222e' }, label));
+  }
+  lane.append(g);
+}
+
+/// A crowded bin: a bar from its first to its last record in its commonest phase's pattern, the
+/// phase's letter under it where there is room, every count in the tooltip.
+function drawBin(lane, bin, a, y, state) {
+  const x1 = a.x(Date.parse(bin.first)), x2 = a.x(Date.parse(bin.last));
+  const tries = bin.kinds.filter((k) => k.event === 'attempt');
+  const main = (tries.length ? tries : bin.kinds).reduce((m, k) => (k.count > m.count ? k : m));
+  const phase = main.phase in PHASES ? main.phase : 'retry';
+  const p = PHASES[phase];
+  const lines = bin.kinds.map((k) => `${number(k.count)} ${k.event === 'attempt' ? `${k.phase} ${k.outcome ?? ''} attempt(s)` : k.event}`);
+  const g = el('g', { class: 'rec bin', 'data-phase': phase, 'data-count': bin.count, 'data-index': bin.index });
+  g.append(el('title', {}, `${number(bin.count)} records from ${bin.first} to ${bin.last}:\n${lines.join('\n')}`));
+  g.append(el('rect', { x: Math.min(x1, x2 - 2) - 1, y: y - 8, width: Math.max(x2 - x1 + 2, 3), height: 16, fill: `url(#p-${phase})`, stroke: p.color, 'stroke-width': 0.6 }));
+  if (x1 - state.labelEnd >= 10) {
+    g.append(el('text', { x: x1, y: y + 19, 'font-size': 8, 'text-anchor': 'start' }, p.letter));
+    state.labelEnd = x1 + 6;
+  }
+  state.prev = x2;
+  lane.append(g);
 }
 
 export function table(box, records) {

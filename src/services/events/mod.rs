@@ -27,6 +27,7 @@ pub mod times;
 
 pub use errors::EventsError;
 pub use put_events::forward;
+pub use rules::{TriggerError, trigger_schedule};
 pub(crate) use times::epoch_seconds;
 
 use super::{Context, typed};

@@ -205,18 +205,7 @@ pub fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
     }
     let rule = rule.clone();
     let now = e.now();
-    let id = e.engine.rng.uuid();
-    let event = envelope(
-        &id,
-        "Scheduled Event",
-        "aws.events",
-        &rule.account,
-        now,
-        &rule.region,
-        std::slice::from_ref(&rule.arn),
-        json!({}),
-    );
-    super::put_events::fire_rule(e, &rule, &event);
+    send_scheduled_event(e, &rule);
     // A rate counts from when it was set; the firing just made is the anchor's next multiple.
     let Some((_, schedule)) = &rule.schedule else {
         return;
@@ -226,6 +215,52 @@ pub fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
         Schedule::Cron(_) => now,
     };
     schedule_next(e, rule_arn, anchor);
+}
+
+/// The rule's `Scheduled Event`, dated now, to its targets. Answers the event's id.
+fn send_scheduled_event(e: &mut State, rule: &Rule) -> String {
+    let id = e.engine.rng.uuid();
+    let event = envelope(
+        &id,
+        "Scheduled Event",
+        "aws.events",
+        &rule.account,
+        e.now(),
+        &rule.region,
+        std::slice::from_ref(&rule.arn),
+        json!({}),
+    );
+    super::put_events::fire_rule(e, rule, &event);
+    id
+}
+
+/// Why a rule cannot be fired on demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerError {
+    NoSuchRule,
+    /// The rule has an event pattern and no schedule.
+    NotScheduled,
+    /// The rule is DISABLED: its timer would not fire either.
+    Disabled,
+}
+
+/// Fires a scheduled rule now, as its timer would (LocalStack's developer endpoint
+/// `/_aws/events/rules/<rule ARN>/trigger`): its `Scheduled Event` to its targets. Its schedule
+/// keeps its own timing. Answers the event's id.
+pub fn trigger_schedule(e: &mut State, rule_arn: &str) -> Result<String, TriggerError> {
+    let rule = e
+        .events
+        .rules
+        .get(rule_arn)
+        .ok_or(TriggerError::NoSuchRule)?;
+    if rule.schedule.is_none() {
+        return Err(TriggerError::NotScheduled);
+    }
+    if !rule.enabled() {
+        return Err(TriggerError::Disabled);
+    }
+    let rule = rule.clone();
+    Ok(send_scheduled_event(e, &rule))
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,11 @@ use std::collections::BTreeMap;
 /// Largest message, attributes included (256 KiB).
 pub(super) const MAX_MESSAGE_BYTES: usize = 262_144;
 
+/// The reserved names SNS reads as per-message settings (SNS developer guide: the SMS sender
+/// ID, type and maximum price, the origination number and entity and template ids, and the
+/// mobile push settings such as `AWS.SNS.MOBILE.APNS.PUSH_TYPE`): a publish may carry them.
+const SNS_SETTINGS: [&str; 3] = ["AWS.SNS.SMS.", "AWS.MM.SMS.", "AWS.SNS.MOBILE."];
+
 fn value_invalid(message: String) -> SnsError {
     SnsError::ParameterValueInvalid(message)
 }
@@ -51,7 +56,8 @@ fn check_attributes(
             ));
         }
         let lower = name.to_ascii_lowercase();
-        if lower.starts_with("aws.") || lower.starts_with("amazon.") {
+        let reserved = lower.starts_with("aws.") || lower.starts_with("amazon.");
+        if reserved && !SNS_SETTINGS.iter().any(|p| name.starts_with(p)) {
             return Err(value_invalid(format!(
                 "The message attribute name '{name}' is reserved."
             )));

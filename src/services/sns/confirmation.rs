@@ -24,7 +24,7 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
         return;
     };
     let id = e.engine.rng.uuid();
-    // The topic ARN as it is, colons included (spec §4.2 URL formats).
+    // The topic ARN as it is, colons included (docs/sns.md, "URL formats").
     let subscribe_url = format!(
         "{}/?Action=ConfirmSubscription&TopicArn={}&Token={}",
         base_url(cx),

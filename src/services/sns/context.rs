@@ -58,6 +58,7 @@ mod tests {
             access_key: None,
             host: "localhost:4566".into(),
             trace_header: None,
+            queue_url_style: Default::default(),
         };
         let parse = |arn| parse_topic_arn(&cx, arn, "TopicArn");
         assert_eq!(

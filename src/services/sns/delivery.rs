@@ -40,12 +40,7 @@ impl Message<'_> {
     /// The text a protocol gets: its own entry of a JSON structure, else `default`.
     pub(super) fn text_for(&self, key: &str) -> String {
         match &self.structure {
-            Some(map) => map
-                .get(key)
-                .and_then(Value::as_str)
-                .or_else(|| map["default"].as_str())
-                .unwrap_or_default()
-                .to_string(),
+            Some(map) => structured_text(map, key).to_string(),
             None => self.text.to_string(),
         }
     }
@@ -64,6 +59,14 @@ impl Message<'_> {
             })
             .collect()
     }
+}
+
+/// A JSON structure's message for protocol `key`: its own entry, else `default`.
+pub(super) fn structured_text<'a>(map: &'a Map<String, Value>, key: &str) -> &'a str {
+    map.get(key)
+        .and_then(Value::as_str)
+        .or_else(|| map.get("default").and_then(Value::as_str))
+        .unwrap_or_default()
 }
 
 pub(super) fn passes_filter(sub: &Subscription, message: &Message) -> bool {
@@ -107,14 +110,26 @@ fn notification(
     );
     match envelope.strip_suffix('}') {
         // A replayed message "contains the attribute Replayed, to help you identify that it's a
-        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (spec §5.3), so
-        // the field closes the document without touching a signature.
+        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (docs/sns.md,
+        // "Message envelopes"), so the field closes the document without touching a signature.
         Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
         _ => envelope,
     }
 }
 
-/// AWS writes the ARN into the URL as it is, colons included (spec §4.2 URL formats).
+/// Whether a message to `sub` carries a signed notification, in its delivery or its dead letter
+/// (as [`delivery_for`] builds them): Publish signs ahead, off the engine's lock, only for topics
+/// where one does. Raw deliveries are unsigned; e-mail-json and Lambda are always enveloped.
+pub(super) fn signs(sub: &Subscription) -> bool {
+    match sub.protocol.as_str() {
+        "email-json" | "lambda" => true,
+        _ if sub.raw => false,
+        "sqs" | "http" | "https" | "firehose" => true,
+        _ => sub.redrive.is_some(),
+    }
+}
+
+/// AWS writes the ARN into the URL as it is, colons included (docs/sns.md, "URL formats").
 fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
     format!(
         "{}/?Action=Unsubscribe&SubscriptionArn={sub_arn}",
@@ -132,7 +147,7 @@ fn sqs_message(
 ) -> SqsMessage {
     let (body, attributes) = if sub.raw {
         // Message attributes go along only with a String message structure, not JSON
-        // (spec §5.2).
+        // (docs/sns.md, "Message envelopes").
         let attributes = match message.structure {
             None => message.attributes.clone(),
             Some(_) => BTreeMap::new(),
@@ -224,6 +239,10 @@ pub(super) fn delivery_for(
     let mut outbox_attributes = BTreeMap::new();
     if let Some(subject) = message.subject {
         outbox_attributes.insert("Subject".to_string(), json!(subject));
+    }
+    // SMS and push messages keep their message attributes (LocalStack's views show them).
+    if matches!(sub.protocol.as_str(), "sms" | "application") && !message.attributes.is_empty() {
+        outbox_attributes.insert("MessageAttributes".to_string(), json!(message.attributes));
     }
     let target = match sub.protocol.as_str() {
         "sqs" => Target::Sqs {
@@ -390,7 +409,7 @@ fn lambda_event(
                     .attribute_pairs()
                     .into_iter()
                     .map(|(k, (t, v))| {
-                        // Number and String.Array reach Lambda as String (spec §9.1).
+                        // Number and String.Array reach Lambda as String (docs/sns.md, "Lambda").
                         let t = if t.starts_with("Number") || t.starts_with("String.Array") {
                             "String".to_string()
                         } else {

@@ -559,7 +559,7 @@ mod tests {
         assert_eq!(s.retry(15), Some((Phase::Backoff, 60_000)));
         assert_eq!(s.retry(50), Some((Phase::PostBackoff, 60_000)));
         assert_eq!(s.retry(51), None);
-        // 3·0 + 2·1 + 490.662 + 35·60 (spec §2.5).
+        // 3·0 + 2·1 + 490.662 + 35·60 (docs/sns-retries.md, "The example policy of AWS's page").
         assert_eq!(s.total_ms(), 2_592_662);
     }
 

@@ -128,8 +128,9 @@ fn confirmation(
     o.finish()
 }
 
-/// Signed `Notification` fields (§4.5): Message, MessageId, Subject (if present), Timestamp,
-/// TopicArn, Type. MessageAttributes, UnsubscribeURL, SigningCertURL are not signed.
+/// Signed `Notification` fields (docs/sns.md, "Signatures"): Message, MessageId, Subject (if
+/// present), Timestamp, TopicArn, Type. MessageAttributes, UnsubscribeURL, SigningCertURL are not
+/// signed.
 fn notification_string_to_sign(f: &NotificationFields) -> String {
     string_to_sign(&[
         ("Message", Some(f.message)),
@@ -141,8 +142,8 @@ fn notification_string_to_sign(f: &NotificationFields) -> String {
     ])
 }
 
-/// Signed confirmation fields (§4.5): Message, MessageId, SubscribeURL, Timestamp, Token,
-/// TopicArn, Type.
+/// Signed confirmation fields (docs/sns.md, "Signatures"): Message, MessageId, SubscribeURL,
+/// Timestamp, Token, TopicArn, Type.
 fn confirmation_string_to_sign(kind: &str, message: &str, f: &ConfirmationFields) -> String {
     string_to_sign(&[
         ("Message", Some(message)),

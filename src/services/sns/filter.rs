@@ -55,7 +55,7 @@ pub enum FilterError {
     /// InvalidParameter: "Invalid parameter: FilterPolicy: <this text>"
     Invalid(String),
     /// FilterPolicyLimitExceeded. Only the 256 KB size limit here: AWS answers too many keys and
-    /// too many combinations with InvalidParameter (spec §8.4).
+    /// too many combinations with InvalidParameter (docs/sns.md, "Filter policies").
     Limit(String),
 }
 
@@ -126,7 +126,7 @@ impl FilterPolicy {
     /// Parses and validates a policy for `scope`. The error is AWS's message text AFTER the
     /// "Invalid parameter: FilterPolicy: " prefix (the caller adds the prefix), except
     /// [`NESTED_IN_ATTRIBUTE_SCOPE`]. Too many keys and too many combinations are InvalidParameter
-    /// on AWS (spec §8.4); only the size limit is `FilterError::Limit`.
+    /// on AWS (docs/sns.md, "Filter policies"); only the size limit is `FilterError::Limit`.
     pub fn parse(json: &str, scope: FilterScope) -> Result<FilterPolicy, FilterError> {
         if json.len() > MAX_POLICY_BYTES {
             // Proposal: the 256 KB limit is documented, its error is not.
@@ -184,7 +184,8 @@ impl FilterPolicy {
             alternative.iter().all(|field| {
                 let attribute = attributes.get(&field.key);
                 let values = attribute.map_or_else(Vec::new, |(t, v)| attribute_values(t, v));
-                // `exists: false` needs at least one attribute on the message (spec §8.2).
+                // `exists: false` needs at least one attribute on the message (docs/sns.md, "Filter
+                // policies").
                 field.matches(&values, attribute.is_some(), !attributes.is_empty())
             })
         })
@@ -468,7 +469,7 @@ fn parse_match_expression(members: &[(String, Json)]) -> Result<Condition, Filte
         "equals-ignore-case" => Condition::EqualsIgnoreCase(
             string("equals-ignore-case match pattern must be a string")?.to_lowercase(),
         ),
-        // AWS's message for a non-string cidr really names prefix (spec §8.4).
+        // AWS's message for a non-string cidr really names prefix (docs/sns.md, "Filter policies").
         "cidr" => parse_cidr(&string("prefix match pattern must be a string")?)?,
         "exists" => match value {
             Json::Bool(b) => Condition::Exists(*b),
@@ -491,7 +492,7 @@ fn parse_match_expression(members: &[(String, Json)]) -> Result<Condition, Filte
             }
             condition
         }
-        // SNS has no `wildcard` (an EventBridge operator): spec §8.2.
+        // SNS has no `wildcard` (an EventBridge operator): docs/sns.md, "Filter policies".
         other => return invalid(format!("Unrecognized match type {other}")),
     };
     if members.len() > 1 {

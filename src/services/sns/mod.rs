@@ -63,10 +63,11 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         "SetSubscriptionAttributes" => typed(input, |i| set_subscription_attributes(e, cx, i)),
         "ListSubscriptions" => typed(input, |i| list_subscriptions(e, cx, i)),
         "ListSubscriptionsByTopic" => typed(input, |i| list_subscriptions_by_topic(e, cx, i)),
-        // The runtime signs a plain publish's notification off the lock first (see
-        // [`publish::prepare`]) and calls [`publish::publish`] itself.
+        // The runtime signs a publish's notifications off the lock first (see
+        // [`publish::prepare`]) and calls [`publish::publish`] and [`publish::publish_batch`]
+        // itself.
         "Publish" => typed(input, |i| publish(e, cx, i, None)),
-        "PublishBatch" => typed(input, |i| publish_batch(e, cx, i)),
+        "PublishBatch" => typed(input, |i| publish_batch(e, cx, i, Vec::new())),
         "CreatePlatformApplication" => typed(input, |i| create_platform_application(e, cx, i)),
         "DeletePlatformApplication" => typed(input, |i| delete_platform_application(e, cx, i)),
         "GetPlatformApplicationAttributes" => {

@@ -7,7 +7,7 @@ use super::errors::{SnsError, attributes_null, invalid};
 use super::paging::page;
 use super::store::{PlatformApplication, PlatformEndpoint};
 use crate::arn::Arn;
-use crate::engine::delivery::{Delivery, NoRetries, Target};
+use crate::engine::delivery::{Delivery, MessageAttributeValue, NoRetries, Target};
 use crate::services::Context;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
@@ -646,13 +646,15 @@ pub fn publishable_endpoint<'e>(
 /// `Publish` with `TargetArn` = a platform endpoint: the push goes to the outbox (protocol
 /// `application`) through the engine's delivery path. The body is the entry of a JSON
 /// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
-/// the message. Returns the message id.
+/// the message; the message attributes ride along (LocalStack's platform endpoint messages show
+/// them). Returns the message id.
 pub fn publish_to_endpoint(
     e: &mut State,
     cx: &Context,
     arn: &str,
     message: &str,
     structure_json: Option<&serde_json::Map<String, Value>>,
+    message_attributes: &BTreeMap<String, MessageAttributeValue>,
 ) -> Result<String, SnsError> {
     let ep = publishable_endpoint(e, cx, arn)?;
     let body = structure_json
@@ -666,6 +668,9 @@ pub fn publish_to_endpoint(
     let mut attributes = BTreeMap::new();
     attributes.insert("Platform".to_string(), json!(ep.platform));
     attributes.insert("Token".to_string(), json!(ep.attributes["Token"]));
+    if !message_attributes.is_empty() {
+        attributes.insert("MessageAttributes".to_string(), json!(message_attributes));
+    }
     let source = ep.application_arn.clone();
     let id = e.engine.rng.uuid();
     e.deliver(Delivery::new(

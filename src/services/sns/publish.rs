@@ -8,7 +8,7 @@ use super::checks::{
     MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
 };
 use super::context::parse_topic_arn;
-use super::delivery::{Message, delivery_for, passes_filter};
+use super::delivery::{Message, delivery_for, passes_filter, signs, structured_text};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
@@ -21,7 +21,7 @@ use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
 use crate::state::State;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};
 
 /// How long a FIFO deduplication id is remembered.
@@ -128,36 +128,103 @@ fn publish_to_topic(
 
 /// What Publish settles before it takes the engine's lock for the fan-out: the message id and
 /// timestamp, so that the notification's signature is made outside the lock (RSA signing costs
-/// milliseconds; under the lock it would hold up every other request).
+/// a fraction of a millisecond; under the lock it would hold up every other request).
 #[derive(Debug)]
 pub struct Prepared {
     pub id: String,
     pub timestamp: String,
 }
 
-/// Settles the id and timestamp of a plain (not FIFO, no JSON structure) publish to an existing
-/// topic, and what to sign for its notification: the runtime signs it off the lock (with
-/// [`sign_ahead`]), and the fan-out then finds the signature made.
-pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, SignAhead)> {
-    let arn = input.topic_arn.clone()?;
-    if input.message_structure.is_some()
-        || input.target_arn.is_some()
-        || input.phone_number.is_some()
-    {
+/// Settles the id and timestamp of a publish to an existing standard (not FIFO) topic, and what
+/// to sign for its notifications (one text, or one per protocol of a JSON structure): the runtime
+/// signs them off the lock (with [`sign_ahead`]), and the fan-out then finds the signatures made.
+/// `None` when there is nothing to sign ahead: no subscription of the topic gets a signed
+/// notification, or the publish is bound to fail.
+pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, Vec<SignAhead>)> {
+    if input.target_arn.is_some() || input.phone_number.is_some() {
         return None;
     }
-    let topic = e.sns.topics.get(&arn).filter(|t| !t.fifo)?;
+    prepare_entry(
+        e,
+        input.topic_arn.as_deref()?,
+        &input.message,
+        input.subject.as_deref(),
+        input.message_structure.as_deref(),
+    )
+}
+
+/// [`prepare`] for each entry of a PublishBatch, in order (`None` for an entry it leaves to the
+/// fan-out); nothing for a batch the checks will refuse for its size.
+pub fn prepare_batch(
+    e: &mut State,
+    input: &PublishBatchInput,
+) -> Vec<Option<(Prepared, Vec<SignAhead>)>> {
+    let entries = &input.publish_batch_request_entries;
+    if entries.len() > 10 {
+        return Vec::new();
+    }
+    entries
+        .iter()
+        .map(|entry| {
+            prepare_entry(
+                e,
+                &input.topic_arn,
+                &entry.message,
+                entry.subject.as_deref(),
+                entry.message_structure.as_deref(),
+            )
+        })
+        .collect()
+}
+
+fn prepare_entry(
+    e: &mut State,
+    arn: &str,
+    message: &str,
+    subject: Option<&str>,
+    structure: Option<&str>,
+) -> Option<(Prepared, Vec<SignAhead>)> {
+    let topic = e.sns.topics.get(arn).filter(|t| !t.fifo)?;
     let version = topic.signature_version;
+    let structure = match structure {
+        None => None,
+        Some("json") => Some(serde_json::from_str::<Map<String, Value>>(message).ok()?),
+        Some(_) => return None,
+    };
+    // The texts the signed notifications carry: each protocol's own with a JSON structure.
+    let mut texts: Vec<&str> = Vec::new();
+    for sub in e
+        .sns
+        .subscriptions_of(arn)
+        .filter(|s| s.confirmed && signs(s))
+    {
+        let text = match &structure {
+            Some(map) => structured_text(map, &sub.protocol),
+            None => message,
+        };
+        if !texts.contains(&text) {
+            texts.push(text);
+        }
+    }
+    if texts.is_empty() {
+        return None;
+    }
     let (id, timestamp) = (e.engine.rng.uuid(), format_rfc3339(e.now()));
-    let text = super::signing::string_to_sign(&[
-        ("Message", Some(&input.message)),
-        ("MessageId", Some(&id)),
-        ("Subject", input.subject.as_deref()),
-        ("Timestamp", Some(&timestamp)),
-        ("TopicArn", Some(&arn)),
-        ("Type", Some("Notification")),
-    ]);
-    Some((Prepared { id, timestamp }, SignAhead { version, text }))
+    let signs = texts
+        .into_iter()
+        .map(|text| SignAhead {
+            version,
+            text: super::signing::string_to_sign(&[
+                ("Message", Some(text)),
+                ("MessageId", Some(&id)),
+                ("Subject", subject),
+                ("Timestamp", Some(&timestamp)),
+                ("TopicArn", Some(arn)),
+                ("Type", Some("Notification")),
+            ]),
+        })
+        .collect();
+    Some((Prepared { id, timestamp }, signs))
 }
 
 /// A notification's signature to make ahead of its publish (see [`prepare`]).
@@ -167,7 +234,8 @@ pub struct SignAhead {
     text: String,
 }
 
-/// Signs ahead (a few milliseconds of RSA: off the lock); the signer keeps the signature.
+/// Signs ahead (a fraction of a millisecond of RSA: off the lock); the signer keeps the
+/// signature.
 pub fn sign_ahead(s: SignAhead) {
     let _ = SIGNER.sign(s.version, &s.text);
 }
@@ -295,8 +363,14 @@ pub fn publish(
         // Mobile push to one platform endpoint; a disabled one refuses before the message is read.
         super::platform::publishable_endpoint(e, cx, &arn)?;
         let (structure, _) = check_common(&fields, false, false)?;
-        let message_id =
-            super::platform::publish_to_endpoint(e, cx, &arn, &input.message, structure.as_ref())?;
+        let message_id = super::platform::publish_to_endpoint(
+            e,
+            cx,
+            &arn,
+            &input.message,
+            structure.as_ref(),
+            fields.attributes,
+        )?;
         return Ok(PublishOutput {
             message_id,
             sequence_number: None,
@@ -329,10 +403,15 @@ fn publish_sms(
     }
     check_common(fields, false, false)?;
     let id = e.engine.rng.uuid();
+    // The message attributes ride along (LocalStack's SMS messages show them).
+    let mut attributes = BTreeMap::new();
+    if !fields.attributes.is_empty() {
+        attributes.insert("MessageAttributes".to_string(), json!(fields.attributes));
+    }
     let target = Target::Outbox {
         address: phone.to_string(),
         body: fields.message.to_string(),
-        attributes: BTreeMap::new(),
+        attributes,
     };
     let source = Arn::new("sns", &cx.region, &cx.account, phone).text();
     e.deliver(Delivery::new(
@@ -350,10 +429,13 @@ fn publish_sms(
     })
 }
 
+/// PublishBatch; `prepared` holds what [`prepare_batch`] settled, entry by entry (empty when
+/// nothing was).
 pub fn publish_batch(
     e: &mut State,
     cx: &Context,
     input: PublishBatchInput,
+    prepared: Vec<Option<Prepared>>,
 ) -> Result<PublishBatchOutput, SnsError> {
     let topic = super::topics::topic_mut(e, cx, &input.topic_arn)?;
     let (fifo, content_based) = (topic.fifo, topic.content_based_dedup);
@@ -429,9 +511,11 @@ pub fn publish_batch(
         successful: Vec::new(),
         failed: Vec::new(),
     };
+    let mut prepared = prepared.into_iter();
     for entry in entries {
         let fields = entry_fields(entry);
-        match publish_to_topic(e, cx, &input.topic_arn, &fields, None) {
+        let prepared = prepared.next().flatten();
+        match publish_to_topic(e, cx, &input.topic_arn, &fields, prepared) {
             Ok(r) => out.successful.push(PublishBatchResultEntry {
                 id: entry.id.clone(),
                 message_id: r.message_id,
@@ -482,6 +566,7 @@ pub fn deliver_to_topic(
         access_key: None,
         host: publisher.host.clone(),
         trace_header: None,
+        queue_url_style: Default::default(),
     };
     let attributes = BTreeMap::new();
     let fields = PublishBatchEntryRef {

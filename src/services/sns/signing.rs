@@ -1,18 +1,17 @@
 //! SNS message signatures: one RSA key whose certificate the emulator serves at SigningCertURL.
 //!
-//! Owns the committed test key (`cert/`), the string-to-sign rule and the two signature versions.
-//! Knows nothing of HTTP, JSON layout or the engine.
+//! Owns the committed test key (`cert/`), the string-to-sign rule and the two signature versions,
+//! signed with the system's OpenSSL (docs/decisions.md, "SNS signatures"). Knows nothing of HTTP,
+//! JSON layout or the engine.
 //!
 //! Rules: https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html
 //! PKCS#1 v1.5 signatures are deterministic, so the same message
 //! always gets the same signature bytes.
 
 use base64::Engine as _;
-use rsa::pkcs1v15::SigningKey;
-use rsa::pkcs8::DecodePrivateKey as _;
-use rsa::pkcs8::der::pem;
-use rsa::signature::{SignatureEncoding as _, Signer as _};
-use sha1::Sha1;
+use openssl::hash::MessageDigest;
+use openssl::pkey::{PKey, Private};
+use openssl::x509::X509;
 use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
@@ -21,6 +20,10 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 const KEY_PEM: &str = include_str!("cert/signing-key.pem");
 /// Self-signed certificate for [`KEY_PEM`], served at `SigningCertURL`.
 const CERT_PEM: &str = include_str!("cert/signing-cert.pem");
+
+/// Signatures the cache keeps in each of its two generations: a signature made ahead outlives
+/// at least this many later ones, far more than the publishes in flight at once.
+const RECENT: usize = 1024;
 
 /// The topic attribute `SignatureVersion`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,17 +49,48 @@ impl SignatureVersion {
             Self::V2 => "2",
         }
     }
+
+    fn digest(self) -> MessageDigest {
+        match self {
+            Self::V1 => MessageDigest::sha1(),
+            Self::V2 => MessageDigest::sha256(),
+        }
+    }
 }
+
+/// A signed text in the cache: its version and the SHA-256 of the text (the texts themselves
+/// can be 256 KiB messages).
+type RecentKey = (SignatureVersion, [u8; 32]);
 
 /// Signs SNS messages with the committed key.
 pub struct Signer {
-    sha1: SigningKey<Sha1>,
-    sha256: SigningKey<Sha256>,
+    key: PKey<Private>,
     certificate_name: String,
     /// Recent signatures: a publish fans out the same signed fields to every subscription (the
     /// subscription-specific fields are not signed), and Publish signs ahead, outside the engine's
-    /// lock; RSA signing costs milliseconds.
-    recent: Mutex<HashMap<(SignatureVersion, String), String>>,
+    /// lock, for the fan-out under the lock to find.
+    recent: Mutex<Recent>,
+}
+
+/// Two generations of signatures: when the current one is full it becomes the previous one, so
+/// an entry is dropped only after [`RECENT`] newer ones.
+#[derive(Default)]
+struct Recent {
+    current: HashMap<RecentKey, String>,
+    previous: HashMap<RecentKey, String>,
+}
+
+impl Recent {
+    fn get(&self, key: &RecentKey) -> Option<&String> {
+        self.current.get(key).or_else(|| self.previous.get(key))
+    }
+
+    fn insert(&mut self, key: RecentKey, signature: String) {
+        if self.current.len() >= RECENT {
+            self.previous = std::mem::take(&mut self.current);
+        }
+        self.current.insert(key, signature);
+    }
 }
 
 impl std::fmt::Debug for Signer {
@@ -71,24 +105,20 @@ impl Signer {
     /// Parses the committed key and certificate. Panics only if the committed files are broken,
     /// which the unit tests rule out.
     pub fn load() -> Signer {
-        let key = rsa::PrivateKey::from_pkcs8_pem(KEY_PEM)
+        let key = PKey::private_key_from_pem(KEY_PEM.as_bytes())
             .expect("committed SNS signing key is valid PKCS#8 PEM");
-        let (label, cert_der) =
-            pem::decode_vec(CERT_PEM.as_bytes()).expect("committed SNS certificate is valid PEM");
-        assert_eq!(
-            label, "CERTIFICATE",
-            "committed SNS certificate has the wrong PEM label"
-        );
+        let cert_der = X509::from_pem(CERT_PEM.as_bytes())
+            .and_then(|cert| cert.to_der())
+            .expect("committed SNS certificate is valid PEM");
         // AWS's names look like `SimpleNotificationService-9c6465fa7f48f5cacd23014631ec1136.pem`
         // (32 hex digits); ours are the first 16 bytes of the certificate's SHA-256, so the name
         // changes whenever the certificate does.
         let digest = Sha256::digest(&cert_der);
         let hex = hex::encode(&digest[..16]);
         Signer {
-            sha1: SigningKey::new(key.clone()),
-            sha256: SigningKey::new(key),
+            key,
             certificate_name: format!("SimpleNotificationService-{hex}.pem"),
-            recent: Mutex::new(HashMap::new()),
+            recent: Mutex::new(Recent::default()),
         }
     }
 
@@ -101,25 +131,27 @@ impl Signer {
         &self.certificate_name
     }
 
-    /// Base64 signature of `string_to_sign` under `version` (RSASSA-PKCS1-v1_5).
+    /// Base64 signature of `string_to_sign` under `version` (RSASSA-PKCS1-v1_5), from the recent
+    /// signatures when it was made lately.
     pub fn sign(&self, version: SignatureVersion, string_to_sign: &str) -> String {
-        let key = (version, string_to_sign.to_string());
+        let key = (version, Sha256::digest(string_to_sign.as_bytes()).into());
         let recent = || self.recent.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(signature) = recent().get(&key) {
             return signature.clone();
         }
         // Signed without holding the cache's lock, so signatures are made in parallel.
-        let bytes = match version {
-            SignatureVersion::V1 => self.sha1.sign(string_to_sign.as_bytes()).to_vec(),
-            SignatureVersion::V2 => self.sha256.sign(string_to_sign.as_bytes()).to_vec(),
-        };
-        let signature = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let mut recent = recent();
-        if recent.len() >= 256 {
-            recent.clear();
-        }
-        recent.insert(key, signature.clone());
+        let signature = self.sign_uncached(version, string_to_sign);
+        recent().insert(key, signature.clone());
         signature
+    }
+
+    /// Base64 signature of `string_to_sign`, made now (a fraction of a millisecond of RSA-2048).
+    fn sign_uncached(&self, version: SignatureVersion, string_to_sign: &str) -> String {
+        // OpenSSL fails here only when it cannot allocate; the key was checked when loaded.
+        let bytes = openssl::sign::Signer::new(version.digest(), &self.key)
+            .and_then(|mut signer| signer.sign_oneshot_to_vec(string_to_sign.as_bytes()))
+            .expect("OpenSSL signs with the committed key");
+        base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 }
 
@@ -148,9 +180,12 @@ pub static SIGNER: LazyLock<Signer> = LazyLock::new(Signer::load);
 pub(super) mod tests {
     use super::*;
     use rsa::pkcs1v15::{Signature, VerifyingKey};
+    use rsa::pkcs8::DecodePrivateKey as _;
+    use rsa::pkcs8::der::pem;
     use rsa::pkcs8::der::{Decode as _, Encode as _, Reader as _, SliceReader, asn1::AnyRef};
     use rsa::pkcs8::spki::SubjectPublicKeyInfoRef;
     use rsa::signature::Verifier as _;
+    use sha1::Sha1;
 
     fn b64(s: &str) -> Vec<u8> {
         base64::engine::general_purpose::STANDARD.decode(s).unwrap()
@@ -265,6 +300,44 @@ pub(super) mod tests {
         assert!(sha256_key.verify(text.as_bytes(), &sig1).is_err());
         assert!(sha1_key.verify(text.as_bytes(), &sig2).is_err());
         assert!(sha1_key.verify(b"Message\nhello\n", &sig1).is_err());
+    }
+
+    /// The bytes are those of an independent implementation (the pure-Rust `rsa` crate, which
+    /// signed them before OpenSSL did): PKCS#1 v1.5 leaves no choice.
+    #[test]
+    fn signatures_are_those_of_another_implementation() {
+        let signer = Signer::load();
+        let key = rsa::PrivateKey::from_pkcs8_pem(KEY_PEM).unwrap();
+        let text = "Message\nhi\nType\nNotification\n";
+        let sha1 = rsa::pkcs1v15::SigningKey::<Sha1>::new(key.clone());
+        let sha256 = rsa::pkcs1v15::SigningKey::<Sha256>::new(key);
+        use rsa::signature::{SignatureEncoding as _, Signer as _};
+        assert_eq!(
+            b64(&signer.sign(SignatureVersion::V1, text)),
+            sha1.sign(text.as_bytes()).to_vec()
+        );
+        assert_eq!(
+            b64(&signer.sign(SignatureVersion::V2, text)),
+            sha256.sign(text.as_bytes()).to_vec()
+        );
+    }
+
+    #[test]
+    fn recent_signatures_outlive_a_generation() {
+        let mut recent = Recent::default();
+        let key = |n: usize| (SignatureVersion::V1, Sha256::digest(n.to_string()).into());
+        for n in 0..=RECENT {
+            recent.insert(key(n), n.to_string());
+        }
+        // the first generation is now the previous one: all of it is still found
+        assert_eq!(recent.get(&key(0)).map(String::as_str), Some("0"));
+        assert_eq!(recent.get(&key(RECENT)).map(String::as_str), Some("1024"));
+        for n in RECENT + 1..2 * RECENT {
+            recent.insert(key(n), n.to_string());
+        }
+        recent.insert(key(2 * RECENT), String::new());
+        assert_eq!(recent.get(&key(0)), None, "dropped two generations later");
+        assert!(recent.get(&key(RECENT)).is_some());
     }
 
     #[test]

@@ -59,6 +59,12 @@ pub struct Subscription {
     pub replay: Option<super::archive::Replay>,
 }
 
+/// Whether subscriptions of `protocol` wait for their endpoint to confirm them (HTTP/S and
+/// e-mail); the others are confirmed at once.
+pub fn needs_confirmation(protocol: &str) -> bool {
+    matches!(protocol, "http" | "https" | "email" | "email-json")
+}
+
 impl Subscription {
     /// What `ListSubscriptions` shows for it.
     pub fn listed_arn(&self) -> &str {

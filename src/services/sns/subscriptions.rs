@@ -268,7 +268,7 @@ pub fn subscribe(
         principal: crate::services::sts::get_caller_identity(e, cx).arn,
         protocol: protocol.clone(),
         endpoint,
-        confirmed: !matches!(protocol.as_str(), "http" | "https" | "email" | "email-json"),
+        confirmed: !super::store::needs_confirmation(&protocol),
         confirmation_authenticated: false,
         token,
         raw: false,
@@ -388,9 +388,9 @@ pub fn confirm_subscription(
     cx: &Context,
     input: ConfirmSubscriptionInput,
 ) -> Result<SubscriptionArnOutput, SnsError> {
-    // Observed (spec §4.8): a malformed or foreign-region topic ARN is "Invalid parameter:
-    // Topic"; a token that is not hex is "Invalid token"; a hex token that names no subscription
-    // is "Invalid parameter: Token".
+    // Observed (docs/sns.md, "Visiting SubscribeURL"): a malformed or foreign-region topic ARN is
+    // "Invalid parameter: Topic"; a token that is not hex is "Invalid token"; a hex token that
+    // names no subscription is "Invalid parameter: Token".
     parse_topic_arn(cx, &input.topic_arn, "Topic").map_err(|_| invalid("Topic"))?;
     if input.token.is_empty() || !input.token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(SnsError::InvalidParameter("Invalid token".into()));

@@ -59,7 +59,7 @@ fn default_policy(arn: &str, account: &str) -> Value {
 
 /// AWS's key order in the JSON documents SNS returns (policies, delivery policies); keys not
 /// listed follow in alphabetical order. `serde_json::Value` sorts keys, so documents are written
-/// through [`ordered_json`]. Orders: spec §3.4, §3.5 (delivery policies) and the default topic
+/// through [`ordered_json`]. Orders: docs/sns.md, "Key order", and the default topic
 /// policy as AWS returns it.
 const KEY_ORDER: [&str; 23] = [
     // Access policies.

@@ -8,12 +8,13 @@ mod errors;
 pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
 mod digest;
-pub use digest::sha256_hex;
+pub use digest::{md5_of_attributes, sha256_hex};
 pub mod messages;
 pub mod moves;
 mod queues;
 pub mod shapes;
 pub mod store;
+pub mod urls;
 
 use super::{Context, typed};
 use crate::engine::delivery::{BatchEntry, Failure, MAX_BATCH_BYTES, Outcome};
@@ -142,20 +143,15 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// `/<account>/<queue>` → (account, queue).
-pub fn parse_queue_path(path: &str) -> Option<(&str, &str)> {
-    let (account, name) = path.strip_prefix('/')?.split_once('/')?;
-    let name = name.strip_suffix('/').unwrap_or(name);
-    (account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit()) && valid_name(name))
-        .then_some((account, name))
-}
-
+/// The URL of queue `key` as this request's client should see it: in its style, for the host
+/// URLs carry (docs/localstack.md, "Host names and queue URLs").
 fn queue_url(cx: &Context, key: &QueueKey) -> String {
-    format!("http://{}/{}/{}", cx.host, key.account, key.name)
+    urls::queue_url(cx.queue_url_style, &cx.host, key)
 }
 
-/// The queue a QueueUrl names, in the caller's region; a bare queue name is a queue of the
-/// caller's account (AWS accepts it).
+/// The queue a QueueUrl names, in any shape from any host: in the region the URL names, else in
+/// the caller's; a bare queue name is a queue of the caller's account and region (AWS accepts
+/// it). A URL that names no queue is a queue that does not exist, as AWS answers.
 fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
     if !url.contains('/') {
         return valid_name(url)
@@ -166,15 +162,11 @@ fn key_from_url(cx: &Context, url: &str) -> Result<QueueKey, SqsError> {
             })
             .ok_or(SqsError::QueueDoesNotExist);
     }
-    let path = match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
-        None => url,
-    };
-    let (account, name) = parse_queue_path(path).ok_or(SqsError::QueueDoesNotExist)?;
+    let address = urls::parse(url).ok_or(SqsError::QueueDoesNotExist)?;
     Ok(QueueKey {
-        account: account.into(),
-        region: cx.region.clone(),
-        name: name.into(),
+        account: address.account.into(),
+        region: address.region.unwrap_or(&cx.region).into(),
+        name: address.name.into(),
     })
 }
 
@@ -185,29 +177,6 @@ fn queue_mut<'e>(e: &'e mut State, key: &QueueKey) -> Result<&'e mut Queue, SqsE
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn queue_paths() {
-        assert_eq!(
-            parse_queue_path("/000000000000/orders"),
-            Some(("000000000000", "orders"))
-        );
-        assert_eq!(
-            parse_queue_path("/000000000000/orders.fifo"),
-            Some(("000000000000", "orders.fifo"))
-        );
-        for bad in [
-            "/",
-            "/orders",
-            "/12/orders",
-            "/000000000000/",
-            "/000000000000/a b",
-            "/000000000000/a/b",
-            "/000000000000/.fifo",
-        ] {
-            assert_eq!(parse_queue_path(bad), None, "{bad}");
-        }
-    }
 
     #[test]
     fn names() {

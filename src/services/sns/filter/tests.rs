@@ -181,7 +181,7 @@ const BODY: FilterScope = FilterScope::MessageBody;
 
 #[rustfmt::skip]
 const INVALID_CASES: &[(&str, FilterScope, &str)] = &[
-    // observed on AWS (spec §8.4)
+    // observed on AWS (docs/sns.md, "Filter policies")
     (r#"{"key":[["value"]]}"#, ATTRS, "Match value must be String, number, true, false, or null"),
     (r#"{"key":[{"wrong-operator":true}]}"#, ATTRS, "Unrecognized match type wrong-operator"),
     (r#"{"key":[{"suffix":"value","prefix":"value2"}]}"#, ATTRS, "Only one key allowed in match expression"),
@@ -222,7 +222,7 @@ const INVALID_CASES: &[(&str, FilterScope, &str)] = &[
     (r#"{"key":[{"cidr":"10.0.0/24"}]}"#, ATTRS, "Nonstandard IP address: 10.0.0"),
     (r#"{"a":{"b":["c"]}}"#, ATTRS, NESTED_IN_ATTRIBUTE_SCOPE),
     (r#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":["1"],"f":["1"]}"#, ATTRS, "Filter policy can not have more than 5 keys"),
-    // wildcard is EventBridge's, not SNS's (spec §8.2)
+    // wildcard is EventBridge's, not SNS's (docs/sns.md, "Filter policies")
     (r#"{"key":[{"wildcard":"a*"}]}"#, ATTRS, "Unrecognized match type wildcard"),
     // $or with one object, or with match-type keys, is an ordinary key
     (r#"{"$or":[{"a":["x"]}]}"#, ATTRS, "Unrecognized match type a"),

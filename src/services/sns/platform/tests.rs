@@ -15,6 +15,7 @@ pub fn cx() -> Context {
         region: "us-east-1".into(),
         access_key: None,
         host: "localhost".into(),
+        queue_url_style: Default::default(),
         trace_header: None,
     }
 }
@@ -77,6 +78,7 @@ fn publishing_to_an_endpoint_sends_its_platform_payload_to_the_outbox() {
             &arn,
             "plain",
             structure.as_ref().and_then(Value::as_object),
+            &BTreeMap::new(),
         )
         .unwrap();
         let sent = e.engine.outbox.last().expect("one push");
@@ -94,12 +96,12 @@ fn publishing_to_a_disabled_or_missing_endpoint_fails() {
     let mut e = engine();
     let arn = endpoint(&mut e, "GCM", &[("Enabled", "false")]);
     assert_eq!(
-        publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
+        publish_to_endpoint(&mut e, &cx(), &arn, "m", None, &BTreeMap::new()),
         Err(SnsError::EndpointDisabled("Endpoint is disabled".into()))
     );
     let missing = format!("{arn}x");
     assert_eq!(
-        publish_to_endpoint(&mut e, &cx(), &missing, "m", None),
+        publish_to_endpoint(&mut e, &cx(), &missing, "m", None, &BTreeMap::new()),
         Err(invalid(
             "TargetArn Reason: No endpoint found for the target arn specified"
         ))
@@ -109,7 +111,7 @@ fn publishing_to_a_disabled_or_missing_endpoint_fails() {
     let app = e.sns.platform.endpoints[&arn].application_arn.clone();
     e.sns.platform.applications.get_mut(&app).unwrap().enabled = false;
     assert!(matches!(
-        publish_to_endpoint(&mut e, &cx(), &arn, "m", None),
+        publish_to_endpoint(&mut e, &cx(), &arn, "m", None, &BTreeMap::new()),
         Err(SnsError::PlatformApplicationDisabled(_))
     ));
     assert!(e.engine.outbox.is_empty());
