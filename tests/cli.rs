@@ -531,12 +531,27 @@ fn get_json(url: &str, path: &str) -> Value {
     serde_json::from_str(&body).unwrap()
 }
 
-/// A fresh directory under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("switchyard-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn write_script(path: &Path, text: &str) {
@@ -636,7 +651,6 @@ fn an_init_file_creates_its_resources_before_the_ready_lines() {
     assert_eq!(status, 404, "{body}");
     let stderr = stop(server);
     assert!(stderr.contains("init resource created"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// An entry the service refuses stops switchyard before its ready lines, with AWS's error and the
@@ -694,7 +708,6 @@ fn a_bad_init_file_names_the_entry_and_exits_non_zero() {
             out.stdout
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The scripts of a directory run in order once the server answers, with the endpoint, the
@@ -774,7 +787,6 @@ fn init_scripts_run_in_order_with_the_endpoint_and_their_states() {
     let stderr = stop(server);
     assert!(stderr.contains("hello from init"), "{stderr}");
     assert!(stderr.contains("chmod +x"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The Docker image's settings, without Docker: LocalStack's GATEWAY_LISTEN chooses the address
@@ -826,5 +838,4 @@ fn the_images_localstack_settings_are_taken_from_the_environment() {
         stderr.contains("GATEWAY_LISTEN=0.0.0.0:http: \"http\" is not a port"),
         "{stderr}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
