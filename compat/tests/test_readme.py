@@ -201,6 +201,14 @@ def check_start_up(out):
     assert states == [("resources.yaml", "SUCCESSFUL"), ("10-seed.sh", "SUCCESSFUL")], progress
 
 
+def check_coming_from_localstack(out):
+    (health,) = json_docs(out, "services")
+    assert health["services"]["sqs"] == "running" and health["edition"] == "community", health
+    (peek,) = json_docs(out, "ReceiveMessageResponse")
+    assert peek["ReceiveMessageResponse"]["ReceiveMessageResult"]["Message"]["Body"] == "hi", peek
+    assert bodies(out) == ["hi"], out  # the receive after the peek still gets it
+
+
 def check_control(out):
     (health,) = json_docs(out, "status")
     assert health["status"] == "ok" and health["clock"]["mode"] == "real"
@@ -295,6 +303,7 @@ def check_event_stream(out):
 EXPECTED = {
     "Clock modes": check_clock,
     "Start-up resources": check_start_up,
+    "Coming from LocalStack": check_coming_from_localstack,
     "Control API": check_control,
     "SQS with the AWS CLI": check_sqs,
     "A FIFO queue and its 5-minute deduplication window, on the manual clock": check_fifo,
