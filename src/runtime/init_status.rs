@@ -62,7 +62,8 @@ impl ScriptState {
     }
 }
 
-/// One init script: its stage, its file name (no directory) and its state.
+/// One init script: its stage, its path under the init directory (`10-seed.sh`,
+/// `more/30-last.sh`), or the resource file's name, and its state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InitScript {
     pub stage: Stage,
