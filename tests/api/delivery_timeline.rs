@@ -4,6 +4,7 @@
 //! narrower window; a schedule whose start fell out of the bounded log; bad input.
 
 use crate::harness::Harness;
+use crate::sns_retries::{redrive, topic_and_dlq};
 use serde_json::{Value, json};
 use switchyard::Config;
 use switchyard::engine::time::{format_rfc3339, parse_rfc3339};
@@ -14,31 +15,20 @@ const TARGET: &str = "arn:aws:sqs:us-east-1:000000000000:target";
 /// A topic whose SQS subscription meets a fault on its queue, and a DLQ; publishes one message.
 /// Returns the subscription ARN and the message id.
 async fn failing_sqs_subscription(h: &Harness) -> (String, String) {
-    let topic = h
-        .sns()
-        .create_topic()
-        .name("orders")
+    let (topic, _) = topic_and_dlq(h).await;
+    h.sqs()
+        .create_queue()
+        .queue_name("target")
         .send()
         .await
-        .unwrap()
-        .topic_arn
         .unwrap();
-    for name in ["target", "dlq"] {
-        h.sqs()
-            .create_queue()
-            .queue_name(name)
-            .send()
-            .await
-            .unwrap();
-    }
-    let redrive = json!({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq"});
     let sub = h
         .sns()
         .subscribe()
         .topic_arn(&topic)
         .protocol("sqs")
         .endpoint(TARGET)
-        .attributes("RedrivePolicy", redrive.to_string())
+        .attributes("RedrivePolicy", redrive())
         .return_subscription_arn(true)
         .send()
         .await

@@ -418,69 +418,72 @@ async fn assume_role_refuses_what_aws_refuses() {
     let h = Harness::start().await;
     create_role(&h, "r").await;
     let sts = h.sts_as("test");
-    let err = sts
-        .assume_role()
-        .role_arn("arn:aws:iam::000000000000:role/missing")
-        .role_session_name("setup")
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
-    assert_eq!(meta.code(), Some("AccessDenied"));
+    let (code, message) = assume_role_error(
+        &sts,
+        "arn:aws:iam::000000000000:role/missing",
+        "setup",
+        None,
+    )
+    .await;
+    assert_eq!(code.as_deref(), Some("AccessDenied"));
     assert_eq!(
-        meta.message(),
+        message.as_deref(),
         Some(
             "User: arn:aws:iam::000000000000:root is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::000000000000:role/missing"
         )
     );
-    let err = sts
-        .assume_role()
-        .role_arn("arn:aws:iam::000000000000:role/r")
-        .role_session_name("setup")
-        .duration_seconds(7200)
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
-    assert_eq!(meta.code(), Some("ValidationError"));
+    let (code, message) = assume_role_error(
+        &sts,
+        "arn:aws:iam::000000000000:role/r",
+        "setup",
+        Some(7200),
+    )
+    .await;
+    assert_eq!(code.as_deref(), Some("ValidationError"));
     assert_eq!(
-        meta.message(),
+        message.as_deref(),
         Some("The requested DurationSeconds exceeds the MaxSessionDuration set for this role.")
     );
-    let err = sts
-        .assume_role()
-        .role_arn("arn:aws:iam::000000000000:role/r")
-        .role_session_name("has space")
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
-    assert_eq!(meta.code(), Some("ValidationError"));
+    let (code, message) =
+        assume_role_error(&sts, "arn:aws:iam::000000000000:role/r", "has space", None).await;
+    assert_eq!(code.as_deref(), Some("ValidationError"));
     assert_eq!(
-        meta.message(),
+        message.as_deref(),
         Some(
             "1 validation error detected: Value 'has space' at 'roleSessionName' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]*"
         )
     );
+    let (code, message) = assume_role_error(&sts, "role/r", "setup", None).await;
+    assert_eq!(code.as_deref(), Some("ValidationError"));
+    assert_eq!(
+        message.as_deref(),
+        Some(
+            "1 validation error detected: Value 'role/r' at 'roleArn' failed to satisfy constraint: Member must have length greater than or equal to 20"
+        )
+    );
+}
+
+/// The code and message of the error an AssumeRole answers.
+async fn assume_role_error(
+    sts: &aws_sdk_sts::Client,
+    arn: &str,
+    session: &str,
+    duration: Option<i32>,
+) -> (Option<String>, Option<String>) {
     let err = sts
         .assume_role()
-        .role_arn("role/r")
-        .role_session_name("setup")
+        .role_arn(arn)
+        .role_session_name(session)
+        .set_duration_seconds(duration)
         .send()
         .await
         .unwrap_err()
         .into_service_error();
     let meta = aws_sdk_sts::error::ProvideErrorMetadata::meta(&err);
-    assert_eq!(meta.code(), Some("ValidationError"));
-    assert_eq!(
-        meta.message(),
-        Some(
-            "1 validation error detected: Value 'role/r' at 'roleArn' failed to satisfy constraint: Member must have length greater than or equal to 20"
-        )
-    );
+    (
+        meta.code().map(str::to_string),
+        meta.message().map(str::to_string),
+    )
 }
 
 #[tokio::test]

@@ -19,7 +19,7 @@ async fn exact() -> Harness {
 }
 
 /// A topic, a DLQ and its URL.
-async fn topic_and_dlq(h: &Harness) -> (String, String) {
+pub(crate) async fn topic_and_dlq(h: &Harness) -> (String, String) {
     let topic = h
         .sns()
         .create_topic()
@@ -41,7 +41,7 @@ async fn topic_and_dlq(h: &Harness) -> (String, String) {
     (topic, dlq)
 }
 
-fn redrive() -> String {
+pub(crate) fn redrive() -> String {
     json!({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq"}).to_string()
 }
 
