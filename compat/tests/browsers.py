@@ -12,15 +12,16 @@ locator of either kind.
 import os
 import shutil
 import tempfile
-import time
 
 from playwright.sync_api import Locator as PlaywrightLocator
 from playwright.sync_api import expect as playwright_expect
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.firefox.service import Service
 from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.wait import WebDriverWait
 
 # How long an expectation waits for the page to show it: the console polls once a second, and this
 # machine may be busy.
@@ -78,19 +79,22 @@ window.addEventListener('unhandledrejection', (e) => window.__consoleErrors.push
 def _wait(what, check):
     """Polls `check` until it returns something other than None or False; fails after TIMEOUT.
     It waits for the page (which polls the emulator once a second), as Playwright's expect does,
-    never for the emulator itself."""
-    deadline = time.monotonic() + TIMEOUT
-    last = None
-    while True:
+    never for the emulator itself; Selenium's WebDriverWait does the polling (it hands the callable
+    the object it was given, which `check` does not need)."""
+    last = []
+
+    def attempt(_):
         try:
             result = check()
-            if result is not None and result is not False:
-                return result
         except Exception as e:  # an element replaced while being read: try again
-            last = e
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} (after {TIMEOUT} s; last error: {last})")
-        time.sleep(0.05)
+            last[:] = [e]
+            return False
+        return result if result is not None and result is not False else False
+
+    try:
+        return WebDriverWait(None, TIMEOUT, poll_frequency=0.05).until(attempt)
+    except TimeoutException:
+        raise AssertionError(f"{what} (after {TIMEOUT} s; last error: {last[0] if last else None})") from None
 
 
 class FirefoxLocator:
