@@ -3,6 +3,7 @@
 
 use crate::clock::ClockMode;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthMode {
@@ -67,6 +68,10 @@ pub struct Config {
     pub init_resources: Option<PathBuf>,
     /// An init script, or a directory of `*.sh` scripts, run once the server answers.
     pub init_scripts: Option<PathBuf>,
+    /// How long a connection may take to send a complete request head, counted from when it
+    /// opened or got its previous answer: a client that stops halfway through its headers, or
+    /// keeps an idle connection open, is disconnected then (docs/architecture.md, "Connections").
+    pub idle_timeout: Duration,
 }
 
 impl Default for Config {
@@ -88,6 +93,7 @@ impl Default for Config {
             queue_url_style: QueueUrlStyle::Auto,
             init_resources: None,
             init_scripts: None,
+            idle_timeout: Duration::from_secs(60),
         }
     }
 }

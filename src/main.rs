@@ -167,6 +167,11 @@ struct ServeArgs {
         value_enum
     )]
     queue_url_style: Option<UrlStyle>,
+    /// Seconds a connection may take to send a request's headers, from when it opened or got
+    /// its previous answer; a client that stalls mid-header or idles longer is disconnected.
+    #[arg(long, env = "SWITCHYARD_IDLE_TIMEOUT", value_name = "SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
 }
 
 impl ServeArgs {
@@ -267,6 +272,7 @@ impl From<ServeArgs> for Config {
             https_ca: a.https_ca,
             init_resources: a.init_resources,
             init_scripts: a.init,
+            idle_timeout: std::time::Duration::from_secs(a.idle_timeout),
             hostname: a.hostname,
             queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
                 UrlStyle::Auto => QueueUrlStyle::Auto,

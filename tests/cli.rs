@@ -839,3 +839,82 @@ fn the_images_localstack_settings_are_taken_from_the_environment() {
         "{stderr}"
     );
 }
+
+/// Reads `stream` until the server closes it, whatever it sends first; fails if it stays open
+/// for 30 s of wall time (a guard against a hang, not a timing).
+fn read_until_closed(stream: &mut TcpStream, what: &str) -> Vec<u8> {
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut got = Vec::new();
+    match stream.read_to_end(&mut got) {
+        Ok(_) => got,
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => got,
+        Err(e) => panic!(
+            "{what}: still open ({e}); read {:?}",
+            String::from_utf8_lossy(&got)
+        ),
+    }
+}
+
+/// SIGTERM ends switchyard whatever its connections are doing: one that sent half its headers
+/// and stopped, and a long poll in flight, are closed and the process exits successfully.
+#[test]
+fn sigterm_ends_the_process_whatever_its_connections_do() {
+    let mut server = Running::start(&["--host", "127.0.0.1", "--port", "0"], &[]);
+    let url = server.url.clone();
+    let host = url.strip_prefix("http://").unwrap();
+    let mut half = TcpStream::connect(host).unwrap();
+    half.write_all(format!("POST / HTTP/1.1\r\nHost: {host}\r\nContent-Ty").as_bytes())
+        .unwrap();
+    let (status, body) = query(&url, "sqs", "Action=CreateQueue&QueueName=waiting");
+    assert_eq!(status, 200, "{body}");
+    let mut poll = TcpStream::connect(host).unwrap();
+    let params =
+        format!("Action=ReceiveMessage&QueueUrl={url}/000000000000/waiting&WaitTimeSeconds=20");
+    let request = format!(
+        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Authorization: AWS4-HMAC-SHA256 Credential=test/20261130/us-east-1/sqs/aws4_request, \
+         SignedHeaders=host, Signature=0\r\nContent-Length: {}\r\n\r\n{params}",
+        params.len()
+    );
+    poll.write_all(request.as_bytes()).unwrap();
+    // Answered after both: the half-sent request is being read by then, not waiting in the backlog.
+    assert_eq!(get_json(&url, "/_switchyard/health")["status"], "ok");
+
+    let term = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let mut exited = None;
+    for _ in 0..600 {
+        exited = server.child.try_wait().unwrap();
+        if exited.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = exited.expect("switchyard still running 30 s after SIGTERM");
+    assert!(status.success(), "{status}");
+    read_until_closed(&mut half, "the half-sent request");
+    read_until_closed(&mut poll, "the long poll");
+}
+
+/// `--idle-timeout` closes a connection that sent half its headers and one that sent nothing,
+/// and switchyard serves on.
+#[test]
+fn idle_and_stalled_connections_are_closed() {
+    let server = Running::start(
+        &["--host", "127.0.0.1", "--port", "0", "--idle-timeout", "1"],
+        &[],
+    );
+    let host = server.url.strip_prefix("http://").unwrap().to_string();
+    let mut half = TcpStream::connect(&host).unwrap();
+    half.write_all(format!("GET /_switchyard/health HTTP/1.1\r\nHost: {host}\r\nAcc").as_bytes())
+        .unwrap();
+    let mut idle = TcpStream::connect(&host).unwrap();
+    read_until_closed(&mut half, "the half-sent request");
+    assert!(read_until_closed(&mut idle, "the idle connection").is_empty());
+    assert_eq!(get_json(&server.url, "/_switchyard/health")["status"], "ok");
+}

@@ -36,6 +36,18 @@ pub fn signing_service(name: &str) -> Option<ServiceId> {
     }
 }
 
+/// The service a SigV4 credential scope must name for a request to `service` (its model's signing
+/// name): the inverse of [`signing_service`], EventBridge's two front-ends sharing `events`.
+pub fn signing_name(service: ServiceId) -> &'static str {
+    match service {
+        ServiceId::Sqs => "sqs",
+        ServiceId::Sts => "sts",
+        ServiceId::Sns => "sns",
+        ServiceId::Events | ServiceId::EventsV2 => "events",
+        ServiceId::Iam => "iam",
+    }
+}
+
 /// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the
 /// service has that operation is [`has_operation`]'s to say.
 pub fn json_target(target: &str) -> Result<(ServiceId, &str), AwsError> {
@@ -124,6 +136,18 @@ mod tests {
         for bad in ["", "AmazonSQS", "AmazonSNS.Publish"] {
             let err = json_target(bad).unwrap_err();
             assert_eq!(err.code, "UnknownOperationException", "{bad}");
+        }
+    }
+
+    #[test]
+    fn signing_names_name_their_services() {
+        for service in ServiceId::SERVING {
+            let named = signing_service(signing_name(service));
+            let expected = match service {
+                ServiceId::EventsV2 => ServiceId::Events,
+                other => other,
+            };
+            assert_eq!(named, Some(expected), "{service:?}");
         }
     }
 

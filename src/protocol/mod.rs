@@ -127,7 +127,7 @@ async fn serve(
     route: &mut Route,
 ) -> Result<Response, AwsError> {
     let mut query_params = query::Params::new();
-    query::parse_params(
+    let query_not_utf8 = query::parse_params(
         &mut query_params,
         parts.uri.query().unwrap_or("").as_bytes(),
     );
@@ -146,7 +146,9 @@ async fn serve(
         .await
         .map_err(|_| AwsError::too_large(MAX_REQUEST_BYTES))?;
 
-    // Which service and operation, and the raw input.
+    // Which service and operation, and the raw input; a Query parameter that is not UTF-8 is
+    // refused once the caller is known to be allowed.
+    let mut not_utf8 = None;
     let (service, operation, raw) = match protocol {
         Protocol::Json10 | Protocol::Json11 => {
             let target = header_str(parts, "x-amz-target").unwrap_or_default();
@@ -160,8 +162,9 @@ async fn serve(
         Protocol::Query => {
             let mut params = query_params;
             let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or("");
+            not_utf8 = query_not_utf8;
             if content_type.starts_with("application/x-www-form-urlencoded") {
-                query::parse_params(&mut params, &body);
+                not_utf8 = not_utf8.or(query::parse_params(&mut params, &body));
             }
             let Some(action) = params.get("Action").cloned() else {
                 // SQS answers a request without an action with UnknownOperationException.
@@ -213,6 +216,10 @@ async fn serve(
         if !sigv4::valid_access_key(&sig.access_key) {
             return Err(sigv4::invalid_token());
         }
+        let expected = detect::signing_name(service);
+        if sig.service != expected {
+            return Err(sigv4::wrong_service(expected));
+        }
         let session = crate::services::iam::keys::account_of(&sig.access_key)
             .filter(|_| {
                 !app.config
@@ -235,6 +242,9 @@ async fn serve(
         )?;
     }
 
+    if let Some(bad) = not_utf8 {
+        return Err(service.not_utf8(&bad.name, bad.byte));
+    }
     let input = decode_input(model, &operation, raw)?;
     check_required(service, &operation, &input)?;
 

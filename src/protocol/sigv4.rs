@@ -147,6 +147,16 @@ fn mismatch() -> AwsError {
     )
 }
 
+/// AWS's refusal of a signature whose credential scope names another service than the one
+/// called (`expected` is the one it should name), before the signature itself is checked.
+pub fn wrong_service(expected: &str) -> AwsError {
+    AwsError::new(
+        "SignatureDoesNotMatch",
+        403,
+        format!("Credential should be scoped to correct service: '{expected}'. "),
+    )
+}
+
 /// Whether `key` can be an access key id at all: 1 to 128 letters and digits. Any such key is
 /// known to switchyard (its secret defaults to `test`); anything else is an invalid token.
 pub fn valid_access_key(key: &str) -> bool {

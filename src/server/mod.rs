@@ -3,6 +3,7 @@
 //! tests use to run an emulator in-process on a free port.
 //! The top layer: nothing in the library imports it.
 
+mod connections;
 mod console;
 mod control;
 pub mod init;
@@ -48,11 +49,13 @@ impl Emulator {
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
         let routes = router(app.clone());
-        let server = tokio::spawn(async move {
-            axum::serve(listener, routes)
-                .with_graceful_shutdown(async move { closing.closed().await })
-                .await
-        });
+        let idle_timeout = app.config.idle_timeout;
+        let server = tokio::spawn(connections::serve(
+            listener,
+            routes,
+            idle_timeout,
+            async move { closing.closed().await },
+        ));
         app.init.update(|p| p.complete_until(Stage::Start));
         let emulator = Emulator {
             url,
@@ -102,7 +105,8 @@ impl Emulator {
         self.app.advance(Advance::Until(ms)).await
     }
 
-    /// Stops accepting requests, ends long polls at once and waits for the server to finish.
+    /// Stops accepting requests, ends long polls at once and waits for the server to finish:
+    /// every connection is closed within [`connections::SHUTDOWN_GRACE`].
     pub async fn stop(mut self) -> io::Result<()> {
         self.app.close();
         self.timers.abort();

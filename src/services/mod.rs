@@ -83,6 +83,28 @@ impl ServiceId {
         }
     }
 
+    /// The error for a Query `parameter` whose value is not UTF-8 once percent-decoded (`byte`
+    /// is the first that breaks it), as each service words an invalid value. The JSON protocol
+    /// refuses such bytes while parsing the body (SerializationException).
+    pub fn not_utf8(self, parameter: &str, byte: u8) -> AwsError {
+        let reason = format!("it is not UTF-8 (byte '#x{byte:X}')");
+        match self {
+            ServiceId::Sqs => sqs::not_utf8(parameter, byte),
+            ServiceId::Sns => AwsError::client(
+                "InvalidParameterException",
+                format!("Invalid parameter: {parameter} Reason: {reason}"),
+            ),
+            ServiceId::Iam => AwsError::client(
+                "InvalidInputException",
+                format!("Invalid value for parameter {parameter}: {reason}."),
+            ),
+            _ => AwsError::client(
+                "InvalidParameterValue",
+                format!("Value for parameter {parameter} is invalid. Reason: {reason}."),
+            ),
+        }
+    }
+
     /// The error for a missing required member, as each service words it. `path` leads from
     /// the input to the member (`["Entries", "1", "member", "Id"]`).
     pub fn missing_parameter(self, path: &[String], kind: crate::model::ShapeKind) -> AwsError {

@@ -115,6 +115,22 @@ impl Signer<'_> {
     }
 }
 
+impl Signer<'_> {
+    /// A signed AWS JSON POST to `/` for `target` (`AmazonSQS.ListQueues`).
+    async fn post_json(&self, h: &Harness, content_type: &str, target: &str, body: &str) -> Reply {
+        let host = h.emulator.addr().to_string();
+        let headers = [
+            ("host", host.as_str()),
+            ("content-type", content_type),
+            ("x-amz-target", target),
+        ];
+        let (added, _) = self.sign(h, "POST", "/", &headers, body.as_bytes());
+        let mut all: Vec<(&str, &str)> = headers.to_vec();
+        all.extend(added.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        h.request("POST", "/", &all, body.to_string()).await
+    }
+}
+
 /// The `Code` of a Query error with `status`.
 #[track_caller]
 fn xml_code(r: &Reply, status: u16) -> String {
@@ -273,6 +289,95 @@ async fn hand_signed_requests_must_be_fresh() {
         )
         .await;
     assert_eq!(xml_code(&r, 403), "SignatureDoesNotMatch");
+}
+
+/// A signature is for one service: one whose credential scope names another (s3, or another
+/// switchyard service) is refused before it is checked, whatever the protocol.
+#[tokio::test]
+async fn a_scope_naming_another_service_is_refused() {
+    let h = verifying(Vec::new()).await;
+    let wording =
+        |service: &str| format!("Credential should be scoped to correct service: '{service}'. ");
+    let query = [
+        ("sqs", [("Action", "ListQueues"), ("Version", "2012-11-05")]),
+        ("sns", [("Action", "ListTopics"), ("Version", "2010-03-31")]),
+        (
+            "sts",
+            [("Action", "GetCallerIdentity"), ("Version", "2011-06-15")],
+        ),
+        ("iam", [("Action", "ListRoles"), ("Version", "2010-05-08")]),
+    ];
+    for (service, params) in query {
+        let r = Signer::new(service).post_form(&h, &params).await;
+        assert_eq!(r.status, 200, "{service}: {}", r.body);
+        for other in ["s3", "execute-api"] {
+            let r = Signer::new(other).post_form(&h, &params).await;
+            assert_eq!(
+                xml_code(&r, 403),
+                "SignatureDoesNotMatch",
+                "{service}/{other}"
+            );
+            assert_eq!(xml_text(&r.body, "Message"), Some(wording(service)));
+        }
+    }
+    // A queue URL path names SQS, whatever the scope says.
+    let queue = h
+        .sqs()
+        .create_queue()
+        .queue_name("scoped")
+        .send()
+        .await
+        .unwrap();
+    let path = url_path(queue.queue_url().unwrap());
+    let host = h.emulator.addr().to_string();
+    let headers = [("host", host.as_str()), ("content-type", FORM)];
+    let body = "Action=GetQueueAttributes&Version=2012-11-05";
+    let (added, _) = Signer::new("s3").sign(&h, "POST", &path, &headers, body.as_bytes());
+    let mut all: Vec<(&str, &str)> = headers.to_vec();
+    all.extend(added.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let r = h.request("POST", &path, &all, body).await;
+    assert_eq!(xml_code(&r, 403), "SignatureDoesNotMatch");
+    assert_eq!(xml_text(&r.body, "Message"), Some(wording("sqs")));
+
+    // AWS JSON: SQS and EventBridge.
+    let json = [
+        ("sqs", "application/x-amz-json-1.0", "AmazonSQS.ListQueues"),
+        (
+            "events",
+            "application/x-amz-json-1.1",
+            "AWSEvents.ListRules",
+        ),
+    ];
+    for (service, content_type, target) in json {
+        let r = Signer::new(service)
+            .post_json(&h, content_type, target, "{}")
+            .await;
+        assert_eq!(r.status, 200, "{service}: {}", r.body);
+        let r = Signer::new("s3")
+            .post_json(&h, content_type, target, "{}")
+            .await;
+        assert_eq!(r.status, 403, "{service}: {}", r.body);
+        let body = r.json();
+        assert!(
+            body["__type"]
+                .as_str()
+                .unwrap()
+                .ends_with("SignatureDoesNotMatch"),
+            "{service}: {}",
+            r.body
+        );
+        assert_eq!(body["message"], wording(service), "{service}");
+    }
+    // Nothing was created by the refused calls.
+    let listed = h.sqs().list_queues().send().await.unwrap();
+    assert_eq!(listed.queue_urls().len(), 1);
+}
+
+/// The path of a URL (`http://host:port/000000000000/q` → `/000000000000/q`).
+fn url_path(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.find('/')
+        .map_or("/".to_string(), |i| rest[i..].to_string())
 }
 
 #[tokio::test]

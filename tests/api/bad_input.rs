@@ -670,18 +670,73 @@ async fn bytes_that_are_not_utf8_in_forms() {
     assert_eq!(xml_error(&r, 400), "InvalidAction");
     h.assert_alive().await;
 
-    // In a message body: whatever the answer, it is well-formed XML, and the server lives on.
+    // In a message body, escaped or raw, alone or in a batch: refused as a body with a character
+    // outside SQS's set, not stored with U+FFFD in place of the bytes.
     let url = create_queue_query(&h, "bytes").await;
+    let queue = form_urlencoded::byte_serialize(url.as_bytes()).collect::<String>();
+    let sent: [(&[u8], &str); 4] = [
+        (b"Action=SendMessage&MessageBody=a%FFb%C3", "FF"),
+        (b"Action=SendMessage&MessageBody=ok%C3", "C3"),
+        (b"Action=SendMessage&MessageBody=raw\xe9t\xe9", "E9"),
+        (
+            b"Action=SendMessageBatch&SendMessageBatchRequestEntry.1.Id=a&\
+              SendMessageBatchRequestEntry.1.MessageBody=%80",
+            "80",
+        ),
+    ];
+    for (params, byte) in sent {
+        let mut body = format!("Version=2012-11-05&QueueUrl={queue}&").into_bytes();
+        body.extend_from_slice(params);
+        let r = form(&h, FORM, body).await;
+        assert_eq!(xml_error(&r, 400), "InvalidMessageContents", "{}", r.body);
+        assert_eq!(
+            xml_text(&r.body, "Message").unwrap(),
+            format!(
+                "Invalid binary character '#x{byte}' was found in the message body, the set of \
+                 allowed characters is #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | \
+                 #x10000 to #x10FFFF"
+            )
+        );
+    }
+    // U+FFFD itself, sent as UTF-8, is a character like any other.
+    let body =
+        format!("Action=SendMessage&Version=2012-11-05&QueueUrl={queue}&MessageBody=a%EF%BF%BDb");
+    assert_eq!(form(&h, FORM, body).await.status, 200);
+    let received = h
+        .sqs()
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap();
+    let bodies: Vec<_> = received
+        .messages()
+        .iter()
+        .filter_map(|m| m.body())
+        .collect();
+    assert_eq!(bodies, ["a\u{FFFD}b"], "only the UTF-8 message was stored");
+
+    // SNS over Query: the message of a Publish.
+    let topic = h
+        .sns()
+        .create_topic()
+        .name("bytes")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
     let body = format!(
-        "Action=SendMessage&Version=2012-11-05&QueueUrl={}&MessageBody=a%FFb%C3",
-        form_urlencoded::byte_serialize(url.as_bytes()).collect::<String>()
+        "Action=Publish&Version=2010-03-31&TopicArn={}&Message=caf%C3",
+        form_urlencoded::byte_serialize(topic.as_bytes()).collect::<String>()
     );
     let r = form(&h, FORM, body).await;
-    if r.status == 200 {
-        assert!(xml_text(&r.body, "MessageId").is_some(), "{}", r.body);
-    } else {
-        xml_error(&r, 400);
-    }
+    assert_eq!(xml_error(&r, 400), "InvalidParameter", "{}", r.body);
+    assert_eq!(
+        xml_text(&r.body, "Message").unwrap(),
+        "Invalid parameter: Message Reason: it is not UTF-8 (byte '#xC3')"
+    );
     h.assert_alive().await;
 
     // Malformed percent escapes.

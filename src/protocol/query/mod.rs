@@ -20,10 +20,58 @@ pub mod json;
 
 pub type Params = BTreeMap<String, String>;
 
-/// Parses `a=1&b=2` forms (query string or body); the first of repeated names wins.
-pub fn parse_params(into: &mut Params, form: &[u8]) {
-    for (k, v) in form_urlencoded::parse(form) {
-        into.entry(k.into_owned()).or_insert_with(|| v.into_owned());
+/// A form parameter whose name or value is not UTF-8 once percent-decoded: its name (with
+/// U+FFFD for what is not UTF-8) and the first byte that breaks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotUtf8 {
+    pub name: String,
+    pub byte: u8,
+}
+
+/// Parses `a=1&b=2` forms (query string or body), `+` as a space; the first of repeated names
+/// wins. Bytes that are not UTF-8 are kept as U+FFFD, and the first parameter holding any is
+/// answered, for the caller to refuse once it knows the service.
+pub fn parse_params(into: &mut Params, form: &[u8]) -> Option<NotUtf8> {
+    let mut not_utf8 = None;
+    for pair in form.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
+        let (name, value) = match pair.iter().position(|&b| b == b'=') {
+            Some(i) => (&pair[..i], &pair[i + 1..]),
+            None => (pair, &pair[..0]),
+        };
+        let (name, bad_name) = decode_component(name);
+        let (value, bad_value) = decode_component(value);
+        if not_utf8.is_none()
+            && let Some(byte) = bad_name.or(bad_value)
+        {
+            not_utf8 = Some(NotUtf8 {
+                name: name.clone(),
+                byte,
+            });
+        }
+        into.entry(name).or_insert(value);
+    }
+    not_utf8
+}
+
+/// One percent-encoded form component, `+` as a space: the text, and the first byte that is not
+/// UTF-8 if any (the text then has U+FFFD in its place).
+fn decode_component(raw: &[u8]) -> (String, Option<u8>) {
+    let spaced: Cow<[u8]> = if raw.contains(&b'+') {
+        Cow::Owned(
+            raw.iter()
+                .map(|&b| if b == b'+' { b' ' } else { b })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(raw)
+    };
+    let bytes: Cow<[u8]> = percent_encoding::percent_decode(&spaced).into();
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => (text.to_string(), None),
+        Err(e) => (
+            String::from_utf8_lossy(&bytes).into_owned(),
+            Some(bytes[e.valid_up_to()]),
+        ),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::SqsError;
 use super::shapes::MessageAttributeValue;
+use crate::error::AwsError;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use std::collections::BTreeMap;
@@ -22,12 +23,30 @@ pub(super) fn check_characters(text: &str) -> Result<(), SqsError> {
     };
     match text.chars().find(|&c| !allowed(c)) {
         None => Ok(()),
-        Some(c) => Err(SqsError::InvalidMessageContents(format!(
-            "Invalid binary character '#x{:X}' was found in the message body, the set of allowed characters is \
-             #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
-            c as u32
-        ))),
+        Some(c) => Err(invalid_character(c as u32)),
     }
+}
+
+/// AWS's refusal of a message body holding `code` (a character, or a byte that is no UTF-8).
+fn invalid_character(code: u32) -> SqsError {
+    SqsError::InvalidMessageContents(format!(
+        "Invalid binary character '#x{code:X}' was found in the message body, the set of allowed characters is \
+         #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF"
+    ))
+}
+
+/// The refusal of a Query `parameter` whose value is not UTF-8 once percent-decoded, `byte` being
+/// the first that breaks it: a message body (`MessageBody`, `SendMessageBatchRequestEntry.N.MessageBody`)
+/// is refused as a body with a character outside the allowed set, anything else as an invalid
+/// value. Storing it with U+FFFD in place of the bytes would hand back another message.
+pub fn not_utf8(parameter: &str, byte: u8) -> AwsError {
+    if parameter == "MessageBody" || parameter.ends_with(".MessageBody") {
+        return invalid_character(u32::from(byte)).into();
+    }
+    SqsError::InvalidParameterValue(format!(
+        "Value for parameter {parameter} is invalid. Reason: it is not UTF-8 (byte '#x{byte:X}')."
+    ))
+    .into()
 }
 
 /// Letters and digits of any script (AWS accepts `attr.1øßä`), `_`, `-` and `.`.

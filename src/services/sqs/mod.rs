@@ -4,6 +4,7 @@
 
 mod attributes;
 mod checks;
+pub use checks::not_utf8;
 mod errors;
 pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
