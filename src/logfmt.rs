@@ -91,11 +91,18 @@ impl<'w, W: Write> Fields<'w, W> {
         }
     }
 
+    /// ` key=`, in plain writes: the formatter's machinery costs more than the line's text.
+    fn write_key(&mut self, key: &str) -> fmt::Result {
+        self.out.write_char(' ')?;
+        self.out.write_str(key)?;
+        self.out.write_char('=')
+    }
+
     fn write_raw(&mut self, field: &Field, value: fmt::Arguments<'_>) {
         if let Some(key) = self.key(field)
             && self.result.is_ok()
         {
-            self.result = write!(self.out, " {key}={value}");
+            self.result = self.write_key(key).and_then(|()| self.out.write_fmt(value));
         }
     }
 
@@ -103,7 +110,9 @@ impl<'w, W: Write> Fields<'w, W> {
         if let Some(key) = self.key(field)
             && self.result.is_ok()
         {
-            self.result = write!(self.out, " {key}=").and_then(|()| write_value(self.out, value));
+            self.result = self
+                .write_key(key)
+                .and_then(|()| write_value(self.out, value));
         }
     }
 }
@@ -138,10 +147,14 @@ impl<W: Write> Visit for Fields<'_, W> {
 
 /// `value` as it is when it needs no quotes, else quoted and escaped.
 pub fn write_value(out: &mut impl Write, value: &str) -> fmt::Result {
+    let special = |c: char| c == ' ' || c == '=' || c == '"' || c == '\\' || c.is_control();
+    // Bytes for ASCII, which request log values are; characters otherwise (C1 controls).
     let plain = !value.is_empty()
-        && !value
-            .chars()
-            .any(|c| c == ' ' || c == '=' || c == '"' || c == '\\' || c.is_control());
+        && if value.is_ascii() {
+            !value.bytes().any(|b| special(char::from(b)))
+        } else {
+            !value.chars().any(special)
+        };
     if plain {
         return out.write_str(value);
     }

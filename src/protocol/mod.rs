@@ -456,7 +456,10 @@ fn render_output(
 ) -> Response {
     let body = match protocol {
         Protocol::Query => query::encode_response(model, operation, output, request_id),
-        Protocol::Json10 | Protocol::Json11 => output.to_string().into_bytes(),
+        // Straight into bytes: `to_string` goes through `fmt::Write`, a call per token.
+        Protocol::Json10 | Protocol::Json11 => {
+            serde_json::to_vec(output).expect("a JSON value always serializes")
+        }
     };
     respond(StatusCode::OK, protocol, request_id, body, None)
 }

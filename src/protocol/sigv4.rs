@@ -41,10 +41,17 @@ pub fn read(
         let fields = auth
             .strip_prefix("AWS4-HMAC-SHA256")
             .ok_or_else(incomplete)?;
-        let mut map = BTreeMap::new();
+        // The three fields by name, the last of a repeated one winning; no map for three.
+        let (mut credential, mut signed_headers, mut signature) = (None, None, None);
         for part in fields.split(',') {
             if let Some((k, v)) = part.trim().split_once('=') {
-                map.insert(k.trim(), v.trim());
+                let v = v.trim();
+                match k.trim() {
+                    "Credential" => credential = Some(v),
+                    "SignedHeaders" => signed_headers = Some(v),
+                    "Signature" => signature = Some(v),
+                    _ => {}
+                }
             }
         }
         let amz_date = headers
@@ -52,9 +59,9 @@ pub fn read(
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         return build(
-            map.get("Credential"),
-            map.get("SignedHeaders"),
-            map.get("Signature"),
+            credential.as_ref(),
+            signed_headers.as_ref(),
+            signature.as_ref(),
             amz_date,
             None,
         )
