@@ -220,7 +220,10 @@ impl Conn {
         self.tx.ready().await.map_err(e)?;
         let response = self.tx.send_request(request).await.map_err(e)?;
         let status = response.status().as_u16();
-        let close = response.headers().get("connection").is_some_and(|v| v == "close");
+        let close = response
+            .headers()
+            .get("connection")
+            .is_some_and(|v| v == "close");
         self.reopen = close || response.version() == hyper::Version::HTTP_10;
         let body = response.into_body().collect().await.map_err(e)?;
         Ok((status, body.to_bytes()))
