@@ -14,143 +14,36 @@
 // A benchmark measures wall time, which clippy.toml's virtual-clock rule forbids everywhere else.
 #![allow(clippy::disallowed_methods)]
 
+mod loadgen;
+
 use axum::Router;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper::{Method, Request};
-use hyper_util::rt::TokioIo;
-use serde_json::{Value, json};
+use hyper::Method;
+use loadgen::*;
+use serde_json::json;
 use std::io::BufRead;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 /// As long as switchyard's SendMessage answer over JSON 1.0, so the bare handler writes as much.
 const BARE_ANSWER: &str = r#"{"MD5OfMessageBody":"5d41402abc4b2a76b9719d911017c592","MessageId":"00000000-0000-0000-0000-000000000000"}"#;
-const JSON: &str = "application/x-amz-json-1.0";
-const FORM: &str = "application/x-www-form-urlencoded; charset=utf-8";
-const OPTIONS: [&str; 7] = [
+const OPTIONS: [&str; 8] = [
     "connections",
     "seconds",
     "warmup",
     "backlog",
     "binary",
     "scaling",
+    "counts",
     "million",
 ];
 /// The memory scenario: this many queues, the first few holding messages of 1 KiB.
 const QUEUES: usize = 100;
 const FILLED_QUEUES: usize = 10;
 const MESSAGES_PER_QUEUE: usize = 1_000;
-
-/// `--name VALUE`, else the environment variable `BENCH_NAME`, else `default`.
-fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
-    let args: Vec<String> = std::env::args().collect();
-    let flag = format!("--{name}");
-    let value = (args.iter().position(|a| *a == flag))
-        .and_then(|i| args.get(i + 1).cloned())
-        .or_else(|| std::env::var(format!("BENCH_{}", name.to_uppercase())).ok());
-    value.map_or(default, |v| {
-        v.parse().unwrap_or_else(|_| panic!("{flag} {v}?"))
-    })
-}
-
-#[derive(Clone, Copy)]
-struct Opts {
-    connections: usize,
-    seconds: f64,
-    warmup: f64,
-}
-
-/// One HTTP request, sent again and again.
-#[derive(Clone)]
-struct Req {
-    method: Method,
-    path: String,
-    headers: Vec<(&'static str, String)>,
-    body: Bytes,
-}
-
-fn req(method: Method, path: &str, headers: Vec<(&'static str, String)>, body: String) -> Req {
-    let (path, body) = (path.to_string(), body.into());
-    Req {
-        method,
-        path,
-        headers,
-        body,
-    }
-}
-
-fn sqs_json(op: &str, input: Value) -> Req {
-    let headers = vec![
-        ("content-type", JSON.into()),
-        ("x-amz-target", format!("AmazonSQS.{op}")),
-    ];
-    req(Method::POST, "/", headers, input.to_string())
-}
-
-fn send_json(queue_url: &str, body: &str) -> Req {
-    sqs_json(
-        "SendMessage",
-        json!({"QueueUrl": queue_url, "MessageBody": body}),
-    )
-}
-
-fn send_query(queue_url: &str) -> Req {
-    let form = form_urlencoded::Serializer::new(String::new())
-        .append_pair("Action", "SendMessage")
-        .append_pair("Version", "2012-11-05")
-        .append_pair("QueueUrl", queue_url)
-        .append_pair("MessageBody", "hello")
-        .finish();
-    req(Method::POST, "/", vec![("content-type", FORM.into())], form)
-}
-
-/// An SNS (AWS Query) request.
-fn sns(params: &[(&str, &str)]) -> Req {
-    let form = form_urlencoded::Serializer::new(String::new())
-        .append_pair("Version", "2010-03-31")
-        .extend_pairs(params)
-        .finish();
-    req(Method::POST, "/", vec![("content-type", FORM.into())], form)
-}
-
-/// A topic with `n` SQS subscriptions on an emptied emulator; answers the topic ARN.
-async fn fan_out_topic(addr: SocketAddr, n: usize) -> String {
-    let mut admin = Conn::open(addr).await;
-    admin.ok(&control(Method::POST, "reset")).await;
-    let (status, body) = admin
-        .send(&sns(&[("Action", "CreateTopic"), ("Name", "fan")]))
-        .await;
-    assert_eq!(status, 200);
-    let body = String::from_utf8_lossy(&body).to_string();
-    let arn = body
-        .split("<TopicArn>")
-        .nth(1)
-        .and_then(|r| r.split('<').next())
-        .expect("TopicArn")
-        .to_string();
-    for i in 0..n {
-        admin
-            .ok(&sqs_json(
-                "CreateQueue",
-                json!({"QueueName": format!("fan{i}")}),
-            ))
-            .await;
-        let queue = format!("arn:aws:sqs:us-east-1:000000000000:fan{i}");
-        let params = [
-            ("Action", "Subscribe"),
-            ("TopicArn", arn.as_str()),
-            ("Protocol", "sqs"),
-            ("Endpoint", queue.as_str()),
-        ];
-        assert_eq!(admin.send(&sns(&params)).await.0, 200);
-    }
-    arn
-}
 
 /// `request` sent again and again to the emulator, between two runs of the bare handler: the
 /// workload's figures and the bare rates before and after it.
@@ -169,34 +62,30 @@ async fn between_bares(
     (stats, (before, after))
 }
 
-/// An EventBridge (AWS JSON 1.1) request.
-fn events(op: &str, input: Value) -> Req {
-    let headers = vec![
-        ("content-type", "application/x-amz-json-1.1".into()),
-        ("x-amz-target", format!("AWSEvents.{op}")),
-    ];
-    req(Method::POST, "/", headers, input.to_string())
+/// A connection to the emulator, emptied.
+async fn reset(addr: SocketAddr) -> Setup {
+    let mut setup = Setup::open(addr, false).await.expect("connect");
+    setup.conn.ok(&control(Method::POST, "reset")).await;
+    setup
+}
+
+/// A topic `fan` with `n` SQS subscriptions (queues `fan-q0`, ...) on an emptied emulator;
+/// answers the topic ARN.
+async fn fan_out_topic(addr: SocketAddr, n: usize) -> String {
+    let mut setup = reset(addr).await;
+    setup.fan_out_topic("fan", n).await.expect("topic")
 }
 
 /// `rules` rules on the default bus of an emptied emulator, each with an SQS target; the first
 /// `matching` match the benchmark's events. Answers the PutEvents request of `entries` events.
 async fn event_rules(addr: SocketAddr, rules: usize, matching: usize, entries: usize) -> Req {
-    let mut admin = Conn::open(addr).await;
-    admin.ok(&control(Method::POST, "reset")).await;
-    admin
-        .ok(&sqs_json("CreateQueue", json!({"QueueName": "events"})))
-        .await;
+    let mut setup = reset(addr).await;
+    let (_, queue) = setup.queue("events").await.expect("queue");
     for i in 0..rules {
-        let source = if i < matching { "bench" } else { "other" };
-        let pattern = json!({"source": [source], "detail": {"n": [{"numeric": [">=", 0]}]}});
-        let rule = json!({"Name": format!("r{i}"), "EventPattern": pattern.to_string()});
-        admin.ok(&events("PutRule", rule)).await;
-        let target = json!({"Rule": format!("r{i}"), "Targets": [
-            {"Id": "q", "Arn": "arn:aws:sqs:us-east-1:000000000000:events"}]});
-        admin.ok(&events("PutTargets", target)).await;
+        let rule = setup.rule(&format!("r{i}"), &queue, i < matching).await;
+        rule.expect("rule");
     }
-    let entry = json!({"Source": "bench", "DetailType": "tick", "Detail": r#"{"n":1}"#});
-    events("PutEvents", json!({"Entries": vec![entry; entries]}))
+    put_events(entries)
 }
 
 /// Wall time of one manual-clock advance through the whole AWS-managed SQS retry schedule
@@ -204,21 +93,11 @@ async fn event_rules(addr: SocketAddr, rules: usize, matching: usize, entries: u
 async fn retry_schedule(addr: SocketAddr) -> (u64, f64) {
     let arn = fan_out_topic(addr, 1).await;
     let mut admin = Conn::open(addr).await;
-    let fault = json!({"target": "arn:aws:sqs:us-east-1:000000000000:fan0", "status": 500});
+    let fault = json!({"target": "arn:aws:sqs:us-east-1:000000000000:fan-q0", "status": 500});
     let mut fault_req = control(Method::POST, "faults");
     fault_req.body = Bytes::from(fault.to_string());
     assert_eq!(admin.send(&fault_req).await.0, 201);
-    assert_eq!(
-        admin
-            .send(&sns(&[
-                ("Action", "Publish"),
-                ("TopicArn", arn.as_str()),
-                ("Message", "retry me")
-            ]))
-            .await
-            .0,
-        200
-    );
+    assert_eq!(admin.send(&publish(&arn)).await.0, 200);
     let mut advance = control(Method::POST, "clock/advance");
     advance.body = Bytes::from(json!({"seconds": 24 * 86_400}).to_string());
     let started = Instant::now();
@@ -226,185 +105,6 @@ async fn retry_schedule(addr: SocketAddr) -> (u64, f64) {
     let took = started.elapsed().as_secs_f64();
     assert_eq!(status, 200);
     (100_016, took)
-}
-
-fn control(method: Method, path: &str) -> Req {
-    let path = format!("/_switchyard/{path}");
-    req(method, &path, vec![], String::new())
-}
-
-/// A persistent keep-alive HTTP/1.1 connection.
-struct Conn {
-    tx: SendRequest<Full<Bytes>>,
-    host: String,
-}
-
-impl Conn {
-    async fn open(addr: SocketAddr) -> Conn {
-        let stream = TcpStream::connect(addr).await.expect("connect");
-        stream.set_nodelay(true).expect("nodelay");
-        let io = TokioIo::new(stream);
-        let (tx, conn) = http1::handshake(io).await.expect("handshake");
-        tokio::spawn(conn);
-        let host = addr.to_string();
-        Conn { tx, host }
-    }
-
-    async fn send(&mut self, r: &Req) -> (u16, Bytes) {
-        let mut b = Request::builder().method(r.method.clone()).uri(&r.path);
-        b = b.header("host", &self.host);
-        for (name, value) in &r.headers {
-            b = b.header(*name, value.as_str());
-        }
-        let request = b.body(Full::new(r.body.clone())).expect("request");
-        self.tx.ready().await.expect("connection ready");
-        let response = self.tx.send_request(request).await.expect("response");
-        let status = response.status().as_u16();
-        let body = response.into_body().collect().await.expect("body");
-        (status, body.to_bytes())
-    }
-
-    /// Sends `r`, insists on a 200 and returns the answer as JSON (null if it is not JSON).
-    async fn ok(&mut self, r: &Req) -> Value {
-        let (status, body) = self.send(r).await;
-        let text = String::from_utf8_lossy(&body);
-        assert_eq!(status, 200, "{} {}: {text}", r.method, r.path);
-        serde_json::from_slice(&body).unwrap_or_default()
-    }
-}
-
-/// What one connection does in a loop; one operation may be several HTTP requests.
-enum Work {
-    One(Req),
-    /// SendMessage, ReceiveMessage of one message, DeleteMessage of what came back.
-    RoundTrip {
-        url: String,
-        send: Req,
-        receive: Req,
-    },
-}
-
-impl Work {
-    /// The number of HTTP requests made, and whether each answered 200.
-    async fn run(&self, conn: &mut Conn) -> (u64, bool) {
-        let (url, send, receive) = match self {
-            Work::One(r) => return (1, conn.send(r).await.0 == 200),
-            Work::RoundTrip { url, send, receive } => (url, send, receive),
-        };
-        let sent = conn.send(send).await.0;
-        let (received, body) = conn.send(receive).await;
-        let answer: Value = serde_json::from_slice(&body).unwrap_or_default();
-        let Some(handle) = answer["Messages"][0]["ReceiptHandle"].as_str() else {
-            return (2, false);
-        };
-        let delete = json!({"QueueUrl": url, "ReceiptHandle": handle});
-        let deleted = conn.send(&sqs_json("DeleteMessage", delete)).await.0;
-        (3, [sent, received, deleted] == [200; 3])
-    }
-}
-
-/// Makes a workload's work, given the URL of its queue.
-type MakeWork<'a> = &'a dyn Fn(&str) -> Work;
-
-struct Stats {
-    ops_per_s: f64,
-    reqs_per_s: f64,
-    p50_us: u32,
-    p99_us: u32,
-    failed: u64,
-}
-
-/// `connections` connections run `work` back to back for `seconds`; latency is per operation.
-async fn load(addr: SocketAddr, work: Work, connections: usize, seconds: f64) -> Stats {
-    let work = Arc::new(work);
-    let mut conns = Vec::with_capacity(connections);
-    for _ in 0..connections {
-        conns.push(Conn::open(addr).await);
-    }
-    let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(seconds);
-    let tasks: Vec<_> = (conns.into_iter())
-        .map(|mut conn| {
-            let work = work.clone();
-            tokio::spawn(async move {
-                let (mut lat, mut reqs, mut failed) = (Vec::with_capacity(1 << 16), 0, 0);
-                while Instant::now() < deadline {
-                    let t0 = Instant::now();
-                    let (n, ok) = work.run(&mut conn).await;
-                    lat.push(t0.elapsed().as_micros() as u32);
-                    reqs += n;
-                    failed += u64::from(!ok);
-                }
-                (lat, reqs, failed)
-            })
-        })
-        .collect();
-    let (mut lat, mut reqs, mut failed) = (Vec::new(), 0, 0);
-    for task in tasks {
-        let (l, r, f) = task.await.expect("load task");
-        lat.extend(l);
-        reqs += r;
-        failed += f;
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    lat.sort_unstable();
-    let pct = |p: f64| lat[((lat.len() - 1) as f64 * p) as usize];
-    let (ops_per_s, reqs_per_s) = (lat.len() as f64 / elapsed, reqs as f64 / elapsed);
-    let (p50_us, p99_us) = (pct(0.50), pct(0.99));
-    Stats {
-        ops_per_s,
-        reqs_per_s,
-        p50_us,
-        p99_us,
-        failed,
-    }
-}
-
-/// Sends `n` copies of `body` to `queue_url` over `connections` connections.
-async fn fill(addr: SocketAddr, queue_url: &str, n: usize, body: &str, connections: usize) {
-    let send = Arc::new(send_json(queue_url, body));
-    let tasks: Vec<_> = (0..connections)
-        .map(|i| {
-            let send = send.clone();
-            let count = n / connections + usize::from(i < n % connections);
-            tokio::spawn(async move {
-                let mut conn = Conn::open(addr).await;
-                for _ in 0..count {
-                    conn.ok(&send).await;
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("fill");
-    }
-}
-
-/// Queues `n` messages of `body` (a multiple of 10) with SendMessageBatch over `connections`.
-async fn fill_batches(addr: SocketAddr, queue_url: &str, n: usize, body: &str, connections: usize) {
-    let entries: Vec<Value> = (0..10)
-        .map(|i| json!({"Id": format!("m{i}"), "MessageBody": body}))
-        .collect();
-    let batch = Arc::new(sqs_json(
-        "SendMessageBatch",
-        json!({"QueueUrl": queue_url, "Entries": entries}),
-    ));
-    let batches = n / 10;
-    let tasks: Vec<_> = (0..connections)
-        .map(|i| {
-            let batch = batch.clone();
-            let count = batches / connections + usize::from(i < batches % connections);
-            tokio::spawn(async move {
-                let mut conn = Conn::open(addr).await;
-                for _ in 0..count {
-                    conn.ok(&batch).await;
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("fill");
-    }
 }
 
 /// Warm-up (unless 0 s), then the measured run. With `backlog`, each starts on an emptied
@@ -421,7 +121,7 @@ async fn measure(addr: SocketAddr, o: &Opts, backlog: Option<usize>, work: MakeW
             url = created["QueueUrl"].as_str().expect("QueueUrl").to_string();
             fill(addr, &url, n, "hello", o.connections).await;
         }
-        stats = Some(load(addr, work(&url), o.connections, seconds).await);
+        stats = Some(load(addr, Arc::new(work(&url)), o.connections, seconds).await);
     }
     stats.expect("measured")
 }
@@ -460,14 +160,102 @@ fn stop(mut child: Child) {
     child.wait().expect("wait");
 }
 
-/// Resident memory of `pid` in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    let kib = status
-        .split("VmRSS:")
-        .nth(1)
-        .and_then(|s| s.split_whitespace().next());
-    kib.and_then(|v| v.parse().ok()).expect("VmRSS")
+/// The figures of `scaled`: each workload's, and the bare rates around them.
+type Scaled = (Vec<Stats>, (f64, f64));
+
+/// The item's workloads at one concurrency (`count` None: SendMessage, round trip, Publish to 1
+/// and 10 subscriptions, PutEvents to one rule) or with `count` queues, topics and rules
+/// (SendMessage spread over the queues, Publish over the topics, PutEvents to a bus of that
+/// many rules of which one matches), and the bare rates just before and after them.
+async fn scaled(
+    sy: SocketAddr,
+    bare: SocketAddr,
+    at: &Opts,
+    bare_work: MakeWork<'_>,
+    count: Option<usize>,
+) -> Scaled {
+    let again = Opts { warmup: 0.0, ..*at };
+    let before = measure(bare, at, None, bare_work).await.reqs_per_s;
+    let works = match count {
+        None => {
+            let mut setup = reset(sy).await;
+            let (url, _) = setup.queue("bench").await.expect("queue");
+            let one = setup.fan_out_topic("one", 1).await.expect("topic");
+            let ten = setup.fan_out_topic("ten", 10).await.expect("topic");
+            let (_, events) = setup.queue("events").await.expect("queue");
+            setup.rule("r0", &events, true).await.expect("rule");
+            vec![
+                Work::One(send_json(&url, "hello")),
+                Work::round_trip(&url, None),
+                Work::One(publish(&one)),
+                Work::One(publish(&ten)),
+                Work::One(put_events(1)),
+            ]
+        }
+        Some(n) => many(sy, n).await,
+    };
+    let mut stats = Vec::new();
+    for work in works {
+        let work = Arc::new(work);
+        if at.warmup > 0.0 {
+            load(sy, work.clone(), at.connections, at.warmup).await;
+        }
+        stats.push(load(sy, work, at.connections, at.seconds).await);
+    }
+    let after = measure(bare, &again, None, bare_work).await.reqs_per_s;
+    (stats, (before, after))
+}
+
+/// On an emptied emulator: `n` queues, `n` topics (each with one subscription to the queue
+/// `sink`) and `n` rules on the default bus (the first matching, each with `sink` as its target).
+/// Answers SendMessage spread over the queues, Publish spread over the topics, and PutEvents.
+async fn many(sy: SocketAddr, n: usize) -> Vec<Work> {
+    let mut setup = reset(sy).await;
+    let (_, sink) = setup.queue("sink").await.expect("queue");
+    let (mut sends, mut publishes) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let (url, _) = setup.queue(&format!("q{i}")).await.expect("queue");
+        sends.push(send_json(&url, "hello"));
+        let topic = setup.topic(&format!("t{i}")).await.expect("topic");
+        setup.subscribe(&topic, &sink).await.expect("subscribe");
+        publishes.push(publish(&topic));
+        let rule = setup.rule(&format!("r{i}"), &sink, i == 0).await;
+        rule.expect("rule");
+    }
+    vec![
+        Work::Cycle(sends),
+        Work::Cycle(publishes),
+        Work::One(put_events(1)),
+    ]
+}
+
+/// One row a level: each workload's operations/s, its requests/s as a share of the bare rate
+/// around the row, and its p99.
+fn scaling_table(level: &str, columns: &[&str], rows: &[(usize, Scaled)]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!("\n| {level} | bare req/s | {} |", columns.join(" | "));
+    println!("|---:|---:|{}", "---:|".repeat(columns.len()));
+    for (n, (stats, (b0, b1))) in rows {
+        let bare = (b0 + b1) / 2.0;
+        let cells: Vec<String> = (stats.iter())
+            .map(|s| {
+                let (ops, ratio, p99) = (s.ops_per_s, s.reqs_per_s / bare, s.p99_us);
+                format!("{ops:.0} ({ratio:.2}; p99 {p99} µs)")
+            })
+            .collect();
+        println!("| {n} | {bare:.0} | {} |", cells.join(" | "));
+        if (b0 - b1).abs() * 2.0 / (b0 + b1) > 0.10 {
+            eprintln!("warning: {level} {n}: the bare rate moved over 10%: the machine is busy");
+        }
+        for s in stats.iter().filter(|s| s.failed > 0) {
+            eprintln!(
+                "warning: {level} {n}: {} operations did not answer 200",
+                s.failed
+            );
+        }
+    }
 }
 
 /// A table row; `bare` is the bare handler's rate measured just before and just after.
@@ -502,10 +290,7 @@ fn signatures_per_second() -> f64 {
 }
 
 fn main() {
-    let known = |a: &String| OPTIONS.iter().any(|o| a.strip_prefix("--") == Some(o));
-    if let Some(a) = std::env::args().skip(1).step_by(2).find(|a| !known(a)) {
-        panic!("unknown option {a}; see the top of examples/bench.rs");
-    }
+    check_options(&OPTIONS, "bench");
     let o = Opts {
         connections: arg("connections", 32),
         seconds: arg("seconds", 3.0),
@@ -554,7 +339,9 @@ fn main() {
             let url = created["QueueUrl"].as_str().expect("QueueUrl").to_string();
             let before = rss_kib(pid);
             let started = Instant::now();
-            fill_batches(bin, &url, million, &"x".repeat(1024), 64).await;
+            let kib = "x".repeat(1024);
+            let filled = fill_batches(bin, &url, million, &kib, 64, None).await;
+            filled.expect("fill");
             (before, rss_kib(pid), started.elapsed())
         })
     });
@@ -570,11 +357,7 @@ fn main() {
     let bare_work = |_: &str| Work::One(hello.clone());
     let json = |url: &str| Work::One(send_json(url, "hello"));
     let query = |url: &str| Work::One(send_query(url));
-    let round_trip = |url: &str| Work::RoundTrip {
-        url: url.into(),
-        send: send_json(url, "hello"),
-        receive: sqs_json("ReceiveMessage", json!({"QueueUrl": url})),
-    };
+    let round_trip = |url: &str| Work::round_trip(url, None);
     let health = |_: &str| Work::One(control(Method::GET, "health"));
     let logged = |_: &str| Work::One(send_json(&bin_queue, "hello"));
     let queued = format!("SQS send + receive + delete, JSON 1.0, {backlog} messages queued");
@@ -612,24 +395,21 @@ fn main() {
         }
         (rows, bares)
     });
-    let levels: String = arg("scaling", "1,8,64".to_string());
-    let levels: Vec<usize> = levels
-        .split(',')
-        .filter_map(|l| l.trim().parse().ok())
-        .collect();
     let scaling = client_rt.block_on(async {
         let mut table = Vec::new();
-        for &c in &levels {
+        for c in levels("scaling", "1,8,64") {
             let at = Opts {
                 connections: c,
                 ..o
             };
-            let again = Opts { warmup: 0.0, ..at };
-            let bare_before = measure(bare, &at, None, &bare_work).await.reqs_per_s;
-            let send = measure(sy, &again, Some(0), &json).await;
-            let trip = measure(sy, &again, Some(0), &round_trip).await;
-            let bare_after = measure(bare, &again, None, &bare_work).await.reqs_per_s;
-            table.push((c, send, trip, (bare_before, bare_after)));
+            table.push((c, scaled(sy, bare, &at, &bare_work, None).await));
+        }
+        table
+    });
+    let counts = client_rt.block_on(async {
+        let mut table = Vec::new();
+        for n in levels("counts", "1,10,100,1000") {
+            table.push((n, scaled(sy, bare, &o, &bare_work, Some(n)).await));
         }
         table
     });
@@ -673,29 +453,20 @@ fn main() {
     for (name, stats, bare) in &rows {
         row(name, stats, *bare);
     }
-    if !scaling.is_empty() {
-        println!(
-            "\n| connections | bare req/s | SendMessage/s | vs bare | round trips/s | round-trip req/s vs bare | SendMessage p99 | round trip p99 |"
-        );
-        println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (c, send, trip, (b0, b1)) in &scaling {
-            let bare = (b0 + b1) / 2.0;
-            println!(
-                "| {c} | {bare:.0} | {:.0} | {:.2} | {:.0} | {:.2} | {} µs | {} µs |",
-                send.reqs_per_s,
-                send.reqs_per_s / bare,
-                trip.ops_per_s,
-                trip.reqs_per_s / bare,
-                send.p99_us,
-                trip.p99_us
-            );
-            if (b0 - b1).abs() * 2.0 / (b0 + b1) > 0.10 {
-                eprintln!(
-                    "warning: {c} connections: the bare rate moved over 10%: the machine is busy"
-                );
-            }
-        }
-    }
+    let columns = [
+        "SendMessage/s",
+        "round trips/s",
+        "Publish/s, 1 subscription",
+        "Publish/s, 10 subscriptions",
+        "PutEvents/s, 1 rule",
+    ];
+    scaling_table("connections", &columns, &scaling);
+    let columns = [
+        "SendMessage/s, spread over N queues",
+        "Publish/s, spread over N topics",
+        "PutEvents/s, N rules (1 matching)",
+    ];
+    scaling_table(&format!("N ({c} connections)"), &columns, &counts);
     println!(
         "\n| SNS workload ({c} connections) | publishes/s | deliveries/s | p50 | p99 | vs bare | of signing limit |"
     );
