@@ -11,12 +11,25 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// against the frees it follows.
 const TRIM_EVERY: usize = 64 << 20;
 
+/// Bytes freed that a queue left empty returns at once: a drain's last frees do not wait for
+/// [`TRIM_EVERY`], and a queue that keeps emptying at small depth trims seldom.
+const TRIM_WHEN_EMPTIED: usize = 1 << 20;
+
 static FREED: AtomicUsize = AtomicUsize::new(0);
 
 /// `bytes` were freed; returns free memory to the system once enough has been.
 pub fn freed(bytes: usize) {
     let total = FREED.fetch_add(bytes, Ordering::Relaxed) + bytes;
     if total >= TRIM_EVERY && FREED.swap(0, Ordering::Relaxed) >= TRIM_EVERY {
+        trim();
+    }
+}
+
+/// A queue was left empty: returns what was freed since the last trim, if it is much.
+pub fn emptied() {
+    if FREED.load(Ordering::Relaxed) >= TRIM_WHEN_EMPTIED
+        && FREED.swap(0, Ordering::Relaxed) >= TRIM_WHEN_EMPTIED
+    {
         trim();
     }
 }

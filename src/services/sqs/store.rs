@@ -209,4 +209,6 @@ use depth::Depth;
 pub use message::{Body, Message, MessageId};
 use slots::Slots;
 #[cfg(test)]
+mod depth_tests;
+#[cfg(test)]
 mod tests;

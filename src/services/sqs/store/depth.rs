@@ -72,6 +72,9 @@ impl Queue {
         }
         self.body_bytes -= m.body.len();
         crate::memory::freed(m.body.len() + std::mem::size_of::<Message>());
+        if self.messages.len() == 0 {
+            crate::memory::emptied();
+        }
         Some(m)
     }
 
@@ -100,7 +103,9 @@ impl Queue {
     /// Brings the counts to `now`: drops the messages past retention and counts the hidden
     /// ones whose time has come as visible. Costs what changed since the last settle.
     pub fn settle(&mut self, now: Millis) {
-        if now <= self.depth.settled_at {
+        // At the same instant too: a message may come in past retention already (a dead letter
+        // keeps its send time).
+        if now < self.depth.settled_at {
             return;
         }
         let retention = self.retention_ms();
@@ -142,7 +147,7 @@ impl Queue {
     pub fn counts(&self, now: Millis) -> (usize, usize, usize) {
         let d = &self.depth;
         let mut c = d.kept;
-        if now > d.settled_at {
+        if now >= d.settled_at {
             let retention = self.retention_ms();
             let expired = |m: &Message| m.sent_at + retention <= now;
             let in_order = self.messages.iter_from(d.expiry_cursor).map(|(_, m)| m);
