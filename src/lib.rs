@@ -17,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod localstack_env;
 pub mod logfmt;
+pub mod memory;
 pub mod model;
 pub mod protocol;
 pub mod runtime;

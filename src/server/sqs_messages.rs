@@ -274,23 +274,23 @@ fn attributes(
         ("ApproximateReceiveCount", m.receive_count.to_string()),
         (
             "ApproximateFirstReceiveTimestamp",
-            m.first_received_at.unwrap_or(0).to_string(),
+            m.first_received_at().unwrap_or(0).to_string(),
         ),
     ];
-    if let Some(group) = &m.group_id {
-        attributes.push(("MessageGroupId", group.clone()));
+    if let Some(group) = m.group_id() {
+        attributes.push(("MessageGroupId", group.to_string()));
     }
-    if let (Some(dedup), Some(_)) = (&m.dedup_id, m.sequence_number) {
-        attributes.push(("MessageDeduplicationId", dedup.clone()));
+    if let (Some(dedup), Some(_)) = (m.dedup_id(), m.sequence_number()) {
+        attributes.push(("MessageDeduplicationId", dedup.to_string()));
     }
-    if let Some(n) = m.sequence_number {
+    if let Some(n) = m.sequence_number() {
         attributes.push(("SequenceNumber", n.to_string()));
     }
     if let Some(source) = &m.dead_letter_source_arn {
         attributes.push(("DeadLetterQueueSourceArn", source.to_string()));
     }
-    if let Some(trace) = &m.trace_header {
-        attributes.push(("AWSTraceHeader", trace.clone()));
+    if let Some(trace) = m.trace_header() {
+        attributes.push(("AWSTraceHeader", trace.to_string()));
     }
     if peek.show_invisible {
         attributes.push(("IsVisible", visible.to_string()));
@@ -306,7 +306,7 @@ fn fields<'m>(m: &'m Message, attributes: &[(&str, String)]) -> Vec<(&'m str, Va
     let mut out = vec![
         ("MessageId", json!(m.id)),
         ("ReceiptHandle", json!(BACKDOOR_RECEIPT)),
-        ("MD5OfBody", json!(m.md5_of_body)),
+        ("MD5OfBody", json!(m.md5_of_body())),
         ("Body", json!(m.body)),
         (
             "Attribute",
@@ -318,10 +318,10 @@ fn fields<'m>(m: &'m Message, attributes: &[(&str, String)]) -> Vec<(&'m str, Va
             ),
         ),
     ];
-    if let Some(md5) = md5_of_attributes(&m.attributes) {
+    if let Some(md5) = md5_of_attributes(m.attributes()) {
         out.push(("MD5OfMessageAttributes", json!(md5)));
         let list: Vec<Value> = m
-            .attributes
+            .attributes()
             .iter()
             .map(|(name, v)| json!({"Name": name, "Value": v}))
             .collect();
@@ -335,16 +335,16 @@ fn aws_json(m: &Message, attributes: &[(&str, String)]) -> Value {
     let mut out = Map::new();
     out.insert("MessageId".into(), json!(m.id));
     out.insert("ReceiptHandle".into(), json!(BACKDOOR_RECEIPT));
-    out.insert("MD5OfBody".into(), json!(m.md5_of_body));
+    out.insert("MD5OfBody".into(), json!(m.md5_of_body()));
     out.insert("Body".into(), json!(m.body));
     let system: Map<String, Value> = attributes
         .iter()
         .map(|(n, v)| (n.to_string(), json!(v)))
         .collect();
     out.insert("Attributes".into(), Value::Object(system));
-    if let Some(md5) = md5_of_attributes(&m.attributes) {
+    if let Some(md5) = md5_of_attributes(m.attributes()) {
         out.insert("MD5OfMessageAttributes".into(), json!(md5));
-        out.insert("MessageAttributes".into(), json!(m.attributes));
+        out.insert("MessageAttributes".into(), json!(m.attributes()));
     }
     Value::Object(out)
 }

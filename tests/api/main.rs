@@ -33,6 +33,7 @@ mod sns_subscriptions;
 mod sns_topics;
 mod sqs_batch;
 mod sqs_concurrency;
+mod sqs_depth;
 mod sqs_exact_api;
 mod sqs_exact_query;
 mod sqs_exact_visibility;

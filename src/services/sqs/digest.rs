@@ -11,6 +11,11 @@ pub fn md5_hex(data: &[u8]) -> String {
     hex::encode(Md5::digest(data))
 }
 
+/// The 16 bytes of an MD5 (a queued message keeps its body's so).
+pub fn md5(data: &[u8]) -> [u8; 16] {
+    Md5::digest(data).into()
+}
+
 /// Lowercase hex SHA-256 (content-based deduplication ids).
 pub fn sha256_hex(data: &[u8]) -> String {
     use sha2::Sha256;

@@ -459,7 +459,7 @@ fn wanted(names: &[String], name: &str) -> bool {
 fn present(
     key: &QueueKey,
     seq: u64,
-    message: super::store::Message,
+    mut message: super::store::Message,
     input: &ReceiveMessageInput,
 ) -> ReceivedMessage {
     let system: Vec<String> = input
@@ -482,21 +482,21 @@ fn present(
     );
     add(
         "ApproximateFirstReceiveTimestamp",
-        message.first_received_at.map(|t| t.to_string()),
+        message.first_received_at().map(|t| t.to_string()),
     );
     add(
         "SequenceNumber",
-        message.sequence_number.map(|n| n.to_string()),
+        message.sequence_number().map(|n| n.to_string()),
     );
     add(
         "MessageDeduplicationId",
         message
-            .dedup_id
-            .clone()
-            .filter(|_| message.sequence_number.is_some()),
+            .dedup_id()
+            .filter(|_| message.sequence_number().is_some())
+            .map(str::to_string),
     );
-    add("MessageGroupId", message.group_id.clone());
-    add("AWSTraceHeader", message.trace_header.clone());
+    add("MessageGroupId", message.group_id().map(str::to_string));
+    add("AWSTraceHeader", message.trace_header().map(str::to_string));
     add(
         "DeadLetterQueueSourceArn",
         message
@@ -505,15 +505,15 @@ fn present(
             .map(str::to_string),
     );
     let message_attributes: BTreeMap<_, _> = message
-        .attributes
+        .take_attributes()
         .into_iter()
         .filter(|(name, _)| wanted(&input.message_attribute_names, name))
         .collect();
     ReceivedMessage {
-        message_id: message.id,
+        message_id: message.id.to_string(),
         receipt_handle: receipt_handle(key, seq, message.receipt.map_or(0, |r| r.0)),
-        md5_of_body: message.md5_of_body,
-        body: message.body,
+        md5_of_body: message.md5_of_body(),
+        body: message.body.into(),
         attributes,
         // Digest of the attributes returned, which the SDKs check against what they got.
         md5_of_message_attributes: md5_of_attributes(&message_attributes),

@@ -149,7 +149,7 @@ fn step_store(
         match dest.as_deref().and_then(|d| store.by_arn_mut(d)) {
             Some(queue) if failed.is_empty() => {
                 let mut fresh = m;
-                fresh.id = rng.uuid();
+                fresh.id = rng.uuid().into();
                 fresh.sent_at = now;
                 fresh.dead_letter_source_arn = None;
                 queue.take_moved(fresh, now);

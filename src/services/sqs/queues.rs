@@ -230,6 +230,7 @@ pub fn get_queue_attributes(
         }
     }
     let all = input.attribute_names.iter().any(|n| n == "All");
+    queue.settle(now);
     let (visible, in_flight, delayed) = queue.counts(now);
     let mut values = queue.attributes.rendered();
     values.insert("ApproximateNumberOfMessages", visible.to_string());

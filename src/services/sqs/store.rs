@@ -1,6 +1,8 @@
 //! SQS state: queues per (account, region, name) and their messages. Visibility, delay,
 //! retention and deduplication are timestamps compared with `now` when read; only move tasks
-//! need timers. Here the data; `queue` what a queue does with its messages, `tests` its tests.
+//! need timers. Here the data; `message` a message's compact layout, `slots` where a queue keeps
+//! its messages, `depth` the counts it keeps, `queue` what a queue does with its messages, `tests`
+//! its tests.
 //! Plain data: the store imports no SQS operation, the state or the engine's scheduler.
 
 use super::attributes::{DedupScope, QueueAttributes};
@@ -8,7 +10,7 @@ use super::errors::SqsError;
 use super::shapes::MessageAttributeValue;
 use crate::arn::Arn;
 use crate::engine::time::Millis;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// How long a FIFO deduplication id and a ReceiveRequestAttemptId are remembered.
@@ -66,29 +68,6 @@ pub struct Outgoing {
     pub delay_ms: Millis,
 }
 
-#[derive(Debug, Clone)]
-pub struct Message {
-    pub id: String,
-    pub body: String,
-    pub md5_of_body: String,
-    pub attributes: BTreeMap<String, MessageAttributeValue>,
-    pub trace_header: Option<String>,
-    pub sender_id: Arc<str>,
-    pub group_id: Option<String>,
-    pub dedup_id: Option<String>,
-    pub sequence_number: Option<u128>,
-    pub dead_letter_source_arn: Option<Arc<str>>,
-    pub sent_at: Millis,
-    pub visible_at: Millis,
-    /// When `visible_at` was last set, in the queue's own count of such changes: orders FIFO
-    /// groups whose messages became visible at the same instant.
-    pub visible_stamp: u64,
-    pub receive_count: u32,
-    pub first_received_at: Option<Millis>,
-    /// The receive that holds it: a nonce for its receipt handle and when it happened.
-    pub receipt: Option<(u64, Millis)>,
-}
-
 /// What SendMessage answers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sent {
@@ -131,17 +110,18 @@ pub struct Queue {
     pub attributes: QueueAttributes,
     pub tags: BTreeMap<String, String>,
     pub purged_at: Option<Millis>,
-    messages: BTreeMap<u64, Message>,
+    messages: Slots,
+    /// The body bytes of the messages held (what a purge frees).
+    body_bytes: usize,
+    depth: Depth,
     next_seq: u64,
     next_sequence_number: u128,
-    /// Counts the changes of messages' `visible_at` ([`Message::visible_stamp`]).
+    /// Counts the changes of messages' `visible_at` (FIFO messages keep theirs).
     next_stamp: u64,
     dedup: HashMap<String, Vec<Dedup>>,
     attempts: HashMap<String, Attempt>,
-    /// The earliest send time among dead-lettered messages here (they break send order).
-    oldest_moved_sent_at: Option<Millis>,
-    /// Received messages not yet known to be visible again (exact after `count_in_flight`).
-    in_flight_hint: usize,
+    /// The sender id of the last message sent, shared by the next ones of the same sender.
+    last_sender: Option<Arc<str>>,
 }
 
 /// Why a receipt handle was refused (ChangeMessageVisibility, FIFO DeleteMessage).
@@ -219,7 +199,16 @@ pub struct MoveTask {
     pub failure: Option<String>,
 }
 
+mod depth;
+mod message;
 mod peek;
 mod queue;
+mod slots;
+
+use depth::Depth;
+pub use message::{Body, Message, MessageId};
+use slots::Slots;
+#[cfg(test)]
+mod depth_tests;
 #[cfg(test)]
 mod tests;

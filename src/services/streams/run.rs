@@ -234,16 +234,16 @@ fn sqs_record(s: &Stream, queue: &str, m: &crate::services::sqs::store::Message)
         "ApproximateReceiveCount": m.receive_count.to_string(),
         "SentTimestamp": m.sent_at.to_string(),
         "SenderId": &*m.sender_id,
-        "ApproximateFirstReceiveTimestamp": m.first_received_at.unwrap_or(m.sent_at).to_string(),
+        "ApproximateFirstReceiveTimestamp": m.first_received_at().unwrap_or(m.sent_at).to_string(),
     });
-    if let Some(g) = &m.group_id {
+    if let Some(g) = m.group_id() {
         attributes["MessageGroupId"] = json!(g);
     }
-    if let Some(d) = &m.dedup_id {
+    if let Some(d) = m.dedup_id() {
         attributes["MessageDeduplicationId"] = json!(d);
     }
     let message_attributes: serde_json::Map<String, Value> = m
-        .attributes
+        .attributes()
         .iter()
         .map(|(name, v)| {
             let mut a = json!({"dataType": v.data_type});
@@ -258,7 +258,7 @@ fn sqs_record(s: &Stream, queue: &str, m: &crate::services::sqs::store::Message)
         "body": body,
         "attributes": attributes,
         "messageAttributes": message_attributes,
-        "md5OfBody": m.md5_of_body,
+        "md5OfBody": m.md5_of_body(),
         "eventSource": "aws:sqs",
         "eventSourceARN": queue,
         "awsRegion": s.region,
@@ -280,12 +280,12 @@ fn from_sqs(s: &Stream, queue: &str, held: &Held, now: Millis) -> Taken {
         "detail": view,
     });
     Taken {
-        id: m.id.clone(),
-        raw: m.body.clone(),
+        id: m.id.to_string(),
+        raw: m.body.to_string(),
         view,
         bus_event: bus_event.to_string(),
-        group: m.group_id.clone(),
-        attributes: m.attributes.clone(),
+        group: m.group_id().map(str::to_string),
+        attributes: m.attributes().clone(),
         ingested_at: now,
     }
 }

@@ -3,7 +3,18 @@
 //! retention, and handing messages to move tasks. Plain data behaviour over the store's types:
 //! it must not depend on the state, the engine's scheduler or any SQS operation.
 
+use super::message::{Extra, NEVER};
 use super::*;
+
+/// The 16 bytes of a body's MD5 from its lowercase hex, or digested from the body when the hex
+/// is not one.
+fn digest_bytes(hex_md5: &str, body: &str) -> [u8; 16] {
+    let mut bytes = [0; 16];
+    match hex::decode_to_slice(hex_md5, &mut bytes) {
+        Ok(()) => bytes,
+        Err(_) => super::super::digest::md5(body.as_bytes()),
+    }
+}
 
 impl Queue {
     pub fn new(key: QueueKey, now: Millis, attributes: QueueAttributes) -> Self {
@@ -15,15 +26,16 @@ impl Queue {
             attributes,
             tags: BTreeMap::new(),
             purged_at: None,
-            messages: BTreeMap::new(),
+            messages: Slots::default(),
+            body_bytes: 0,
+            depth: Depth::default(),
             next_seq: 0,
             // FIFO sequence numbers are large, increasing and not consecutive, as in SQS.
             next_sequence_number: 18_000_000_000_000_000_000,
             next_stamp: 0,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
-            oldest_moved_sent_at: None,
-            in_flight_hint: 0,
+            last_sender: None,
         }
     }
 
@@ -31,13 +43,8 @@ impl Queue {
         self.attributes.fifo
     }
 
-    fn retention_ms(&self) -> Millis {
+    pub(super) fn retention_ms(&self) -> Millis {
         self.attributes.retention_s * 1000
-    }
-
-    fn enqueue(&mut self, message: Message) {
-        self.next_seq += 1;
-        self.messages.insert(self.next_seq, message);
     }
 
     fn take_stamp(&mut self) -> u64 {
@@ -52,6 +59,7 @@ impl Queue {
 
     /// Takes a new message, or recognises a FIFO duplicate inside the deduplication interval.
     pub fn send(&mut self, now: Millis, id: String, m: Outgoing) -> Sent {
+        self.settle(now);
         if let Some(d) = m.dedup_id.as_deref() {
             if self.dedup.len() > 1024 {
                 self.dedup.retain(|_, sent| {
@@ -79,23 +87,36 @@ impl Queue {
             });
         }
         let visible_stamp = self.take_stamp();
+        let plain = m.attributes.is_empty()
+            && m.trace_header.is_none()
+            && m.group_id.is_none()
+            && m.dedup_id.is_none()
+            && sequence_number.is_none();
+        let extra = (!plain).then(|| {
+            Box::new(Extra {
+                attributes: m.attributes,
+                trace_header: m.trace_header,
+                group_id: m.group_id,
+                dedup_id: m.dedup_id,
+                sequence_number,
+                visible_stamp,
+            })
+        });
+        let md5_of_body = digest_bytes(&m.md5_of_body, &m.body);
+        let sender_id = self.shared_sender(m.sender_id);
         self.enqueue(Message {
-            id: id.clone(),
-            body: m.body,
-            md5_of_body: m.md5_of_body,
-            attributes: m.attributes,
-            trace_header: m.trace_header,
-            sender_id: m.sender_id,
-            group_id: m.group_id,
-            dedup_id: m.dedup_id,
-            sequence_number,
+            id: MessageId::from(id.clone()),
+            body: Body::from(m.body),
+            md5_of_body,
+            sender_id,
             dead_letter_source_arn: None,
             sent_at: now,
             visible_at: now + m.delay_ms,
-            visible_stamp,
-            receive_count: 0,
-            first_received_at: None,
             receipt: None,
+            first_received_at: NEVER,
+            receive_count: 0,
+            in_order: true,
+            extra,
         });
         Sent {
             message_id: id,
@@ -117,14 +138,15 @@ impl Queue {
 
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
     pub fn take_moved(&mut self, mut message: Message, now: Millis) {
+        self.settle(now);
         message.visible_at = now;
-        message.visible_stamp = self.take_stamp();
+        let stamp = self.take_stamp();
         message.receipt = None;
         // A dead letter keeps its ApproximateReceiveCount and first receive, as in SQS; a message
         // a move task sends on starts afresh.
         if message.dead_letter_source_arn.is_none() {
             message.receive_count = 0;
-            message.first_received_at = None;
+            message.first_received_at = NEVER;
         } else if self.is_fifo() {
             // "For FIFO queues, the enqueue timestamp resets when the message is moved to a
             // dead-letter queue" (SQS developer guide, dead-letter queue retention).
@@ -132,47 +154,17 @@ impl Queue {
         }
         if self.is_fifo() {
             // A FIFO dead-letter queue replaces the deduplication id with the message id.
-            message.dedup_id = Some(message.id.clone());
-            message.group_id.get_or_insert_with(|| message.id.clone());
-            message.sequence_number = Some(self.take_sequence_number());
-        } else {
-            message.sequence_number = None;
+            let id = message.id.to_string();
+            let sequence_number = self.take_sequence_number();
+            let extra = message.extra_mut();
+            extra.dedup_id = Some(id.clone());
+            extra.group_id.get_or_insert(id);
+            extra.sequence_number = Some(sequence_number);
+        } else if let Some(extra) = message.extra.as_mut() {
+            extra.sequence_number = None;
         }
-        if message.dead_letter_source_arn.is_some() {
-            let oldest = self.oldest_moved_sent_at.get_or_insert(message.sent_at);
-            *oldest = (*oldest).min(message.sent_at);
-        }
+        message.set_stamp(stamp);
         self.enqueue(message);
-    }
-
-    fn expired(&self, m: &Message, now: Millis) -> bool {
-        m.sent_at + self.retention_ms() <= now
-    }
-
-    /// Drops messages past their retention period.
-    fn expire(&mut self, now: Millis) {
-        let retention = self.retention_ms();
-        // Messages are mostly in send order: drop from the front, then sweep the rest when
-        // moved (older) messages may hide behind newer ones.
-        while let Some(entry) = self.messages.first_entry() {
-            if entry.get().sent_at + retention > now {
-                break;
-            }
-            entry.remove();
-        }
-        // Dead-lettered messages keep their original send time and may hide behind newer ones.
-        if self
-            .oldest_moved_sent_at
-            .is_some_and(|at| at + retention <= now)
-        {
-            self.messages.retain(|_, m| m.sent_at + retention > now);
-            self.oldest_moved_sent_at = self
-                .messages
-                .values()
-                .filter(|m| m.dead_letter_source_arn.is_some())
-                .map(|m| m.sent_at)
-                .min();
-        }
     }
 
     /// Hands out up to `max` visible messages, hiding each for `visibility_ms`. A message
@@ -186,14 +178,11 @@ impl Queue {
         attempt_id: Option<&str>,
         mut nonce: impl FnMut() -> u64,
     ) -> Result<Received, SqsError> {
-        self.expire(now);
+        self.settle(now);
         if let Some(again) = attempt_id.and_then(|id| self.repeat_attempt(id, now, visibility_ms)) {
             return Ok(again);
         }
-        if !self.is_fifo()
-            && self.in_flight_hint >= MAX_IN_FLIGHT
-            && self.count_in_flight(now) >= MAX_IN_FLIGHT
-        {
+        if !self.is_fifo() && self.in_flight() >= MAX_IN_FLIGHT {
             return Err(SqsError::OverLimit("Too many messages in flight.".into()));
         }
         let mut received = Received::default();
@@ -204,7 +193,7 @@ impl Queue {
             to_dlq = dead;
             chosen.extend(groups.into_iter().flatten().take(max));
         } else {
-            for (seq, m) in &self.messages {
+            for (seq, m) in self.messages.iter() {
                 if chosen.len() == max {
                     break;
                 }
@@ -212,28 +201,34 @@ impl Queue {
                     continue;
                 }
                 if max_receives.is_some_and(|n| m.receive_count >= n) {
-                    to_dlq.push(*seq);
+                    to_dlq.push(seq);
                 } else {
-                    chosen.push(*seq);
+                    chosen.push(seq);
                 }
             }
         }
         for seq in to_dlq {
-            if let Some(m) = self.messages.remove(&seq) {
+            if let Some(m) = self.remove(seq) {
                 received.dead_lettered.push(m);
             }
         }
         for seq in chosen {
             let stamp = self.take_stamp();
-            let m = self.messages.get_mut(&seq).expect("chosen from the map");
-            m.visible_stamp = stamp;
-            m.receive_count += 1;
-            m.first_received_at.get_or_insert(now);
-            m.visible_at = now + visibility_ms;
-            m.receipt = Some((nonce(), now));
-            received.messages.push((seq, m.clone()));
+            let receipt = (nonce(), now);
+            let m = self.change(seq, |m| {
+                m.set_stamp(stamp);
+                m.receive_count += 1;
+                if m.first_received_at == NEVER {
+                    m.first_received_at = now;
+                }
+                m.visible_at = now + visibility_ms;
+                m.receipt = Some(receipt);
+                m.clone()
+            });
+            received
+                .messages
+                .push((seq, m.expect("chosen from the queue")));
         }
-        self.in_flight_hint += received.messages.len();
         if let Some(id) = attempt_id {
             let taken = received
                 .messages
@@ -264,8 +259,8 @@ impl Queue {
         // (visible since, its stamp, seqs) per group, in order of each group's first message.
         let mut groups: Vec<(Millis, u64, Vec<u64>)> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
-        for (seq, m) in &self.messages {
-            let group = m.group_id.as_deref().unwrap_or_default();
+        for (seq, m) in self.messages.iter() {
+            let group = m.group_id().unwrap_or_default();
             if closed.contains(group) {
                 continue;
             }
@@ -274,14 +269,14 @@ impl Queue {
                 continue;
             }
             if max_receives.is_some_and(|n| m.receive_count >= n) {
-                dead.push(*seq);
+                dead.push(seq);
                 continue;
             }
             match index.get(group) {
-                Some(&i) => groups[i].2.push(*seq),
+                Some(&i) => groups[i].2.push(seq),
                 None => {
                     index.insert(group, groups.len());
-                    groups.push((m.visible_at, m.visible_stamp, vec![*seq]));
+                    groups.push((m.visible_at, m.visible_stamp(), vec![seq]));
                 }
             }
         }
@@ -294,7 +289,7 @@ impl Queue {
     fn repeat_attempt(&mut self, id: &str, now: Millis, visibility_ms: Millis) -> Option<Received> {
         let attempt = self.attempts.get(id).filter(|a| a.until > now)?.clone();
         let unchanged = attempt.taken.iter().all(|(seq, nonce, visible_at)| {
-            self.messages.get(seq).is_some_and(|m| {
+            self.messages.get(*seq).is_some_and(|m| {
                 m.receipt.map(|r| r.0) == Some(*nonce) && m.visible_at == *visible_at
             })
         });
@@ -306,11 +301,14 @@ impl Queue {
         let mut taken = Vec::new();
         for (seq, nonce, _) in attempt.taken {
             let stamp = self.take_stamp();
-            let m = self.messages.get_mut(&seq).expect("checked above");
-            m.visible_stamp = stamp;
-            m.visible_at = now + visibility_ms;
+            let m = self.change(seq, |m| {
+                m.set_stamp(stamp);
+                m.visible_at = now + visibility_ms;
+                m.clone()
+            });
+            let m = m.expect("checked above");
             taken.push((seq, nonce, m.visible_at));
-            again.messages.push((seq, m.clone()));
+            again.messages.push((seq, m));
         }
         self.attempts.insert(
             id.to_string(),
@@ -322,19 +320,10 @@ impl Queue {
         Some(again)
     }
 
-    fn count_in_flight(&mut self, now: Millis) -> usize {
-        self.in_flight_hint = self
-            .messages
-            .values()
-            .filter(|m| m.receipt.is_some() && m.visible_at > now)
-            .count();
-        self.in_flight_hint
-    }
-
     /// The message a receipt handle names, if that handle is still the current one.
-    fn held(&mut self, seq: u64, nonce: u64) -> Option<&mut Message> {
+    fn held(&self, seq: u64, nonce: u64) -> Option<&Message> {
         self.messages
-            .get_mut(&seq)
+            .get(seq)
             .filter(|m| m.receipt.is_some_and(|r| r.0 == nonce))
     }
 
@@ -343,18 +332,14 @@ impl Queue {
     /// an earlier receive), and the handle of a message already gone succeeds; a FIFO queue
     /// takes only the current handle inside its visibility timeout and calls others expired.
     pub fn delete(&mut self, seq: u64, nonce: u64, now: Millis) -> Result<(), Visibility> {
+        self.settle(now);
         if self.is_fifo() {
             match self.held(seq, nonce) {
                 Some(m) if m.visible_at > now => {}
                 _ => return Err(Visibility::Expired),
             }
         }
-        if let Some(m) = self.messages.remove(&seq)
-            && m.receipt.is_some()
-            && m.visible_at > now
-        {
-            self.in_flight_hint = self.in_flight_hint.saturating_sub(1);
-        }
+        self.remove(seq);
         Ok(())
     }
 
@@ -368,9 +353,10 @@ impl Queue {
         now: Millis,
         timeout_ms: Millis,
     ) -> Result<(), Visibility> {
+        self.settle(now);
         let fifo = self.is_fifo();
         let stamp = self.take_stamp();
-        let m = self.messages.get_mut(&seq).ok_or(Visibility::Gone)?;
+        let m = self.messages.get(seq).ok_or(Visibility::Gone)?;
         if fifo {
             if m.receipt.is_none_or(|r| r.0 != nonce) {
                 return Err(Visibility::Expired);
@@ -383,71 +369,54 @@ impl Queue {
         if now + timeout_ms > received_at + MAX_VISIBILITY_MS {
             return Err(Visibility::BeyondLimit);
         }
-        if m.visible_at <= now && timeout_ms > 0 {
-            self.in_flight_hint += 1;
-        }
-        m.visible_at = now + timeout_ms;
-        m.visible_stamp = stamp;
+        self.change(seq, |m| {
+            m.visible_at = now + timeout_ms;
+            m.set_stamp(stamp);
+        });
         Ok(())
     }
 
     /// Deletes every message and forgets the deduplication history: after a purge, a message
     /// with a purged message's deduplication id is taken (as in SQS).
     pub fn purge(&mut self) {
-        self.messages.clear();
+        self.clear_messages();
         self.dedup.clear();
         self.attempts.clear();
-        self.in_flight_hint = 0;
-    }
-
-    /// (visible, in flight, delayed) messages now.
-    pub fn counts(&self, now: Millis) -> (usize, usize, usize) {
-        let (mut visible, mut in_flight, mut delayed) = (0, 0, 0);
-        for m in self.messages.values().filter(|m| !self.expired(m, now)) {
-            if m.visible_at <= now {
-                visible += 1;
-            } else if m.receipt.is_some() {
-                in_flight += 1;
-            } else {
-                delayed += 1;
-            }
-        }
-        (visible, in_flight, delayed)
-    }
-
-    /// When the next hidden (delayed or in-flight) message becomes visible; messages held by an
-    /// event stream ([`HELD`]) only do when it releases them.
-    pub fn next_visible_at(&self, now: Millis) -> Option<Millis> {
-        self.messages
-            .values()
-            .map(|m| m.visible_at)
-            .filter(|&at| at > now && at < HELD)
-            .min()
     }
 
     /// Makes the message of a receipt handle visible again now (an event stream letting go of
     /// a message it held); an outdated handle changes nothing.
     pub fn release(&mut self, seq: u64, nonce: u64, now: Millis) {
+        self.settle(now);
         let stamp = self.take_stamp();
-        if let Some(m) = self.held(seq, nonce) {
-            m.visible_at = now;
-            m.visible_stamp = stamp;
+        if self.held(seq, nonce).is_some() {
+            self.change(seq, |m| {
+                m.visible_at = now;
+                m.set_stamp(stamp);
+            });
         }
     }
 
     /// Takes up to `max` visible messages out of the queue (move tasks).
     pub fn take_visible(&mut self, now: Millis, max: usize) -> Vec<Message> {
-        self.expire(now);
+        self.settle(now);
         let seqs: Vec<u64> = self
             .messages
             .iter()
             .filter(|(_, m)| m.visible_at <= now)
-            .map(|(s, _)| *s)
+            .map(|(s, _)| s)
             .take(max)
             .collect();
-        seqs.into_iter()
-            .filter_map(|s| self.messages.remove(&s))
-            .collect()
+        seqs.into_iter().filter_map(|s| self.remove(s)).collect()
+    }
+
+    /// The sender id of a message sent now, shared with the last message's when it is the same
+    /// (a million messages of one sender hold one copy).
+    fn shared_sender(&mut self, sender: Arc<str>) -> Arc<str> {
+        match &self.last_sender {
+            Some(last) if **last == *sender => last.clone(),
+            _ => self.last_sender.insert(sender).clone(),
+        }
     }
 
     /// Puts messages taken by [`Queue::take_visible`] back, in their order.

@@ -1,0 +1,244 @@
+//! A queue's counts kept as its messages come, change and go, so that GetQueueAttributes, the
+//! console and move tasks count in constant time whatever the depth. Every message enters,
+//! changes and leaves through [`Queue::enqueue`], [`Queue::change`] and [`Queue::remove`],
+//! which keep the counts as of `settled_at`; what time alone changes (a delay or a visibility
+//! timeout running out, retention) is in two indexes by time, which [`Queue::settle`] applies
+//! as the clock moves. Work follows changes, never the number of messages.
+
+use super::message::Message;
+use super::*;
+
+const VISIBLE: usize = 0;
+const IN_FLIGHT: usize = 1;
+const DELAYED: usize = 2;
+
+/// Which count a message is in at `at`.
+fn class(m: &Message, at: Millis) -> usize {
+    match (m.visible_at <= at, m.receipt.is_some()) {
+        (true, _) => VISIBLE,
+        (false, true) => IN_FLIGHT,
+        (false, false) => DELAYED,
+    }
+}
+
+/// The queue's kept counts and the indexes by time they need.
+#[derive(Debug, Default)]
+pub(super) struct Depth {
+    /// Messages visible, in flight and delayed at `settled_at`.
+    kept: [usize; 3],
+    settled_at: Millis,
+    /// (visible_at, place) of every message hidden at `settled_at`.
+    hidden: BTreeSet<(Millis, u64)>,
+    /// (sent_at, place) of every message not in send order (dead letters keep their send time,
+    /// messages put back by a move task theirs): retention expires these by this index.
+    out_of_order: BTreeSet<(Millis, u64)>,
+    /// Every message in send order before this place has expired or is gone: the retention
+    /// sweep resumes here.
+    expiry_cursor: u64,
+    /// The send time of the last message in send order.
+    last_in_order: Millis,
+}
+
+impl Queue {
+    /// Puts `m` at the end of the queue.
+    pub(super) fn enqueue(&mut self, mut m: Message) {
+        self.next_seq += 1;
+        let seq = self.next_seq;
+        let d = &mut self.depth;
+        m.in_order = m.sent_at >= d.last_in_order;
+        if m.in_order {
+            d.last_in_order = m.sent_at;
+        } else {
+            d.out_of_order.insert((m.sent_at, seq));
+        }
+        d.kept[class(&m, d.settled_at)] += 1;
+        if m.visible_at > d.settled_at {
+            d.hidden.insert((m.visible_at, seq));
+        }
+        self.body_bytes += m.body.len();
+        self.messages.insert(seq, m);
+    }
+
+    /// Takes the message at `seq` out of the queue.
+    pub(super) fn remove(&mut self, seq: u64) -> Option<Message> {
+        let m = self.messages.remove(seq)?;
+        let d = &mut self.depth;
+        d.kept[class(&m, d.settled_at)] -= 1;
+        if m.visible_at > d.settled_at {
+            d.hidden.remove(&(m.visible_at, seq));
+        }
+        if !m.in_order {
+            d.out_of_order.remove(&(m.sent_at, seq));
+        }
+        self.body_bytes -= m.body.len();
+        crate::memory::freed(m.body.len() + std::mem::size_of::<Message>());
+        if self.messages.len() == 0 {
+            crate::memory::emptied();
+        }
+        Some(m)
+    }
+
+    /// Changes the message at `seq` with `f` (its visibility, receipt or receive count, never
+    /// its send time or body), keeping the counts.
+    pub(super) fn change<R>(&mut self, seq: u64, f: impl FnOnce(&mut Message) -> R) -> Option<R> {
+        let d = &mut self.depth;
+        let m = self.messages.get_mut(seq)?;
+        let (before, hidden_at, sent_at) = (class(m, d.settled_at), m.visible_at, m.sent_at);
+        let answer = f(m);
+        debug_assert_eq!(m.sent_at, sent_at, "a change keeps the send time");
+        let after = class(m, d.settled_at);
+        d.kept[before] -= 1;
+        d.kept[after] += 1;
+        if hidden_at != m.visible_at {
+            if hidden_at > d.settled_at {
+                d.hidden.remove(&(hidden_at, seq));
+            }
+            if m.visible_at > d.settled_at {
+                d.hidden.insert((m.visible_at, seq));
+            }
+        }
+        Some(answer)
+    }
+
+    /// Brings the counts to `now`: drops the messages past retention and counts the hidden
+    /// ones whose time has come as visible. Costs what changed since the last settle.
+    pub fn settle(&mut self, now: Millis) {
+        // At the same instant too: a message may come in past retention already (a dead letter
+        // keeps its send time).
+        if now < self.depth.settled_at {
+            return;
+        }
+        let retention = self.retention_ms();
+        let mut expired = Vec::new();
+        let mut cursor = self.next_seq + 1;
+        for (seq, m) in self.messages.iter_from(self.depth.expiry_cursor) {
+            if !m.in_order {
+                continue;
+            }
+            if m.sent_at + retention > now {
+                cursor = seq;
+                break;
+            }
+            expired.push(seq);
+        }
+        self.depth.expiry_cursor = cursor;
+        for seq in expired {
+            self.remove(seq);
+        }
+        while let Some(&(sent_at, seq)) = self.depth.out_of_order.first()
+            && sent_at + retention <= now
+        {
+            self.remove(seq);
+        }
+        let d = &mut self.depth;
+        while let Some(&(at, seq)) = d.hidden.first()
+            && at <= now
+        {
+            d.hidden.pop_first();
+            let m = self.messages.get(seq).expect("indexed messages exist");
+            d.kept[class(m, d.settled_at)] -= 1;
+            d.kept[VISIBLE] += 1;
+        }
+        d.settled_at = now;
+    }
+
+    /// (visible, in flight, delayed) messages now: the kept counts, with what time changed
+    /// since the last settle (without settling: readers hold the queue shared).
+    pub fn counts(&self, now: Millis) -> (usize, usize, usize) {
+        let d = &self.depth;
+        let mut c = d.kept;
+        if now >= d.settled_at {
+            let retention = self.retention_ms();
+            let expired = |m: &Message| m.sent_at + retention <= now;
+            let in_order = self.messages.iter_from(d.expiry_cursor).map(|(_, m)| m);
+            for m in in_order.filter(|m| m.in_order).take_while(|m| expired(m)) {
+                c[class(m, d.settled_at)] -= 1;
+            }
+            for &(_, seq) in d
+                .out_of_order
+                .iter()
+                .take_while(|(sent_at, _)| sent_at + retention <= now)
+            {
+                c[class(self.indexed(seq), d.settled_at)] -= 1;
+            }
+            for &(_, seq) in d.hidden.range(..=(now, u64::MAX)) {
+                let m = self.indexed(seq);
+                if !expired(m) {
+                    c[class(m, d.settled_at)] -= 1;
+                    c[VISIBLE] += 1;
+                }
+            }
+        }
+        #[cfg(debug_assertions)]
+        self.check_counts(now, c);
+        (c[VISIBLE], c[IN_FLIGHT], c[DELAYED])
+    }
+
+    /// Messages in flight now, once settled.
+    pub(super) fn in_flight(&self) -> usize {
+        self.depth.kept[IN_FLIGHT]
+    }
+
+    /// When the next hidden (delayed or in-flight) message becomes visible; messages held by an
+    /// event stream ([`HELD`]) only do when it releases them.
+    pub fn next_visible_at(&self, now: Millis) -> Option<Millis> {
+        let (at, _) = self.depth.hidden.range((now + 1, 0)..).next()?;
+        (*at < HELD).then_some(*at)
+    }
+
+    /// Forgets every message at once.
+    pub(super) fn clear_messages(&mut self) {
+        let bytes = self.body_bytes + self.messages.len() * size_of::<Message>();
+        self.messages.clear();
+        self.body_bytes = 0;
+        crate::memory::freed(bytes);
+        let d = &mut self.depth;
+        d.kept = [0; 3];
+        d.hidden.clear();
+        d.out_of_order.clear();
+        d.expiry_cursor = self.next_seq + 1;
+    }
+
+    fn indexed(&self, seq: u64) -> &Message {
+        self.messages.get(seq).expect("indexed messages exist")
+    }
+
+    /// Debug builds recount small queues message by message at every count, and check the
+    /// indexes, so that any test that counts proves the kept counts right.
+    #[cfg(debug_assertions)]
+    fn check_counts(&self, now: Millis, counted: [usize; 3]) {
+        if self.messages.len() > 10_000 {
+            return;
+        }
+        let d = &self.depth;
+        let retention = self.retention_ms();
+        let mut recount = [0; 3];
+        for m in self.messages.values() {
+            if m.sent_at + retention > now {
+                recount[class(m, now)] += 1;
+            }
+        }
+        assert_eq!(counted, recount, "kept counts against a recount at {now}");
+        let hidden: BTreeSet<(Millis, u64)> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| m.visible_at > d.settled_at)
+            .map(|(seq, m)| (m.visible_at, seq))
+            .collect();
+        assert_eq!(hidden, d.hidden, "the index of hidden messages");
+        let out_of_order: BTreeSet<(Millis, u64)> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| !m.in_order)
+            .map(|(seq, m)| (m.sent_at, seq))
+            .collect();
+        assert_eq!(out_of_order, d.out_of_order, "the index of out-of-order");
+    }
+}
+
+/// A queue deleted (or the state reset) frees its messages as a purge does.
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.clear_messages();
+    }
+}

@@ -1,0 +1,124 @@
+//! A queue's messages by their place in it (the number receipt handles carry), in chunks of
+//! [`CHUNK`] places: a place is found in constant time, places are walked in order, and a chunk
+//! whose messages are all gone is freed at once, so a drain gives memory back as it goes. Places
+//! only grow: a message always goes after every place used before.
+
+use super::Message;
+use std::collections::VecDeque;
+
+/// Places a chunk holds: large enough that the chunk list stays short, small enough that one
+/// message left behind holds little.
+const CHUNK: u64 = 256;
+
+#[derive(Debug)]
+struct Chunk {
+    live: usize,
+    slots: Box<[Option<Message>]>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Slots {
+    /// The first chunk holds places `base * CHUNK ..`.
+    base: u64,
+    /// `None`: a chunk whose messages are all gone.
+    chunks: VecDeque<Option<Chunk>>,
+    len: usize,
+}
+
+/// The chunk and the slot of place `seq`.
+fn split(seq: u64) -> (u64, usize) {
+    (seq / CHUNK, (seq % CHUNK) as usize)
+}
+
+impl Slots {
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Puts `m` at place `seq`, after every place used so far.
+    pub(super) fn insert(&mut self, seq: u64, m: Message) {
+        let (chunk, slot) = split(seq);
+        if self.chunks.is_empty() {
+            self.base = chunk;
+        }
+        assert!(chunk >= self.base, "places only grow");
+        while self.base + (self.chunks.len() as u64) <= chunk {
+            self.chunks.push_back(None);
+        }
+        let chunk = self.chunks[(chunk - self.base) as usize].get_or_insert_with(|| Chunk {
+            live: 0,
+            slots: (0..CHUNK).map(|_| None).collect(),
+        });
+        if chunk.slots[slot].replace(m).is_none() {
+            chunk.live += 1;
+            self.len += 1;
+        }
+    }
+
+    fn chunk_index(&self, seq: u64) -> Option<(usize, usize)> {
+        let (chunk, slot) = split(seq);
+        let i = chunk.checked_sub(self.base)?;
+        ((i as usize) < self.chunks.len()).then_some((i as usize, slot))
+    }
+
+    pub(super) fn get(&self, seq: u64) -> Option<&Message> {
+        let (i, slot) = self.chunk_index(seq)?;
+        self.chunks[i].as_ref()?.slots[slot].as_ref()
+    }
+
+    pub(super) fn get_mut(&mut self, seq: u64) -> Option<&mut Message> {
+        let (i, slot) = self.chunk_index(seq)?;
+        self.chunks[i].as_mut()?.slots[slot].as_mut()
+    }
+
+    /// Takes the message at `seq` out; frees its chunk when it was the chunk's last.
+    pub(super) fn remove(&mut self, seq: u64) -> Option<Message> {
+        let (i, slot) = self.chunk_index(seq)?;
+        let chunk = self.chunks[i].as_mut()?;
+        let m = chunk.slots[slot].take()?;
+        chunk.live -= 1;
+        self.len -= 1;
+        if chunk.live == 0 {
+            self.chunks[i] = None;
+            while let Some(None) = self.chunks.front() {
+                self.chunks.pop_front();
+                self.base += 1;
+            }
+            while let Some(None) = self.chunks.back() {
+                self.chunks.pop_back();
+            }
+        }
+        Some(m)
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.chunks = VecDeque::new();
+        self.len = 0;
+    }
+
+    /// The messages at places `from` and later, in order.
+    pub(super) fn iter_from(&self, from: u64) -> impl Iterator<Item = (u64, &Message)> {
+        let skip = split(from).0.saturating_sub(self.base) as usize;
+        let base = self.base;
+        self.chunks
+            .iter()
+            .enumerate()
+            .skip(skip)
+            .filter_map(move |(i, c)| Some((base + i as u64, c.as_ref()?)))
+            .flat_map(|(chunk, c)| {
+                c.slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(slot, m)| Some((chunk * CHUNK + slot as u64, m.as_ref()?)))
+            })
+            .filter(move |(seq, _)| *seq >= from)
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u64, &Message)> {
+        self.iter_from(0)
+    }
+
+    pub(super) fn values(&self) -> impl Iterator<Item = &Message> {
+        self.iter().map(|(_, m)| m)
+    }
+}
