@@ -13,6 +13,7 @@ use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
 use super::signing::SIGNER;
+use super::store::Subscription;
 use super::topics::allows;
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, Failure, Publisher, Target};
@@ -306,10 +307,11 @@ fn fan_out(
         .filter(|s| s.replay.as_ref().is_none_or(|r| r.takes_live(now)))
         .map(|s| s.arn.clone())
         .collect();
+    let could_pass = filter_candidates(e, topic_arn, &message);
     for arn in arns {
         let delivery = {
             let sub = &e.sns.subscriptions[&arn];
-            if !passes_filter(sub, &message) {
+            if !passes(sub, &message, &could_pass) {
                 e.engine
                     .metrics
                     .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
@@ -330,6 +332,32 @@ fn fan_out(
         message_id: id,
         sequence_number: sequence_number.map(|n| n.to_string()),
     })
+}
+
+/// The subscriptions of the topic whose filter policy could pass the message (the topic's
+/// routing index), sorted. A message with a JSON structure has a body per protocol, so every
+/// body policy is tried.
+fn filter_candidates(e: &State, topic_arn: &str, message: &Message) -> Vec<String> {
+    let body = || {
+        let parse = || serde_json::from_str(message.text).unwrap_or(Value::Null);
+        message.structure.is_none().then(parse)
+    };
+    let found = e
+        .sns
+        .could_pass(topic_arn, || message.attribute_pairs(), body);
+    found.into_iter().cloned().collect()
+}
+
+/// Whether `sub` gets the message: it has no filter policy, or the routing index names it and
+/// its policy passes the message.
+fn passes(sub: &Subscription, message: &Message, could_pass: &[String]) -> bool {
+    let named = sub.filter.is_none() || could_pass.binary_search(&sub.arn).is_ok();
+    debug_assert!(
+        named || !passes_filter(sub, message),
+        "subscription {} passes the message but its topic's index does not name it",
+        sub.arn
+    );
+    named && passes_filter(sub, message)
 }
 
 pub fn publish(
