@@ -75,6 +75,33 @@ pub fn matches(s: &Subscriber, ev: &Retained, delivery_type: &str) -> bool {
     })
 }
 
+/// The live subscribers of a bus any of `events` could match (the bus's routing index), in
+/// ARN order: every one that matches is among them.
+pub fn candidates(e: &State, bus_arn: &str, events: &[Retained]) -> Vec<Subscriber> {
+    let envelopes: Vec<Value> = events.iter().map(envelope_of).collect();
+    let found: Vec<Subscriber> = e
+        .bus
+        .candidates(bus_arn, &envelopes)
+        .into_iter()
+        .filter(|s| s.live())
+        .cloned()
+        .collect();
+    // Debug builds check the index against a scan, so that a change not filed shows in tests.
+    #[cfg(debug_assertions)]
+    for s in e.bus.subscribers.values() {
+        let missed = s.bus_arn == bus_arn
+            && s.live()
+            && !found.iter().any(|f| f.arn == s.arn)
+            && events.iter().any(|ev| matches(s, ev, LIVE));
+        assert!(
+            !missed,
+            "subscriber {} matches but the index does not name it",
+            s.arn
+        );
+    }
+    found
+}
+
 /// Replays the retained events of the bus whose time lies in `window` (both ends included).
 pub fn replay(e: &mut State, s: &Subscriber, window: PointInTime) {
     let now = e.now();

@@ -213,13 +213,7 @@ fn retain_and_deliver(e: &mut State, bus_arn: &str, events: Vec<Retained>) {
     };
     bus.expire(now);
     bus.events.extend(events.iter().cloned());
-    let subscribers: Vec<_> = e
-        .bus
-        .subscribers
-        .values()
-        .filter(|s| s.bus_arn == bus_arn && s.live())
-        .cloned()
-        .collect();
+    let subscribers = deliver::candidates(e, bus_arn, &events);
     for subscriber in subscribers {
         deliver::dispatch(e, &subscriber, &events, deliver::LIVE);
     }

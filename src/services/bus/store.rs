@@ -4,7 +4,9 @@
 
 use super::retry::SubscriberRetry;
 use crate::engine::time::Millis;
-use crate::services::event::pattern::EventPattern;
+use crate::services::event::pattern::{EventPattern, strings_at};
+use crate::services::match_index::{MatchIndex, Needs};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// How long a dedup key suppresses repeats: 5 minutes from the entry it repeats.
@@ -23,6 +25,46 @@ pub struct Store {
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
     /// Dedup scope and key → (when the entry it repeats was accepted, that entry's event id).
     pub dedup: HashMap<DedupKey, (Millis, String)>,
+    /// Bus ARN → its subscribers by what their EVENT filters require of an event's envelope
+    /// (issue 17): [`Store::file_subscriber`] after a subscriber is made or its filters change,
+    /// [`Store::remove_subscriber`] deletes one.
+    pub routes: BTreeMap<String, MatchIndex<String>>,
+}
+
+impl Store {
+    /// Files subscriber `arn` for routing under what its filters require.
+    pub fn file_subscriber(&mut self, arn: &str) {
+        if let Some(s) = self.subscribers.get(arn) {
+            let index = self.routes.entry(s.bus_arn.clone()).or_default();
+            index.insert(s.arn.clone(), s.needs());
+        }
+    }
+
+    /// Deletes subscriber `arn`, out of the routing index too.
+    pub fn remove_subscriber(&mut self, arn: &str) -> Option<Subscriber> {
+        let s = self.subscribers.remove(arn)?;
+        if let Some(index) = self.routes.get_mut(&s.bus_arn) {
+            index.remove(&s.arn);
+        }
+        Some(s)
+    }
+
+    /// The subscribers of a bus whose filters could match an event with one of these
+    /// envelopes, in ARN order (the order they are delivered to).
+    pub fn candidates(&self, bus_arn: &str, envelopes: &[Value]) -> Vec<&Subscriber> {
+        let Some(index) = self.routes.get(bus_arn) else {
+            return Vec::new();
+        };
+        let mut arns: Vec<&String> = envelopes
+            .iter()
+            .flat_map(|ev| index.candidates(|key| strings_at(ev, key)))
+            .collect();
+        arns.sort_unstable();
+        arns.dedup();
+        arns.into_iter()
+            .filter_map(|arn| self.subscribers.get(arn))
+            .collect()
+    }
 }
 
 /// The scope of a dedup key: the bus, the publishing account and the event group (`None` for
@@ -102,6 +144,14 @@ pub struct Subscriber {
 }
 
 impl Subscriber {
+    /// What its filters require of an event's envelope, for the routing index: those of every
+    /// EVENT filter together, as all must match (SYSTEM_METADATA filters are not looked up).
+    pub fn needs(&self) -> Needs {
+        let event_filters = self.filters.iter().filter(|f| f.scope != "SYSTEM_METADATA");
+        let fields = event_filters.flat_map(|f| f.pattern.needs().into_iter().flatten());
+        vec![fields.collect()]
+    }
+
     /// Whether live events go to this subscriber: LATEST ones, and POINT_IN_TIME ones without an
     /// EndPoint (which go on from their replay to live traffic).
     pub fn live(&self) -> bool {

@@ -386,6 +386,7 @@ pub fn create_subscriber(
         modified_at: now,
     };
     e.bus.subscribers.insert(arn.clone(), subscriber.clone());
+    e.bus.file_subscriber(&arn);
     store_tags(e, &arn, input.tags);
     if let Some(window) = point_in_time {
         deliver::replay(e, &subscriber, window);
@@ -559,6 +560,7 @@ pub fn update_subscriber(
     }
     let now = e.now();
     let s = own_subscriber(e, cx, &input.subscriber_arn)?;
+    let refile = filters.is_some();
     if let Some(f) = filters {
         s.filters = f;
     }
@@ -575,7 +577,11 @@ pub fn update_subscriber(
         s.description = input.description;
     }
     s.modified_at = now;
-    Ok(json!({ "SubscriberArn": s.arn }))
+    let arn = s.arn.clone();
+    if refile {
+        e.bus.file_subscriber(&arn);
+    }
+    Ok(json!({ "SubscriberArn": arn }))
 }
 
 pub fn delete_subscriber(
@@ -584,7 +590,7 @@ pub fn delete_subscriber(
     input: SubscriberArnInput,
 ) -> Result<Value, V2Error> {
     let arn = own_subscriber(e, cx, &input.subscriber_arn)?.arn.clone();
-    e.bus.subscribers.remove(&arn);
+    e.bus.remove_subscriber(&arn);
     e.bus.tags.remove(&arn);
     Ok(json!({}))
 }

@@ -32,6 +32,7 @@
 //! `matching` evaluates, `tests` checks both. Pure functions over JSON values: nothing in this
 //! module may depend on a store, the engine or a service.
 
+use crate::services::match_index::Needs;
 use serde_json::{Map, Number, Value};
 use std::collections::{HashSet, VecDeque};
 
@@ -206,11 +207,51 @@ impl EventPattern {
     pub fn matches(&self, event: &Value) -> bool {
         self.root.matches(event.as_object())
     }
+
+    /// What the pattern requires of an event, for the routing index ([`MatchIndex`]): each
+    /// top-level field whose alternatives are all plain strings, with those strings. Fields
+    /// that are IP literals (which match other spellings of the address), other matchers,
+    /// dotted keys and `$or` branches are left out, so the index only ever narrows too little.
+    ///
+    /// [`MatchIndex`]: crate::services::match_index::MatchIndex
+    pub fn needs(&self) -> Needs {
+        let fields = self.root.fields.iter().filter_map(|(key, node)| {
+            let Node::Leaf(matchers) = node else {
+                return None;
+            };
+            let strings = matchers.iter().map(|m| match m {
+                Matcher::Exact(s, None) => Some(s.clone()),
+                _ => None,
+            });
+            let values = strings.collect::<Option<Vec<String>>>()?;
+            (!key.contains('.')).then(|| (key.clone(), values))
+        });
+        vec![fields.collect()]
+    }
+}
+
+/// The strings an event holds at top-level `key` (array elements too, as a pattern reads
+/// them): what the routing index looks up for a key [`EventPattern::needs`] names.
+pub fn strings_at(event: &Value, key: &str) -> Vec<String> {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(v) = event.get(key) {
+        collect(v, &mut out);
+    }
+    out
 }
 
 mod compile;
 mod matching;
 
 use compile::{first_token_end, jackson_location, json_error, ors_well_formed, parse_object};
+#[cfg(test)]
+mod routing_tests;
 #[cfg(test)]
 mod tests;

@@ -199,7 +199,7 @@ pub fn ingest(e: &mut State, bus_arn: &str, event: Value, how: Ingest) {
     let mut triggered = Vec::new();
     let mut deliveries = Vec::new();
     let store = &e.events;
-    for rule in store.rules_of(bus_arn) {
+    for rule in store.candidates(bus_arn, &event) {
         let wanted = rule.enabled()
             && rule.managed_by.is_none()
             && !rule.targets.is_empty()

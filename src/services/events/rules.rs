@@ -161,6 +161,7 @@ pub fn put_rule(
         existing.role_arn = input.role_arn;
         existing.generation += 1;
         existing.host = cx.host.clone();
+        e.events.file_rule(&arn);
     } else {
         if e.events.rules_of(&bus_arn).count() >= MAX_RULES {
             return Err(EventsError::LimitExceeded(
@@ -186,6 +187,7 @@ pub fn put_rule(
             targets: Vec::new(),
         };
         e.events.rules.insert(arn.clone(), rule);
+        e.events.file_rule(&arn);
         if !input.tags.is_empty() {
             let tags = e.events.tags.entry(arn.clone()).or_default();
             tags.extend(input.tags.into_iter().map(|t| (t.key, t.value)));
@@ -368,7 +370,7 @@ pub fn delete_rule(
             rule.arn.clone()
         }
     };
-    e.events.rules.remove(&arn);
+    e.events.remove_rule(&arn);
     e.events.tags.remove(&arn);
     Ok(Empty {})
 }

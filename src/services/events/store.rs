@@ -6,7 +6,8 @@
 use super::schedule::Schedule;
 use crate::arn::Arn;
 use crate::engine::time::Millis;
-use crate::services::event::pattern::EventPattern;
+use crate::services::event::pattern::{EventPattern, strings_at};
+use crate::services::match_index::MatchIndex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -29,6 +30,10 @@ pub struct Store {
     pub token_requests: Vec<TokenRequest>,
     /// `<region>:<name>` → partner event source (a SaaS partner's, offered to one account).
     pub partner_sources: BTreeMap<String, PartnerSource>,
+    /// Bus ARN → the rules events on it may match, by what their patterns require (issue 17):
+    /// [`Store::file_rule`] after a rule is made or its pattern changes, [`Store::remove_rule`]
+    /// deletes one.
+    pub routes: BTreeMap<String, MatchIndex<String>>,
 }
 
 /// A partner event source: made by a partner account for one customer account, which may
@@ -390,6 +395,61 @@ impl Store {
     /// The rules of a bus, in name order.
     pub fn rules_of<'a>(&'a self, bus_arn: &'a str) -> impl Iterator<Item = &'a Rule> + 'a {
         self.rules.values().filter(move |r| r.bus_arn == bus_arn)
+    }
+
+    /// Files rule `arn` for routing under what its pattern requires, or takes it out when it
+    /// has no pattern or EventBridge manages it (an archive's rule routes nothing).
+    pub fn file_rule(&mut self, arn: &str) {
+        let Some(rule) = self.rules.get(arn) else {
+            return;
+        };
+        let index = self.routes.entry(rule.bus_arn.clone()).or_default();
+        match &rule.event_pattern {
+            Some((_, pattern)) if rule.managed_by.is_none() => {
+                index.insert(arn.to_string(), pattern.needs())
+            }
+            _ => index.remove(&arn.to_string()),
+        }
+    }
+
+    /// Deletes rule `arn`, out of the routing index too.
+    pub fn remove_rule(&mut self, arn: &str) -> Option<Rule> {
+        let rule = self.rules.remove(arn)?;
+        if let Some(index) = self.routes.get_mut(&rule.bus_arn) {
+            index.remove(&rule.arn);
+        }
+        Some(rule)
+    }
+
+    /// The rules of a bus whose pattern could match `event`, in name order (the order their
+    /// targets are delivered in): every routable rule that matches is among them.
+    pub fn candidates(&self, bus_arn: &str, event: &Value) -> Vec<&Rule> {
+        let Some(index) = self.routes.get(bus_arn) else {
+            return Vec::new();
+        };
+        let arns = index.candidates(|key| strings_at(event, key));
+        let rules: Vec<&Rule> = arns.into_iter().filter_map(|a| self.rules.get(a)).collect();
+        #[cfg(debug_assertions)]
+        self.check_candidates(bus_arn, event, &rules);
+        rules
+    }
+
+    /// Debug builds check each routing against a scan of every rule, so that a change to a rule
+    /// that was not filed again shows in the tests.
+    #[cfg(debug_assertions)]
+    fn check_candidates(&self, bus_arn: &str, event: &Value, candidates: &[&Rule]) {
+        for rule in self.rules_of(bus_arn) {
+            let routable = rule.managed_by.is_none()
+                && rule
+                    .event_pattern
+                    .as_ref()
+                    .is_some_and(|(_, p)| p.matches(event));
+            assert!(
+                !routable || candidates.iter().any(|c| c.arn == rule.arn),
+                "rule {} matches {event} but its bus's index does not name it",
+                rule.arn
+            );
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! SNS validates policies with AWS's event-ruler, whose messages it passes on; texts marked
 //! "proposal" were not observed from SNS and follow event-ruler's wording. The Jackson location
 //! suffix AWS appends to many messages ("\n at [Source: ...]") is not reproduced.
+use crate::services::match_index::Needs;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -215,6 +216,61 @@ impl FilterPolicy {
             })
         })
     }
+}
+
+impl FilterPolicy {
+    /// What the policy requires of a message, for the routing index ([`MatchIndex`]): for each
+    /// alternative, the keys whose conditions are all exact strings, with those strings.
+    ///
+    /// [`MatchIndex`]: crate::services::match_index::MatchIndex
+    pub fn needs(&self) -> Needs {
+        let exact = |f: &Field| {
+            let strings = f.conditions.iter().map(|c| match c {
+                Condition::Exact(Literal::Str(s)) => Some(s.clone()),
+                _ => None,
+            });
+            Some((f.key.clone(), strings.collect::<Option<Vec<String>>>()?))
+        };
+        let alternatives = self.alternatives.iter();
+        alternatives
+            .map(|fields| fields.iter().filter_map(exact).collect())
+            .collect()
+    }
+}
+
+/// The strings message attribute `key` offers exact conditions, as
+/// [`FilterPolicy::matches_attributes`] compares them: what the routing index looks up.
+pub fn attribute_strings(
+    attributes: &BTreeMap<String, (String, String)>,
+    key: &str,
+) -> Vec<String> {
+    let values = attributes.get(key).map(|(t, v)| attribute_values(t, v));
+    strings(values.unwrap_or_default())
+}
+
+/// The strings a message body holds at policy key `key` (a dotted path), as
+/// [`FilterPolicy::matches_body`] reads them: what the routing index looks up.
+pub fn body_strings(body: &serde_json::Value, key: &str) -> Vec<String> {
+    if !body.is_object() {
+        return Vec::new();
+    }
+    let mut leaves = BTreeMap::new();
+    collect_leaves(
+        body,
+        &mut String::new(),
+        0,
+        &BTreeSet::from([key]),
+        &mut leaves,
+    );
+    strings(leaves.remove(key).unwrap_or_default())
+}
+
+fn strings(literals: Vec<Literal>) -> Vec<String> {
+    let strings = literals.into_iter().filter_map(|l| match l {
+        Literal::Str(s) => Some(s),
+        _ => None,
+    });
+    strings.collect()
 }
 
 impl Field {
@@ -718,5 +774,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 }
 
+#[cfg(test)]
+mod routing_tests;
 #[cfg(test)]
 mod tests;

@@ -2,9 +2,10 @@
 //! applications and endpoints; SMS settings per account and region. Plain data: imports the
 //! engine's time and the data modules (archive, filter, signing) only, never an operation.
 
-use super::filter::{FilterPolicy, FilterScope};
+use super::filter::{FilterPolicy, FilterScope, attribute_strings, body_strings};
 use super::signing::SignatureVersion;
 use crate::engine::time::Millis;
+use crate::services::match_index::MatchIndex;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -86,6 +87,18 @@ pub struct Store {
     pub unsubscribed: BTreeMap<String, Subscription>,
     pub platform: PlatformStore,
     pub sms: SmsStore,
+    /// Topic ARN → its subscriptions with a filter policy, by what the policy requires (issue
+    /// 17): [`Store::file_subscription`] after a subscription is made or its policy changes,
+    /// [`Store::unfile_subscription`] when it goes.
+    pub routes: BTreeMap<String, Routes>,
+}
+
+/// The filter policies of one topic's subscriptions, indexed by scope: attribute policies are
+/// looked up in the message's attributes, body policies in its body.
+#[derive(Debug, Default)]
+pub struct Routes {
+    pub attributes: MatchIndex<String>,
+    pub body: MatchIndex<String>,
 }
 
 impl Store {
@@ -95,14 +108,76 @@ impl Store {
         self.unsubscribed.clear();
         self.platform.reset();
         self.sms.reset();
+        self.routes.clear();
+    }
+
+    /// Files subscription `arn` under what its filter policy requires, or takes it out when it
+    /// has none (it then passes every message).
+    pub fn file_subscription(&mut self, arn: &str) {
+        let Some(sub) = self.subscriptions.get(arn) else {
+            return;
+        };
+        let routes = self.routes.entry(sub.topic_arn.clone()).or_default();
+        routes.attributes.remove(&sub.arn);
+        routes.body.remove(&sub.arn);
+        if let Some((policy, _)) = &sub.filter {
+            let index = match policy.scope() {
+                FilterScope::MessageAttributes => &mut routes.attributes,
+                FilterScope::MessageBody => &mut routes.body,
+            };
+            index.insert(sub.arn.clone(), policy.needs());
+        }
+    }
+
+    /// Takes subscription `arn` of topic `topic_arn` out of the routing index.
+    pub fn unfile_subscription(&mut self, topic_arn: &str, arn: &str) {
+        if let Some(routes) = self.routes.get_mut(topic_arn) {
+            routes.attributes.remove(&arn.to_string());
+            routes.body.remove(&arn.to_string());
+        }
+    }
+
+    /// The subscriptions of `topic_arn` whose filter policy could pass a message with these
+    /// attributes and this body (`None`: a body per protocol, which is not looked up), sorted:
+    /// every subscription with a policy that passes the message is among them.
+    /// Each is asked for only when a policy of its scope is filed.
+    pub fn could_pass(
+        &self,
+        topic_arn: &str,
+        attributes: impl FnOnce() -> BTreeMap<String, (String, String)>,
+        body: impl FnOnce() -> Option<Value>,
+    ) -> Vec<&String> {
+        let Some(routes) = self.routes.get(topic_arn) else {
+            return Vec::new();
+        };
+        let mut arns = Vec::new();
+        if !routes.attributes.is_empty() {
+            let attributes = attributes();
+            let found = routes
+                .attributes
+                .candidates(|key| attribute_strings(&attributes, key));
+            arns.extend(found);
+        }
+        if !routes.body.is_empty() {
+            arns.extend(match body() {
+                Some(body) => routes.body.candidates(|key| body_strings(&body, key)),
+                None => routes.body.all(),
+            });
+        }
+        arns.sort_unstable();
+        arns
     }
 
     pub fn subscriptions_of<'a>(
         &'a self,
         topic_arn: &'a str,
     ) -> impl Iterator<Item = &'a Subscription> + 'a {
+        // A subscription's ARN is its topic's followed by `:<id>`: the topic's lie together.
+        let prefix = format!("{topic_arn}:");
         self.subscriptions
-            .values()
+            .range(prefix.clone()..)
+            .take_while(move |(arn, _)| arn.starts_with(&prefix))
+            .map(|(_, s)| s)
             .filter(move |s| s.topic_arn == topic_arn)
     }
 }

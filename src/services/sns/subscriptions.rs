@@ -334,6 +334,7 @@ pub fn subscribe(
     }
     let (arn, confirmed) = (sub.arn.clone(), sub.confirmed);
     e.sns.subscriptions.insert(arn.clone(), sub);
+    e.sns.file_subscription(&arn);
     if !confirmed {
         send_confirmation(e, cx, &arn, "SubscriptionConfirmation");
     }
@@ -402,7 +403,9 @@ pub fn confirm_subscription(
         .get(&input.token)
         .is_some_and(|s| e.sns.topics.contains_key(&s.topic_arn));
     if let Some(sub) = e.sns.unsubscribed.remove(&input.token).filter(|_| restored) {
-        e.sns.subscriptions.insert(sub.arn.clone(), sub);
+        let arn = sub.arn.clone();
+        e.sns.subscriptions.insert(arn.clone(), sub);
+        e.sns.file_subscription(&arn);
     }
     // The token names the subscription; the topic ARN only has to be well formed.
     let sub = e
@@ -466,6 +469,8 @@ pub fn unsubscribe(
         }
         send_confirmation(e, cx, &input.subscription_arn, "UnsubscribeConfirmation");
     }
+    e.sns
+        .unfile_subscription(&topic_arn, &input.subscription_arn);
     if let Some(sub) = e
         .sns
         .subscriptions
@@ -552,7 +557,10 @@ pub fn set_subscription_attributes(
     let fifo_topic = topic.is_some_and(|t| t.fifo);
     let archive_begins = topic.and_then(|t| beginning_of(t, now));
     let sub = subscription_mut(e, &input.subscription_arn)?;
-    apply_attribute(sub, &name, &value, "", fifo_topic, archive_begins)?;
+    let applied = apply_attribute(sub, &name, &value, "", fifo_topic, archive_begins);
+    // Filed again even when refused: a scope change that fails has dropped the policy.
+    e.sns.file_subscription(&input.subscription_arn);
+    applied?;
     // Setting a ReplayPolicy starts a replay, replacing any earlier one.
     if name == "ReplayPolicy" && !value.is_empty() {
         super::replay::replay(e, cx, &input.subscription_arn);

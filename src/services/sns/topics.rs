@@ -363,6 +363,7 @@ pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result
         e.sns
             .subscriptions
             .retain(|_, s| s.topic_arn != input.topic_arn);
+        e.sns.routes.remove(&input.topic_arn);
         e.sns
             .unsubscribed
             .retain(|_, s| s.topic_arn != input.topic_arn);
