@@ -1,0 +1,544 @@
+//! Account isolation: a request on another account's queue, topic or bus is decided by the
+//! resource's policy, as AWS decides it (docs/policies.md). Account 111111111111 owns; account
+//! 222222222222 asks.
+
+use crate::harness::Harness;
+use crate::sqs_queues::create;
+use aws_sdk_sqs::error::ProvideErrorMetadata;
+use aws_sdk_sqs::types::{
+    ChangeMessageVisibilityBatchRequestEntry, DeleteMessageBatchRequestEntry, QueueAttributeName,
+    SendMessageBatchRequestEntry,
+};
+use serde_json::{Value, json};
+use std::fmt::Debug;
+
+pub const OWNER: &str = "111111111111";
+pub const OTHER: &str = "222222222222";
+const SQS_DENIED: &str = "Access to the resource https://sqs.us-east-1.amazonaws.com/ is denied.";
+
+/// The (code, message) of a call that must fail.
+pub fn refusal<T: Debug, E: ProvideErrorMetadata + Debug>(
+    result: Result<T, E>,
+) -> (String, String) {
+    let err = result.expect_err("the call is refused");
+    (
+        err.code().unwrap_or_default().to_string(),
+        err.message().unwrap_or_default().to_string(),
+    )
+}
+
+fn sqs_denied() -> (String, String) {
+    ("AccessDenied".into(), SQS_DENIED.into())
+}
+
+/// The owner's queue `name` with one message in it and a receipt handle the owner holds for it.
+async fn owned_queue(h: &Harness, name: &str) -> (String, String) {
+    let owner = h.sqs_as(OWNER, "us-east-1");
+    let url = create(&owner, name, &[]).await;
+    for body in ["first", "second"] {
+        owner
+            .send_message()
+            .queue_url(&url)
+            .message_body(body)
+            .send()
+            .await
+            .unwrap();
+    }
+    let got = owner
+        .receive_message()
+        .queue_url(&url)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let handle = got.messages.unwrap()[0].receipt_handle.clone().unwrap();
+    (url, handle)
+}
+
+async fn set_policy(h: &Harness, url: &str, policy: Value) {
+    h.sqs_as(OWNER, "us-east-1")
+        .set_queue_attributes()
+        .queue_url(url)
+        .attributes(QueueAttributeName::Policy, policy.to_string())
+        .send()
+        .await
+        .unwrap();
+}
+
+fn allow_all(resource: &str) -> Value {
+    json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+        "Principal": {"AWS": format!("arn:aws:iam::{OTHER}:root")}, "Action": "sqs:*",
+        "Resource": resource}]})
+}
+
+fn queue_arn(name: &str) -> String {
+    format!("arn:aws:sqs:us-east-1:{OWNER}:{name}")
+}
+
+/// The owner-only actions: refused to the other account whatever the queue's policy says.
+async fn assert_owner_only(h: &Harness, url: &str, name: &str) {
+    let other = h.sqs_as(OTHER, "us-east-1");
+    let attrs = other
+        .set_queue_attributes()
+        .queue_url(url)
+        .attributes(QueueAttributeName::Policy, allow_all("*").to_string())
+        .send()
+        .await;
+    assert_eq!(refusal(attrs), sqs_denied(), "SetQueueAttributes");
+    let add = other
+        .add_permission()
+        .queue_url(url)
+        .label("mine")
+        .aws_account_ids(OTHER)
+        .actions("*")
+        .send()
+        .await;
+    assert_eq!(refusal(add), sqs_denied(), "AddPermission");
+    let remove = other
+        .remove_permission()
+        .queue_url(url)
+        .label("x")
+        .send()
+        .await;
+    assert_eq!(refusal(remove), sqs_denied(), "RemovePermission");
+    let tags = other.list_queue_tags().queue_url(url).send().await;
+    assert_eq!(refusal(tags), sqs_denied(), "ListQueueTags");
+    let tag = other.tag_queue().queue_url(url).tags("k", "v").send().await;
+    assert_eq!(refusal(tag), sqs_denied(), "TagQueue");
+    let untag = other
+        .untag_queue()
+        .queue_url(url)
+        .tag_keys("k")
+        .send()
+        .await;
+    assert_eq!(refusal(untag), sqs_denied(), "UntagQueue");
+    let start = other
+        .start_message_move_task()
+        .source_arn(queue_arn(name))
+        .send()
+        .await;
+    assert_eq!(refusal(start), sqs_denied(), "StartMessageMoveTask");
+    let list = other
+        .list_message_move_tasks()
+        .source_arn(queue_arn(name))
+        .send()
+        .await;
+    assert_eq!(refusal(list), sqs_denied(), "ListMessageMoveTasks");
+    let delete = other.delete_queue().queue_url(url).send().await;
+    assert_eq!(refusal(delete), sqs_denied(), "DeleteQueue");
+}
+
+#[tokio::test]
+async fn another_accounts_queue_is_refused_without_a_policy() {
+    let h = Harness::start().await;
+    let (url, handle) = owned_queue(&h, "orders").await;
+    let other = h.sqs_as(OTHER, "us-east-1");
+
+    // By name, another account's queue the caller may not use does not exist.
+    let found = other
+        .get_queue_url()
+        .queue_name("orders")
+        .queue_owner_aws_account_id(OWNER)
+        .send()
+        .await;
+    assert_eq!(
+        refusal(found),
+        (
+            "AWS.SimpleQueueService.NonExistentQueue".into(),
+            "The specified queue does not exist.".into()
+        )
+    );
+    let denied = sqs_denied();
+    let attrs = other.get_queue_attributes().queue_url(&url).send().await;
+    assert_eq!(refusal(attrs), denied, "GetQueueAttributes");
+    let send = other
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await;
+    assert_eq!(refusal(send), denied, "SendMessage");
+    let entry = SendMessageBatchRequestEntry::builder()
+        .id("a")
+        .message_body("x")
+        .build()
+        .unwrap();
+    let batch = other
+        .send_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await;
+    assert_eq!(refusal(batch), denied, "SendMessageBatch");
+    let receive = other.receive_message().queue_url(&url).send().await;
+    assert_eq!(refusal(receive), denied, "ReceiveMessage");
+    let delete = other
+        .delete_message()
+        .queue_url(&url)
+        .receipt_handle(&handle)
+        .send()
+        .await;
+    assert_eq!(refusal(delete), denied, "DeleteMessage");
+    let entry = DeleteMessageBatchRequestEntry::builder()
+        .id("a")
+        .receipt_handle(&handle)
+        .build()
+        .unwrap();
+    let delete = other
+        .delete_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await;
+    assert_eq!(refusal(delete), denied, "DeleteMessageBatch");
+    let change = other
+        .change_message_visibility()
+        .queue_url(&url)
+        .receipt_handle(&handle)
+        .visibility_timeout(600)
+        .send()
+        .await;
+    assert_eq!(refusal(change), denied, "ChangeMessageVisibility");
+    let entry = ChangeMessageVisibilityBatchRequestEntry::builder()
+        .id("a")
+        .receipt_handle(&handle)
+        .visibility_timeout(600)
+        .build()
+        .unwrap();
+    let change = other
+        .change_message_visibility_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await;
+    assert_eq!(refusal(change), denied, "ChangeMessageVisibilityBatch");
+    let purge = other.purge_queue().queue_url(&url).send().await;
+    assert_eq!(refusal(purge), denied, "PurgeQueue");
+    let sources = other
+        .list_dead_letter_source_queues()
+        .queue_url(&url)
+        .send()
+        .await;
+    assert_eq!(refusal(sources), denied, "ListDeadLetterSourceQueues");
+    assert_owner_only(&h, &url, "orders").await;
+
+    // Nothing changed: the queue, its two messages (visible: the change was refused), no tag.
+    let owner = h.sqs_as(OWNER, "us-east-1");
+    let got = owner
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.messages.unwrap().len(), 2);
+    let tags = owner
+        .list_queue_tags()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    assert!(tags.tags.is_none_or(|t| t.is_empty()));
+
+    // The AWS Query answer: 403, AccessDenied, a Sender fault.
+    let reply = h
+        .query_at(
+            &format!("/{OWNER}/orders"),
+            &[("Action", "SendMessage"), ("MessageBody", "x")],
+        )
+        .await;
+    assert_eq!(reply.status, 403, "{}", reply.body);
+    assert!(
+        reply
+            .body
+            .contains("<Type>Sender</Type><Code>AccessDenied</Code>"),
+        "{}",
+        reply.body
+    );
+    assert!(reply.body.contains(SQS_DENIED), "{}", reply.body);
+}
+
+#[tokio::test]
+async fn a_policy_allowing_everything_grants_all_but_the_owners_actions() {
+    let h = Harness::start().await;
+    let (url, handle) = owned_queue(&h, "shared").await;
+    set_policy(&h, &url, allow_all(&queue_arn("shared"))).await;
+    let other = h.sqs_as(OTHER, "us-east-1");
+
+    let found = other
+        .get_queue_url()
+        .queue_name("shared")
+        .queue_owner_aws_account_id(OWNER)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(found.queue_url.as_deref(), Some(url.as_str()));
+    let attrs = other
+        .get_queue_attributes()
+        .queue_url(&url)
+        .attribute_names(QueueAttributeName::All)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        attrs.attributes.unwrap()[&QueueAttributeName::QueueArn],
+        queue_arn("shared")
+    );
+    other
+        .send_message()
+        .queue_url(&url)
+        .message_body("theirs")
+        .send()
+        .await
+        .unwrap();
+    let entry = SendMessageBatchRequestEntry::builder()
+        .id("a")
+        .message_body("batch")
+        .build()
+        .unwrap();
+    let batch = other
+        .send_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(batch.successful.len(), 1);
+    let entry = ChangeMessageVisibilityBatchRequestEntry::builder()
+        .id("a")
+        .receipt_handle(&handle)
+        .visibility_timeout(0)
+        .build()
+        .unwrap();
+    let change = other
+        .change_message_visibility_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(change.successful.len(), 1);
+    other
+        .change_message_visibility()
+        .queue_url(&url)
+        .receipt_handle(&handle)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let got = other
+        .receive_message()
+        .queue_url(&url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap();
+    let mut bodies: Vec<_> = got.iter().filter_map(|m| m.body.clone()).collect();
+    bodies.sort();
+    assert_eq!(bodies, ["batch", "first", "second", "theirs"]);
+    other
+        .delete_message()
+        .queue_url(&url)
+        .receipt_handle(got[0].receipt_handle.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let entry = DeleteMessageBatchRequestEntry::builder()
+        .id("a")
+        .receipt_handle(got[1].receipt_handle.clone().unwrap())
+        .build()
+        .unwrap();
+    let deleted = other
+        .delete_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.successful.len(), 1);
+    let sources = other
+        .list_dead_letter_source_queues()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    assert!(sources.queue_urls.is_empty());
+    other.purge_queue().queue_url(&url).send().await.unwrap();
+    // The owner's actions stay the owner's.
+    assert_owner_only(&h, &url, "shared").await;
+    let owner = h.sqs_as(OWNER, "us-east-1");
+    owner
+        .list_queue_tags()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_send_permission_does_not_let_the_other_account_receive() {
+    let h = Harness::start().await;
+    let (url, _) = owned_queue(&h, "inbox").await;
+    let owner = h.sqs_as(OWNER, "us-east-1");
+    owner
+        .add_permission()
+        .queue_url(&url)
+        .label("send-only")
+        .aws_account_ids(OTHER)
+        .actions("SendMessage")
+        .send()
+        .await
+        .unwrap();
+    let other = h.sqs_as(OTHER, "us-east-1");
+    other
+        .send_message()
+        .queue_url(&url)
+        .message_body("hello")
+        .send()
+        .await
+        .unwrap();
+    let entry = SendMessageBatchRequestEntry::builder()
+        .id("a")
+        .message_body("x")
+        .build()
+        .unwrap();
+    other
+        .send_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    let receive = other.receive_message().queue_url(&url).send().await;
+    assert_eq!(refusal(receive), sqs_denied());
+    let attrs = other.get_queue_attributes().queue_url(&url).send().await;
+    assert_eq!(refusal(attrs), sqs_denied());
+    // A third account gets nothing.
+    let third = h.sqs_as("333333333333", "us-east-1");
+    let send = third
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await;
+    assert_eq!(refusal(send), sqs_denied());
+    // Once removed, the send is refused too.
+    owner
+        .remove_permission()
+        .queue_url(&url)
+        .label("send-only")
+        .send()
+        .await
+        .unwrap();
+    let send = other
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await;
+    assert_eq!(refusal(send), sqs_denied());
+}
+
+#[tokio::test]
+async fn deny_wins_and_actions_match_by_wildcard() {
+    let h = Harness::start().await;
+    let (url, _) = owned_queue(&h, "guarded").await;
+    let arn = queue_arn("guarded");
+    set_policy(
+        &h,
+        &url,
+        json!({"Statement": [
+            {"Sid": "anyone-sends", "Effect": "Allow", "Principal": "*", "Action": "SQS:Send*",
+             "Resource": "arn:aws:sqs:*:111111111111:guard*"},
+            {"Sid": "them-everything", "Effect": "Allow", "Principal": {"AWS": OTHER},
+             "Action": ["sqs:Receive*", "sqs:GetQueue*"], "Resource": arn},
+            {"Sid": "but-not-third", "Effect": "Deny", "Principal": {"AWS": "*"},
+             "Action": "*", "Resource": arn,
+             "Condition": {"StringEquals": {"aws:PrincipalAccount": "333333333333"}}},
+        ]}),
+    )
+    .await;
+    let other = h.sqs_as(OTHER, "us-east-1");
+    other
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await
+        .unwrap();
+    other
+        .receive_message()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    other
+        .get_queue_attributes()
+        .queue_url(&url)
+        .send()
+        .await
+        .unwrap();
+    let purge = other.purge_queue().queue_url(&url).send().await;
+    assert_eq!(refusal(purge), sqs_denied());
+    // The third account is allowed to send by the first statement and denied by the last.
+    let third = h.sqs_as("333333333333", "us-east-1");
+    let send = third
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await;
+    assert_eq!(refusal(send), sqs_denied());
+    let fourth = h.sqs_as("444444444444", "us-east-1");
+    fourth
+        .send_message()
+        .queue_url(&url)
+        .message_body("x")
+        .send()
+        .await
+        .unwrap();
+    let receive = fourth.receive_message().queue_url(&url).send().await;
+    assert_eq!(refusal(receive), sqs_denied());
+}
+
+#[tokio::test]
+async fn a_move_task_of_another_account_cannot_be_cancelled() {
+    let h = Harness::start().await;
+    let owner = h.sqs_as(OWNER, "us-east-1");
+    let dlq = create(&owner, "dlq", &[]).await;
+    let redrive =
+        json!({"deadLetterTargetArn": queue_arn("dlq"), "maxReceiveCount": 1}).to_string();
+    create(&owner, "source", &[("RedrivePolicy", redrive.as_str())]).await;
+    owner
+        .send_message()
+        .queue_url(&dlq)
+        .message_body("dead")
+        .send()
+        .await
+        .unwrap();
+    set_policy(&h, &dlq, allow_all("*")).await;
+    let task = owner
+        .start_message_move_task()
+        .source_arn(queue_arn("dlq"))
+        .send()
+        .await
+        .unwrap()
+        .task_handle
+        .unwrap();
+    let other = h.sqs_as(OTHER, "us-east-1");
+    let cancel = other
+        .cancel_message_move_task()
+        .task_handle(&task)
+        .send()
+        .await;
+    assert_eq!(refusal(cancel), sqs_denied());
+    // The owner's own handle is not refused: its task has already finished.
+    let cancel = owner
+        .cancel_message_move_task()
+        .task_handle(&task)
+        .send()
+        .await;
+    assert_eq!(refusal(cancel).0, "ResourceNotFoundException");
+}
