@@ -45,6 +45,7 @@ impl State {
     ) -> Result<(), AwsError> {
         match service {
             ServiceId::Sqs => sqs::access::authorize(self, cx, operation, input),
+            ServiceId::Sns => sns::access::authorize(self, cx, operation, input),
             _ => Ok(()),
         }
     }

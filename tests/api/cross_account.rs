@@ -542,3 +542,306 @@ async fn a_move_task_of_another_account_cannot_be_cancelled() {
         .await;
     assert_eq!(refusal(cancel).0, "ResourceNotFoundException");
 }
+
+fn sns_refused(action: &str, resource: &str) -> (String, String) {
+    (
+        "AuthorizationError".into(),
+        format!(
+            "User: arn:aws:iam::{OTHER}:root is not authorized to perform: {action} on resource: {resource} because no resource-based policy allows the {action} action"
+        ),
+    )
+}
+
+/// Every topic operation by the other account, with what each must answer (`None`: it
+/// succeeds). `grant` says whether the topic's policy grants the topic actions.
+async fn sns_topic_operations(h: &Harness, topic: &str, subscription: &str, granted: bool) {
+    let other = h.sns_as(OTHER, "us-east-1");
+    let expect = |action: &str, resource: &str| {
+        (!granted).then(|| sns_refused(&format!("SNS:{action}"), resource))
+    };
+    let outcome = |r: Result<(), aws_sdk_sns::Error>| {
+        r.err().map(|e| {
+            (
+                e.code().unwrap_or_default().to_string(),
+                e.message().unwrap_or_default().to_string(),
+            )
+        })
+    };
+    let r = other
+        .get_topic_attributes()
+        .topic_arn(topic)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("GetTopicAttributes", topic));
+    let r = other
+        .list_subscriptions_by_topic()
+        .topic_arn(topic)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("ListSubscriptionsByTopic", topic));
+    let r = other
+        .publish()
+        .topic_arn(topic)
+        .message("hi")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("Publish", topic));
+    let entry = aws_sdk_sns::types::PublishBatchRequestEntry::builder()
+        .id("a")
+        .message("hi")
+        .build()
+        .unwrap();
+    let r = other
+        .publish_batch()
+        .topic_arn(topic)
+        .publish_batch_request_entries(entry)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("Publish", topic));
+    let r = other
+        .subscribe()
+        .topic_arn(topic)
+        .protocol("email")
+        .endpoint("them@example.com")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("Subscribe", topic));
+    let r = other
+        .set_topic_attributes()
+        .topic_arn(topic)
+        .attribute_name("DisplayName")
+        .attribute_value("theirs")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("SetTopicAttributes", topic));
+    let r = other
+        .add_permission()
+        .topic_arn(topic)
+        .label("them")
+        .aws_account_id(OTHER)
+        .action_name("Publish")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("AddPermission", topic));
+    let r = other
+        .remove_permission()
+        .topic_arn(topic)
+        .label("them")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("RemovePermission", topic));
+    // Tags and data protection stay the owner's; so does the owner's subscription.
+    let owner_only =
+        |action: &str, resource: &str| Some(sns_refused(&format!("SNS:{action}"), resource));
+    let r = other
+        .list_tags_for_resource()
+        .resource_arn(topic)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("ListTagsForResource", topic));
+    let tag = aws_sdk_sns::types::Tag::builder()
+        .key("k")
+        .value("v")
+        .build()
+        .unwrap();
+    let r = other
+        .tag_resource()
+        .resource_arn(topic)
+        .tags(tag)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("TagResource", topic));
+    let r = other
+        .untag_resource()
+        .resource_arn(topic)
+        .tag_keys("k")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("UntagResource", topic));
+    let r = other
+        .get_data_protection_policy()
+        .resource_arn(topic)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("GetDataProtectionPolicy", topic));
+    let r = other
+        .put_data_protection_policy()
+        .resource_arn(topic)
+        .data_protection_policy("{}")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("PutDataProtectionPolicy", topic));
+    let r = other
+        .get_subscription_attributes()
+        .subscription_arn(subscription)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(
+        outcome(r),
+        owner_only("GetSubscriptionAttributes", subscription)
+    );
+    let r = other
+        .set_subscription_attributes()
+        .subscription_arn(subscription)
+        .attribute_name("RawMessageDelivery")
+        .attribute_value("true")
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(
+        outcome(r),
+        owner_only("SetSubscriptionAttributes", subscription)
+    );
+    let r = other
+        .unsubscribe()
+        .subscription_arn(subscription)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), owner_only("Unsubscribe", subscription));
+    let r = other
+        .delete_topic()
+        .topic_arn(topic)
+        .send()
+        .await
+        .map(|_| ())
+        .map_err(Into::into);
+    assert_eq!(outcome(r), expect("DeleteTopic", topic));
+}
+
+/// The owner's topic `name` with one subscription of the owner's queue `<name>-q`.
+async fn owned_topic(h: &Harness, name: &str) -> (String, String, String) {
+    let sns = h.sns_as(OWNER, "us-east-1");
+    let topic = sns
+        .create_topic()
+        .name(name)
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    let queue = create(&h.sqs_as(OWNER, "us-east-1"), &format!("{name}-q"), &[]).await;
+    let subscription = sns
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(queue_arn(&format!("{name}-q")))
+        .send()
+        .await
+        .unwrap()
+        .subscription_arn
+        .unwrap();
+    (topic, subscription, queue)
+}
+
+#[tokio::test]
+async fn another_accounts_topic_is_refused_under_the_default_policy() {
+    let h = Harness::start().await;
+    let (topic, subscription, _) = owned_topic(&h, "news").await;
+    sns_topic_operations(&h, &topic, &subscription, false).await;
+    // Nothing changed.
+    let sns = h.sns_as(OWNER, "us-east-1");
+    let attrs = sns
+        .get_topic_attributes()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(attrs.attributes.unwrap()["DisplayName"], "");
+    let subs = sns
+        .list_subscriptions_by_topic()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(subs.subscriptions.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_topic_policy_grants_the_topic_actions_but_not_tags() {
+    let h = Harness::start().await;
+    let (topic, subscription, _) = owned_topic(&h, "open").await;
+    let policy = json!({"Statement": [{"Effect": "Allow", "Principal": {"AWS": OTHER},
+        "Action": "sns:*", "Resource": topic}]});
+    h.sns_as(OWNER, "us-east-1")
+        .set_topic_attributes()
+        .topic_arn(&topic)
+        .attribute_name("Policy")
+        .attribute_value(policy.to_string())
+        .send()
+        .await
+        .unwrap();
+    // The last of them deletes the topic.
+    sns_topic_operations(&h, &topic, &subscription, true).await;
+    let gone = h
+        .sns_as(OWNER, "us-east-1")
+        .get_topic_attributes()
+        .topic_arn(&topic)
+        .send()
+        .await;
+    assert_eq!(refusal(gone).0, "NotFound");
+}
+
+#[tokio::test]
+async fn a_topic_policy_deny_wins_over_its_allow() {
+    let h = Harness::start().await;
+    let (topic, _, _) = owned_topic(&h, "guarded").await;
+    let policy = json!({"Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": ["SNS:Publish", "SNS:Get*"], "Resource": topic},
+        {"Effect": "Deny", "Principal": {"AWS": format!("arn:aws:iam::{OTHER}:root")},
+         "Action": "sns:publish", "Resource": topic}]});
+    h.sns_as(OWNER, "us-east-1")
+        .set_topic_attributes()
+        .topic_arn(&topic)
+        .attribute_name("Policy")
+        .attribute_value(policy.to_string())
+        .send()
+        .await
+        .unwrap();
+    let other = h.sns_as(OTHER, "us-east-1");
+    other
+        .get_topic_attributes()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    let publish = other.publish().topic_arn(&topic).message("x").send().await;
+    assert_eq!(refusal(publish), sns_refused("SNS:Publish", &topic));
+    h.sns_as("333333333333", "us-east-1")
+        .publish()
+        .topic_arn(&topic)
+        .message("x")
+        .send()
+        .await
+        .unwrap();
+}
