@@ -46,6 +46,7 @@ impl State {
         match service {
             ServiceId::Sqs => sqs::access::authorize(self, cx, operation, input),
             ServiceId::Sns => sns::access::authorize(self, cx, operation, input),
+            ServiceId::Events => events::access::authorize(self, cx, operation, input),
             _ => Ok(()),
         }
     }

@@ -845,3 +845,218 @@ async fn a_topic_policy_deny_wins_over_its_allow() {
         .await
         .unwrap();
 }
+
+fn events_refused(action: &str, resource: &str) -> (String, String) {
+    (
+        "AccessDeniedException".into(),
+        format!(
+            "User: arn:aws:iam::{OTHER}:root is not authorized to perform: {action} on resource: {resource} because no resource-based policy allows the {action} action"
+        ),
+    )
+}
+
+/// The other account's calls on the owner's bus `bus` (an ARN) and its rule `rule`: what each
+/// answers (`None`: it succeeds). `granted`: the bus policy grants the rule actions.
+async fn events_operations(h: &Harness, bus: &str, rule: &str, granted: bool) {
+    use aws_sdk_eventbridge::types::Target;
+    let other = h.events_as(OTHER, "us-east-1");
+    let rule_arn = format!("arn:aws:events:us-east-1:{OWNER}:rule/shared/{rule}");
+    let expect = |action: &str, resource: &str| {
+        (!granted).then(|| events_refused(&format!("events:{action}"), resource))
+    };
+    let outcome = |r: Result<(), aws_sdk_eventbridge::Error>| {
+        r.err().map(|e| {
+            (
+                e.code().unwrap_or_default().to_string(),
+                e.message().unwrap_or_default().to_string(),
+            )
+        })
+    };
+    macro_rules! call {
+        ($request:expr) => {
+            outcome($request.send().await.map(|_| ()).map_err(Into::into))
+        };
+    }
+    let copy = other
+        .put_rule()
+        .name(rule)
+        .event_bus_name(bus)
+        .event_pattern(r#"{"source":[{"prefix":""}]}"#);
+    assert_eq!(call!(copy), expect("PutRule", &rule_arn));
+    let target = Target::builder()
+        .id("t")
+        .arn(queue_arn("bus-q"))
+        .build()
+        .unwrap();
+    let put = other
+        .put_targets()
+        .rule(rule)
+        .event_bus_name(bus)
+        .targets(target);
+    assert_eq!(call!(put), expect("PutTargets", &rule_arn));
+    let list = other.list_targets_by_rule().rule(rule).event_bus_name(bus);
+    assert_eq!(call!(list), expect("ListTargetsByRule", &rule_arn));
+    let describe = other.describe_rule().name(rule).event_bus_name(bus);
+    assert_eq!(call!(describe), expect("DescribeRule", &rule_arn));
+    let disable = other.disable_rule().name(rule).event_bus_name(bus);
+    assert_eq!(call!(disable), expect("DisableRule", &rule_arn));
+    let enable = other.enable_rule().name(rule).event_bus_name(bus);
+    assert_eq!(call!(enable), expect("EnableRule", &rule_arn));
+    let rules = other.list_rules().event_bus_name(bus);
+    assert_eq!(call!(rules), expect("ListRules", bus));
+    let by_target = other
+        .list_rule_names_by_target()
+        .target_arn(queue_arn("bus-q"))
+        .event_bus_name(bus);
+    assert_eq!(call!(by_target), expect("ListRuleNamesByTarget", bus));
+    let remove = other
+        .remove_targets()
+        .rule(rule)
+        .event_bus_name(bus)
+        .ids("t");
+    assert_eq!(call!(remove), expect("RemoveTargets", &rule_arn));
+    let delete = other.delete_rule().name(rule).event_bus_name(bus);
+    assert_eq!(call!(delete), expect("DeleteRule", &rule_arn));
+    // The bus itself stays the owner's.
+    let owner_only = |action: &str| Some(events_refused(&format!("events:{action}"), bus));
+    let permit = other
+        .put_permission()
+        .event_bus_name(bus)
+        .action("events:PutEvents")
+        .principal(OTHER)
+        .statement_id("me");
+    assert_eq!(call!(permit), owner_only("PutPermission"));
+    let unpermit = other
+        .remove_permission()
+        .event_bus_name(bus)
+        .statement_id("me");
+    assert_eq!(call!(unpermit), owner_only("RemovePermission"));
+    assert_eq!(
+        call!(other.describe_event_bus().name(bus)),
+        owner_only("DescribeEventBus")
+    );
+    assert_eq!(
+        call!(other.update_event_bus().name(bus).description("mine")),
+        owner_only("UpdateEventBus")
+    );
+    assert_eq!(
+        call!(other.list_tags_for_resource().resource_arn(bus)),
+        owner_only("ListTagsForResource")
+    );
+    let tag = aws_sdk_eventbridge::types::Tag::builder()
+        .key("k")
+        .value("v")
+        .build()
+        .unwrap();
+    assert_eq!(
+        call!(other.tag_resource().resource_arn(bus).tags(tag)),
+        owner_only("TagResource")
+    );
+    assert_eq!(
+        call!(other.untag_resource().resource_arn(bus).tag_keys("k")),
+        owner_only("UntagResource")
+    );
+    assert_eq!(
+        call!(
+            other
+                .create_archive()
+                .archive_name("copy")
+                .event_source_arn(bus)
+        ),
+        owner_only("CreateArchive")
+    );
+    assert_eq!(
+        call!(other.delete_event_bus().name(bus)),
+        owner_only("DeleteEventBus")
+    );
+}
+
+/// The owner's bus `shared` (its ARN), with `policy` if given.
+async fn owned_bus(h: &Harness, policy: Option<Value>) -> String {
+    let owner = h.events_as(OWNER, "us-east-1");
+    let bus = owner
+        .create_event_bus()
+        .name("shared")
+        .send()
+        .await
+        .unwrap()
+        .event_bus_arn
+        .unwrap();
+    if let Some(policy) = policy {
+        owner
+            .put_permission()
+            .event_bus_name("shared")
+            .policy(policy.to_string())
+            .send()
+            .await
+            .unwrap();
+    }
+    bus
+}
+
+#[tokio::test]
+async fn another_accounts_bus_and_rules_are_refused_without_a_policy() {
+    let h = Harness::start().await;
+    let bus = owned_bus(&h, None).await;
+    let owner = h.events_as(OWNER, "us-east-1");
+    owner
+        .put_rule()
+        .name("owners")
+        .event_bus_name("shared")
+        .event_pattern(r#"{"source":["x"]}"#)
+        .send()
+        .await
+        .unwrap();
+    events_operations(&h, &bus, "owners", false).await;
+    // The owner's rule and bus are as they were.
+    let rules = owner
+        .list_rules()
+        .event_bus_name("shared")
+        .send()
+        .await
+        .unwrap()
+        .rules
+        .unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].state.as_ref().map(|s| s.as_str()), Some("ENABLED"));
+    assert!(
+        owner
+            .describe_event_bus()
+            .name("shared")
+            .send()
+            .await
+            .unwrap()
+            .policy
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn a_bus_policy_grants_rules_but_not_the_bus() {
+    let h = Harness::start().await;
+    let policy = json!({"Version": "2012-10-17", "Statement": [{"Sid": "rules", "Effect": "Allow",
+        "Principal": {"AWS": format!("arn:aws:iam::{OTHER}:root")},
+        "Action": ["events:*Rule*", "events:*Targets*"],
+        "Resource": [format!("arn:aws:events:us-east-1:{OWNER}:rule/shared/*"),
+                     format!("arn:aws:events:us-east-1:{OWNER}:event-bus/shared")]}]});
+    let bus = owned_bus(&h, Some(policy)).await;
+    events_operations(&h, &bus, "theirs", true).await;
+    // Granted rule actions do not include PutEvents.
+    let entry = aws_sdk_eventbridge::types::PutEventsRequestEntry::builder()
+        .source("s")
+        .detail_type("d")
+        .detail("{}")
+        .event_bus_name(&bus)
+        .build();
+    let put = h
+        .events_as(OTHER, "us-east-1")
+        .put_events()
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        put.entries.unwrap()[0].error_code(),
+        Some("AccessDeniedException")
+    );
+}
