@@ -67,6 +67,10 @@ pub struct Config {
     pub init_resources: Option<PathBuf>,
     /// An init script, or a directory of `*.sh` scripts, run once the server answers.
     pub init_scripts: Option<PathBuf>,
+    /// Deliveries by a service within one account (an SNS topic or an EventBridge rule to the
+    /// owner's queue or topic) need the target's resource policy, as in AWS
+    /// (`--enforce-policies`); without it they pass, as users expect locally.
+    pub enforce_policies: bool,
 }
 
 impl Default for Config {
@@ -88,6 +92,7 @@ impl Default for Config {
             queue_url_style: QueueUrlStyle::Auto,
             init_resources: None,
             init_scripts: None,
+            enforce_policies: false,
         }
     }
 }

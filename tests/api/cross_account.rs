@@ -1060,3 +1060,219 @@ async fn a_bus_policy_grants_rules_but_not_the_bus() {
         Some("AccessDeniedException")
     );
 }
+
+/// An emulator with `--enforce-policies` on or off.
+async fn enforcing(on: bool) -> Harness {
+    Harness::with(switchyard::Config {
+        enforce_policies: on,
+        ..switchyard::Config::for_tests()
+    })
+    .await
+}
+
+/// The delivery log's attempt records of `source`.
+async fn attempts(h: &Harness, source: &str) -> Vec<Value> {
+    h.control_get(&format!("deliveries?source={source}&event=attempt"))
+        .await["records"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+async fn bodies(h: &Harness, account: &str, url: &str) -> Vec<String> {
+    let got = h
+        .sqs_as(account, "us-east-1")
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap();
+    got.messages
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| m.body)
+        .collect()
+}
+
+/// The queue policy AWS asks for an SNS topic's deliveries.
+fn from_topic(queue: &str, topic: &str) -> Value {
+    json!({"Statement": [{"Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"},
+        "Action": "sqs:SendMessage", "Resource": queue,
+        "Condition": {"ArnEquals": {"aws:SourceArn": topic}}}]})
+}
+
+/// Publishes `message` to the owner's topic of `h` and answers the subscription's attempts.
+async fn publish(h: &Harness, topic: &str, subscription: &str, message: &str) -> Vec<Value> {
+    h.sns_as(OWNER, "us-east-1")
+        .publish()
+        .topic_arn(topic)
+        .message(message)
+        .send()
+        .await
+        .unwrap();
+    h.advance(3600.0).await;
+    attempts(h, subscription).await
+}
+
+#[tokio::test]
+async fn sns_to_sqs_in_one_account_needs_a_policy_only_when_enforced() {
+    for enforce in [false, true] {
+        let h = enforcing(enforce).await;
+        let (topic, subscription, url) = owned_topic(&h, "orders").await;
+        let sent = publish(&h, &topic, &subscription, "unchecked").await;
+        if enforce {
+            // Refused once, not retried, nothing delivered.
+            assert_eq!(sent.len(), 1);
+            assert_eq!(sent[0]["outcome"], "permanent");
+            assert_eq!(sent[0]["errorCode"], "AccessDenied");
+            assert!(bodies(&h, OWNER, &url).await.is_empty());
+        } else {
+            assert_eq!(sent[0]["outcome"], "delivered");
+            assert_eq!(bodies(&h, OWNER, &url).await.len(), 1);
+        }
+        // With the policy AWS asks for, it is delivered either way; a policy for another
+        // topic does not do.
+        set_policy(
+            &h,
+            &url,
+            from_topic(&queue_arn("orders-q"), &format!("{topic}-other")),
+        )
+        .await;
+        let sent = publish(&h, &topic, &subscription, "wrong topic").await;
+        assert_eq!(
+            sent.last().unwrap()["outcome"],
+            if enforce { "permanent" } else { "delivered" }
+        );
+        set_policy(&h, &url, from_topic(&queue_arn("orders-q"), &topic)).await;
+        let sent = publish(&h, &topic, &subscription, "allowed").await;
+        assert_eq!(sent.last().unwrap()["outcome"], "delivered");
+        let got = bodies(&h, OWNER, &url).await;
+        let messages: Vec<Value> = got
+            .iter()
+            .map(|b| serde_json::from_str(b).unwrap())
+            .collect();
+        assert!(
+            messages.iter().any(|m| m["Message"] == "allowed"),
+            "{got:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn sns_to_another_accounts_queue_always_needs_its_policy() {
+    let h = enforcing(false).await;
+    let owner = h.sns_as(OWNER, "us-east-1");
+    let topic = owner
+        .create_topic()
+        .name("fanout")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    let theirs = create(&h.sqs_as(OTHER, "us-east-1"), "theirs", &[]).await;
+    let their_arn = format!("arn:aws:sqs:us-east-1:{OTHER}:theirs");
+    let subscription = owner
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(&their_arn)
+        .attributes("RawMessageDelivery", "true")
+        .send()
+        .await
+        .unwrap()
+        .subscription_arn
+        .unwrap();
+    let sent = publish(&h, &topic, &subscription, "refused").await;
+    assert_eq!((sent.len(), &sent[0]["outcome"]), (1, &json!("permanent")));
+    assert!(bodies(&h, OTHER, &theirs).await.is_empty());
+    h.sqs_as(OTHER, "us-east-1")
+        .set_queue_attributes()
+        .queue_url(&theirs)
+        .attributes(
+            QueueAttributeName::Policy,
+            from_topic(&their_arn, &topic).to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    publish(&h, &topic, &subscription, "welcome").await;
+    assert_eq!(bodies(&h, OTHER, &theirs).await, ["welcome"]);
+}
+
+#[tokio::test]
+async fn eventbridge_rules_to_queues_and_topics_need_a_policy_when_enforced() {
+    use aws_sdk_eventbridge::types::{PutEventsRequestEntry, Target};
+    let h = enforcing(true).await;
+    let events = h.events_as(OWNER, "us-east-1");
+    let url = create(&h.sqs_as(OWNER, "us-east-1"), "rule-q", &[]).await;
+    let sns = h.sns_as(OWNER, "us-east-1");
+    let topic = sns
+        .create_topic()
+        .name("rule-t")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    let rule = events
+        .put_rule()
+        .name("all")
+        .event_pattern(r#"{"source":["shop"]}"#)
+        .send()
+        .await
+        .unwrap()
+        .rule_arn
+        .unwrap();
+    let targets = [
+        Target::builder()
+            .id("q")
+            .arn(queue_arn("rule-q"))
+            .build()
+            .unwrap(),
+        Target::builder().id("t").arn(&topic).build().unwrap(),
+    ];
+    events
+        .put_targets()
+        .rule("all")
+        .set_targets(Some(targets.to_vec()))
+        .send()
+        .await
+        .unwrap();
+    let put = || async {
+        let entry = PutEventsRequestEntry::builder()
+            .source("shop")
+            .detail_type("d")
+            .detail("{}")
+            .build();
+        events.put_events().entries(entry).send().await.unwrap();
+        h.advance(86_400.0).await;
+    };
+    put().await;
+    for target in ["q", "t"] {
+        let tried = attempts(&h, &format!("{rule}%23{target}")).await;
+        assert_eq!(tried.len(), 1, "{target}: {tried:?}");
+        assert_eq!(tried[0]["outcome"], "permanent", "{target}");
+    }
+    assert!(bodies(&h, OWNER, &url).await.is_empty());
+    let from_rule = |action: &str, resource: &str| {
+        json!({"Statement": [{"Effect": "Allow", "Principal": {"Service": "events.amazonaws.com"},
+            "Action": action, "Resource": resource,
+            "Condition": {"ArnEquals": {"aws:SourceArn": rule}}}]})
+    };
+    set_policy(&h, &url, from_rule("sqs:SendMessage", &queue_arn("rule-q"))).await;
+    sns.set_topic_attributes()
+        .topic_arn(&topic)
+        .attribute_name("Policy")
+        .attribute_value(from_rule("sns:Publish", &topic).to_string())
+        .send()
+        .await
+        .unwrap();
+    put().await;
+    for target in ["q", "t"] {
+        let tried = attempts(&h, &format!("{rule}%23{target}")).await;
+        assert_eq!(tried.last().unwrap()["outcome"], "delivered", "{target}");
+    }
+    assert_eq!(bodies(&h, OWNER, &url).await.len(), 1);
+}
