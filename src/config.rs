@@ -72,6 +72,10 @@ pub struct Config {
     /// opened or got its previous answer: a client that stops halfway through its headers, or
     /// keeps an idle connection open, is disconnected then (docs/architecture.md, "Connections").
     pub idle_timeout: Duration,
+    /// Deliveries by a service within one account (an SNS topic or an EventBridge rule to the
+    /// owner's queue or topic) need the target's resource policy, as in AWS
+    /// (`--enforce-policies`); without it they pass, as users expect locally.
+    pub enforce_policies: bool,
 }
 
 impl Default for Config {
@@ -94,6 +98,7 @@ impl Default for Config {
             init_resources: None,
             init_scripts: None,
             idle_timeout: Duration::from_secs(60),
+            enforce_policies: false,
         }
     }
 }

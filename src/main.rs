@@ -141,6 +141,10 @@ struct ServeArgs {
     /// the CA of a local HTTPS test server).
     #[arg(long = "https-ca", env = "SWITCHYARD_HTTPS_CA", value_name = "PEM_FILE", value_parser = https_ca)]
     https_ca: Option<PathBuf>,
+    /// Deliveries by a service within one account (SNS topic or EventBridge rule to a queue or
+    /// topic) need the target's resource policy, as in AWS.
+    #[arg(long = "enforce-policies", env = "SWITCHYARD_ENFORCE_POLICIES")]
+    enforce_policies: bool,
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
@@ -273,6 +277,7 @@ impl From<ServeArgs> for Config {
             init_resources: a.init_resources,
             init_scripts: a.init,
             idle_timeout: std::time::Duration::from_secs(a.idle_timeout),
+            enforce_policies: a.enforce_policies,
             hostname: a.hostname,
             queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
                 UrlStyle::Auto => QueueUrlStyle::Auto,

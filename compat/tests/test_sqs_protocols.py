@@ -185,6 +185,10 @@ def test_list_queues_pages(sqs_any):
 def test_get_queue_url_of_another_account(make_client, sqs_any, url):
     other = make_client("sqs", aws_access_key_id="111122223333")
     queue_url = other.create_queue(QueueName="theirs")["QueueUrl"]
+    # The owner's queue policy decides whether this account may find it (docs/policies.md).
+    with raises_code(NON_EXISTENT_QUEUE):
+        sqs_any.get_queue_url(QueueName="theirs", QueueOwnerAWSAccountId="111122223333")
+    other.add_permission(QueueUrl=queue_url, Label="find", AWSAccountIds=[ACCOUNT], Actions=["GetQueueUrl"])
     assert sqs_any.get_queue_url(QueueName="theirs", QueueOwnerAWSAccountId="111122223333")["QueueUrl"] == queue_url
     with raises_code(NON_EXISTENT_QUEUE):
         sqs_any.get_queue_url(QueueName="theirs")

@@ -128,6 +128,14 @@ impl<T> Engine<T> {
         self.now
     }
 
+    /// The delivering service and the source of delivery `id` while it is under way (`sns` and
+    /// the subscription ARN): whose policy a hand-over is checked against.
+    pub fn delivery_source(&self, id: DeliveryId) -> Option<(&'static str, &str)> {
+        self.deliveries
+            .get(&id)
+            .map(|d| (d.service, d.source.as_str()))
+    }
+
     /// Schedules `timer` at `due`; a time already past fires at the next step of time.
     pub fn schedule(&mut self, due: Millis, timer: Timer<T>) {
         self.timers.schedule(due.max(self.now), timer);

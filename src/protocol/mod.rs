@@ -524,6 +524,7 @@ fn unmodeled_json_type(code: &str) -> Option<&'static str> {
     match code {
         "InvalidParameterValue" => Some("com.amazon.coral.service#InvalidParameterValueException"),
         "MissingParameter" => Some("com.amazon.coral.service#MissingRequiredParameterException"),
+        "AccessDenied" => Some("com.amazon.coral.service#AccessDeniedException"),
         _ => None,
     }
 }

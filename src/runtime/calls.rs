@@ -9,7 +9,7 @@ use crate::clock::Clock;
 use crate::error::AwsError;
 use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
 use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
-use crate::services::{Context, ServiceId, events, parse, sns};
+use crate::services::{Context, ServiceId, events, parse, sns, sqs};
 use crate::state::State;
 use serde_json::Value;
 use std::time::Duration;
@@ -68,6 +68,7 @@ async fn receive_message(
     loop {
         let (notified, wall) = {
             let mut state = rt.state();
+            sqs::access::authorize_queue(&state, cx, "ReceiveMessage", &input.queue_url)?;
             let received = receive_or_wait(&mut state, &key, &input, max, &mut wait);
             state.settle();
             if let Some(output) = received? {

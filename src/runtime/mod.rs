@@ -140,7 +140,8 @@ impl Runtime {
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
         };
-        let state = State::new(settings, config.lambda_endpoints.iter().cloned().collect());
+        let mut state = State::new(settings, config.lambda_endpoints.iter().cloned().collect());
+        state.enforce_policies = config.enforce_policies;
         if let Some(path) = &config.https_ca {
             // Refuse a bad CA file now rather than at the first delivery.
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));

@@ -9,6 +9,7 @@ pub mod events;
 pub mod iam;
 pub mod match_index;
 pub mod page;
+pub mod policy;
 pub mod sns;
 pub mod sqs;
 pub mod streams;

@@ -17,6 +17,7 @@ impl State {
         operation: &str,
         input: Value,
     ) -> Result<Value, AwsError> {
+        self.authorize(cx, service, operation, &input)?;
         let output = match service {
             ServiceId::Sqs => sqs::call(self, cx, operation, input),
             ServiceId::Sts => sts::call(self, cx, operation, input),
@@ -30,5 +31,23 @@ impl State {
         };
         self.settle();
         output
+    }
+
+    /// Whether the caller may run `operation` on the resource its input names: a resource of
+    /// another account is the resource policy's to decide (docs/policies.md). Asked before the
+    /// operation runs, under the same lock.
+    fn authorize(
+        &self,
+        cx: &Context,
+        service: ServiceId,
+        operation: &str,
+        input: &Value,
+    ) -> Result<(), AwsError> {
+        match service {
+            ServiceId::Sqs => sqs::access::authorize(self, cx, operation, input),
+            ServiceId::Sns => sns::access::authorize(self, cx, operation, input),
+            ServiceId::Events => events::access::authorize(self, cx, operation, input),
+            _ => Ok(()),
+        }
     }
 }

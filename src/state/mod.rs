@@ -46,6 +46,9 @@ pub struct State {
     pub iam: crate::services::iam::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
+    /// `--enforce-policies`: a service's delivery within one account needs the target's
+    /// policy too, as in AWS (docs/policies.md).
+    pub enforce_policies: bool,
 }
 
 impl State {
@@ -60,6 +63,7 @@ impl State {
             streams: Default::default(),
             iam: Default::default(),
             woken: Vec::new(),
+            enforce_policies: false,
         }
     }
 

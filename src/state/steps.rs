@@ -46,18 +46,27 @@ impl State {
 
     fn run(&mut self, work: Work<Step>) {
         match work {
-            Work::HandOver { delivery, target } => match target {
-                Target::SqsBatch { queue_arn, entries } => {
-                    let (outcome, refused) = sqs::send_batch(self, &queue_arn, entries);
-                    self.arrivals();
-                    self.engine.complete_batch(delivery, outcome, refused);
+            Work::HandOver { delivery, target } => {
+                match (self.refusal(delivery, &target), target) {
+                    (Some(failure), Target::SqsBatch { entries, .. }) => {
+                        self.engine
+                            .complete_batch(delivery, Outcome::Permanent(failure), entries);
+                    }
+                    (Some(failure), _) => {
+                        self.engine.complete(delivery, Outcome::Permanent(failure))
+                    }
+                    (None, Target::SqsBatch { queue_arn, entries }) => {
+                        let (outcome, refused) = sqs::send_batch(self, &queue_arn, entries);
+                        self.arrivals();
+                        self.engine.complete_batch(delivery, outcome, refused);
+                    }
+                    (None, target) => {
+                        let outcome = Outcome::in_process(self.hand_over(target));
+                        self.arrivals();
+                        self.engine.complete(delivery, outcome);
+                    }
                 }
-                target => {
-                    let outcome = Outcome::in_process(self.hand_over(target));
-                    self.arrivals();
-                    self.engine.complete(delivery, outcome);
-                }
-            },
+            }
             Work::DeadLetter {
                 delivery,
                 letter,
@@ -73,6 +82,36 @@ impl State {
             }
         }
         self.settle();
+    }
+
+    /// Why the target's policy refuses a hand-over by SNS or EventBridge, if it does: the
+    /// service acts for the topic or rule of the delivery's source (docs/policies.md).
+    fn refusal(
+        &self,
+        delivery: crate::engine::delivery::DeliveryId,
+        target: &Target,
+    ) -> Option<Failure> {
+        let (service, source) = self.engine.delivery_source(delivery)?;
+        let (principal, source_arn) = match service {
+            // A subscription's ARN is its topic's and one more part.
+            "sns" => ("sns.amazonaws.com", source.rsplit_once(':')?.0),
+            "events" => ("events.amazonaws.com", source.split('#').next()?),
+            _ => return None,
+        };
+        let enforce = self.enforce_policies;
+        match target {
+            Target::Sqs { queue_arn, .. } | Target::SqsBatch { queue_arn, .. } => {
+                let allowed =
+                    sqs::access::delivery_allowed(self, queue_arn, principal, source_arn, enforce);
+                (!allowed).then_some(Failure::AccessDenied("AccessDenied"))
+            }
+            Target::Sns { topic_arn, .. } => {
+                let allowed =
+                    sns::access::delivery_allowed(self, topic_arn, principal, source_arn, enforce);
+                (!allowed).then_some(Failure::AccessDenied("AuthorizationError"))
+            }
+            _ => None,
+        }
     }
 
     /// Hands a message to a service of this emulator: enqueued, published, or put on a bus.

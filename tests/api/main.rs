@@ -8,6 +8,7 @@ mod bad_input;
 mod clock_helpers;
 mod console;
 mod control_api;
+mod cross_account;
 mod custom_bus;
 mod custom_bus_delivery;
 mod delivery_timeline;

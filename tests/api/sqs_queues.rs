@@ -521,8 +521,17 @@ async fn get_queue_url_and_list_queues_over_both_protocols() {
     }
     let owner = h.sqs_as("111122223333", "us-east-1");
     let theirs = create(&owner, "shared", &[]).await;
+    owner
+        .add_permission()
+        .queue_url(&theirs)
+        .label("find-me")
+        .aws_account_ids("000000000000")
+        .actions("GetQueueUrl")
+        .send()
+        .await
+        .unwrap();
 
-    // QueueOwnerAWSAccountId, JSON and Query.
+    // QueueOwnerAWSAccountId (the owner's policy lets this account find it), JSON and Query.
     let found = sqs
         .get_queue_url()
         .queue_name("shared")

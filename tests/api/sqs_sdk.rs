@@ -537,7 +537,16 @@ async fn accounts_and_regions_come_from_the_signature() {
         .await
         .unwrap_err();
     assert!(err.into_service_error().is_queue_does_not_exist());
-    // ...unless it names the owner.
+    // ...unless it names the owner, whose queue policy lets it.
+    other
+        .add_permission()
+        .queue_url(&url)
+        .label("find-me")
+        .aws_account_ids("000000000000")
+        .actions("GetQueueUrl")
+        .send()
+        .await
+        .unwrap();
     let found = h
         .sqs()
         .get_queue_url()

@@ -483,38 +483,7 @@ pub fn remove_permission(
     Ok(Empty {})
 }
 
-/// Whether a bus's policy lets `account` do `action` (`events:PutEvents`). An explicit Deny
-/// wins; a statement with a condition switchyard cannot evaluate (an organization id) does not
-/// apply.
-pub fn allows(bus: &Bus, account: &str, action: &str) -> bool {
-    let Some(statements) = bus.policy.as_ref().and_then(|p| p["Statement"].as_array()) else {
-        return false;
-    };
-    let listed = |value: &Value, matches: &dyn Fn(&str) -> bool| match value {
-        Value::String(s) => matches(s),
-        Value::Array(items) => items.iter().filter_map(Value::as_str).any(matches),
-        _ => false,
-    };
-    let principal_ok = |p: &Value| match p {
-        Value::String(s) => s == "*",
-        Value::Object(o) => o.get("AWS").is_some_and(|aws| {
-            listed(aws, &|s: &str| {
-                s == "*" || s == account || s == Arn::root(account)
-            })
-        }),
-        _ => false,
-    };
-    let action_ok = |a: &Value| listed(a, &|s: &str| s == action || s == "events:*" || s == "*");
-    let applies = |s: &&Value| {
-        principal_ok(&s["Principal"]) && action_ok(&s["Action"]) && s.get("Condition").is_none()
-    };
-    let mut matching = statements.iter().filter(applies);
-    let effects: Vec<&str> = matching
-        .by_ref()
-        .filter_map(|s| s["Effect"].as_str())
-        .collect();
-    !effects.contains(&"Deny") && effects.contains(&"Allow")
-}
+pub use super::access::allows;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]

@@ -10,6 +10,7 @@
 //! `put_events`.
 //! Nothing here imports this file's dispatch ([`call`], [`fire`]).
 
+pub mod access;
 mod archives;
 pub mod arns;
 mod buses;

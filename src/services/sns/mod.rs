@@ -9,6 +9,7 @@
 //! on it; `publish.rs` over topics and delivery; `subscriptions.rs` over topics, confirmation and
 //! replay; `platform.rs`, and `sms.rs` over it.
 
+pub mod access;
 mod archive;
 mod checks;
 mod confirmation;

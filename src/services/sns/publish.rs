@@ -3,6 +3,7 @@
 //! the publishes other services of this emulator make. The checks live in `checks.rs`, the
 //! delivery each subscription gets in `delivery.rs`; nothing below imports this file.
 
+use super::access::{allows, refused};
 use super::archive::ArchivedMessage;
 use super::checks::{
     MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
@@ -14,7 +15,6 @@ use super::errors::{SnsError, invalid};
 use super::shapes::*;
 use super::signing::SIGNER;
 use super::store::Subscription;
-use super::topics::allows;
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, Failure, Publisher, Target};
 use crate::engine::log::DeliveryRecord;
@@ -39,11 +39,7 @@ fn publish_to_topic(
     let now = e.now();
     let topic = super::topics::topic_mut(e, cx, topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Publish") {
-        return Err(SnsError::AuthorizationError(format!(
-            "User: {} is not authorized to perform: SNS:Publish on resource: {}",
-            Arn::root(&cx.account),
-            topic.arn
-        )));
+        return Err(refused(&cx.account, "SNS:Publish", &topic.arn));
     }
     let (structure, dedup_id) = check_common(fields, topic.fifo, topic.content_based_dedup)?;
     let mut sequence_number = None;
@@ -481,6 +477,9 @@ pub fn publish_batch(
     prepared: Vec<Option<Prepared>>,
 ) -> Result<PublishBatchOutput, SnsError> {
     let topic = super::topics::topic_mut(e, cx, &input.topic_arn)?;
+    if !allows(topic, &cx.account, "SNS:Publish") {
+        return Err(refused(&cx.account, "SNS:Publish", &topic.arn));
+    }
     let (fifo, content_based) = (topic.fifo, topic.content_based_dedup);
     let entries = &input.publish_batch_request_entries;
     if entries.is_empty() {

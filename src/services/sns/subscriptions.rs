@@ -1,6 +1,7 @@
 //! Subscription operations: subscribe, confirm, unsubscribe, attributes and listings.
 //! Must not depend on the Publish operations (`publish.rs`).
 
+use super::access::{allows, refused};
 use super::archive;
 use super::confirmation::send_confirmation;
 use super::context::parse_topic_arn;
@@ -9,7 +10,7 @@ use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_
 use super::paging::page;
 use super::shapes::*;
 use super::store::{Subscription, beginning_of};
-use super::topics::{allows, topic_mut};
+use super::topics::topic_mut;
 use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
@@ -227,11 +228,7 @@ pub fn subscribe(
     }
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
-        return Err(SnsError::AuthorizationError(format!(
-            "User: {} is not authorized to perform: SNS:Subscribe on resource: {}",
-            Arn::root(&cx.account),
-            topic.arn
-        )));
+        return Err(refused(&cx.account, "SNS:Subscribe", &topic.arn));
     }
     let fifo_topic = topic.fifo;
     let archive_begins = beginning_of(topic, now);

@@ -1,6 +1,7 @@
 //! Topic operations: create, delete, attributes, listing, tags, permissions, data protection.
 //! Must not depend on the subscription, publish or delivery files (they import this one).
 
+use super::access::default_policy;
 use super::archive;
 use super::context::parse_topic_arn;
 use super::errors::{SnsError, invalid};
@@ -38,24 +39,6 @@ const PLAIN_ATTRIBUTES: [&str; 20] = [
     "FirehoseSuccessFeedbackSampleRate",
     "FirehoseFailureFeedbackRoleArn",
 ];
-
-/// The policy SNS gives every topic: the owner account may do everything.
-fn default_policy(arn: &str, account: &str) -> Value {
-    json!({
-        "Version": "2008-10-17",
-        "Id": "__default_policy_ID",
-        "Statement": [{
-            "Sid": "__default_statement_ID",
-            "Effect": "Allow",
-            "Principal": {"AWS": "*"},
-            "Action": ["SNS:GetTopicAttributes", "SNS:SetTopicAttributes", "SNS:AddPermission",
-                "SNS:RemovePermission", "SNS:DeleteTopic", "SNS:Subscribe", "SNS:ListSubscriptionsByTopic",
-                "SNS:Publish"],
-            "Resource": arn,
-            "Condition": {"StringEquals": {"AWS:SourceOwner": account}}
-        }]
-    })
-}
 
 /// AWS's key order in the JSON documents SNS returns (policies, delivery policies); keys not
 /// listed follow in alphabetical order. `serde_json::Value` sorts keys, so documents are written
@@ -615,36 +598,6 @@ pub fn remove_permission(
     }
     topic.policy = Some(policy);
     Ok(Empty {})
-}
-
-/// Whether the topic's policy lets `account` do `action` (`SNS:Publish`, `SNS:Subscribe`).
-pub(crate) fn allows(topic: &Topic, account: &str, action: &str) -> bool {
-    if account == topic.account {
-        return true;
-    }
-    let policy = topic
-        .policy
-        .clone()
-        .unwrap_or_else(|| default_policy(&topic.arn, &topic.account));
-    let statements = policy["Statement"].as_array().cloned().unwrap_or_default();
-    let listed = |v: &Value, want: &dyn Fn(&str) -> bool| match v {
-        Value::String(s) => want(s),
-        Value::Array(items) => items.iter().filter_map(Value::as_str).any(want),
-        _ => false,
-    };
-    statements.iter().any(|s| {
-        let principal = &s["Principal"];
-        let principal_ok = principal == "*"
-            || listed(&principal["AWS"], &|p| {
-                p == "*" || p == account || p == Arn::root(account)
-            });
-        let action_ok = listed(&s["Action"], &|a| {
-            a == "*" || a == "SNS:*" || a.eq_ignore_ascii_case(action)
-        });
-        let owner = &s["Condition"]["StringEquals"]["AWS:SourceOwner"];
-        let condition_ok = s.get("Condition").is_none() || owner == account;
-        s["Effect"] == "Allow" && principal_ok && action_ok && condition_ok
-    })
 }
 
 /// The topic a data protection call names: these operations answer `NotFound`, not the tagging

@@ -2,6 +2,7 @@
 //! virtual clock, over AWS JSON 1.0 and AWS Query. All 23 operations of the 2012-11-05 API.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
+pub mod access;
 mod attributes;
 mod checks;
 pub use checks::not_utf8;
