@@ -44,6 +44,7 @@ pub struct State {
     pub bus: crate::services::bus::store::Store,
     pub streams: crate::services::streams::store::Store,
     pub iam: crate::services::iam::store::Store,
+    pub scheduler: crate::services::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
 }
@@ -59,6 +60,7 @@ impl State {
             bus: Default::default(),
             streams: Default::default(),
             iam: Default::default(),
+            scheduler: Default::default(),
             woken: Vec::new(),
         }
     }
@@ -172,5 +174,6 @@ impl State {
         self.bus = Default::default();
         self.streams = Default::default();
         self.iam = Default::default();
+        self.scheduler = Default::default();
     }
 }
