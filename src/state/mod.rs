@@ -29,6 +29,8 @@ pub enum Step {
     SqsMoveTask(u64),
     /// An event stream's delivery of the event under `token` ended.
     StreamDelivered { stream: String, token: u64 },
+    /// EventBridge Scheduler: a schedule's next run.
+    Scheduler(crate::services::scheduler::store::Timer),
 }
 
 /// The engine as the services see it: its service steps are [`Step`]s.

@@ -23,6 +23,7 @@ mod init;
 mod localstack;
 mod query_protocol;
 mod rest_json;
+mod scheduler;
 mod sns_archive;
 mod sns_http;
 mod sns_https;

@@ -124,6 +124,10 @@ pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
     groups(state, cx)
         .remove(name)
         .ok_or_else(|| group_not_found(name))?;
+    // Its schedules go with it.
+    if let Some(all) = state.scheduler.schedules.get_mut(&scope(cx)) {
+        all.retain(|(group, _), _| group != name);
+    }
     Ok(json!({}))
 }
 

@@ -1,10 +1,19 @@
-//! EventBridge Scheduler over restJson1 (API 2021-06-30): schedule groups with the `default`
-//! group, and tags on groups. The front-end binds URI labels, the query string and the body into
-//! one input, so operations read members by their model names as the JSON services do.
+//! EventBridge Scheduler over restJson1 (API 2021-06-30): schedules with at(), rate() and
+//! cron() expressions in a time zone, run on the virtual clock and delivered to their targets
+//! through the engine; schedule groups with the `default` group; tags on groups. The front-end
+//! binds URI labels, the query string and the body into one input, so operations read members
+//! by their model names as the JSON services do (docs/scheduler.md).
 //! It must not depend on the runtime, the protocols or the server.
 
+mod expression;
+mod fire;
 mod groups;
+mod schedules;
 pub mod store;
+mod universal;
+
+pub use fire::fire;
+pub use universal::call_by_name;
 
 use super::Context;
 use crate::error::AwsError;
@@ -19,6 +28,11 @@ pub fn call(
 ) -> Result<Value, AwsError> {
     let input = Input(input);
     match operation {
+        "CreateSchedule" => schedules::create(state, cx, &input),
+        "GetSchedule" => schedules::get(state, cx, &input),
+        "UpdateSchedule" => schedules::update(state, cx, &input),
+        "DeleteSchedule" => schedules::delete(state, cx, &input),
+        "ListSchedules" => schedules::list(state, cx, &input),
         "CreateScheduleGroup" => groups::create(state, cx, &input),
         "GetScheduleGroup" => groups::get(state, cx, &input),
         "ListScheduleGroups" => groups::list(state, cx, &input),
@@ -44,6 +58,12 @@ impl Input {
 
     fn int(&self, member: &str) -> Option<i64> {
         self.0.get(member).and_then(Value::as_i64)
+    }
+
+    /// A timestamp member (epoch seconds, as restJson1 bodies carry them) in milliseconds.
+    fn millis(&self, member: &str) -> Option<crate::engine::time::Millis> {
+        let seconds = self.0.get(member).and_then(Value::as_f64)?;
+        Some((seconds * 1000.0).round() as crate::engine::time::Millis)
     }
 
     fn tags(&self) -> Vec<(String, String)> {
