@@ -54,6 +54,7 @@ pub enum Location {
     Header,
     /// A map of the headers whose names start with the reference's `locationName`.
     Headers,
+    #[serde(rename = "statusCode")]
     StatusCode,
 }
 
@@ -200,6 +201,8 @@ mod tests {
         assert_eq!(SQS.operations.len(), 23);
         assert!(SQS.speaks("query") && SQS.speaks("json"));
         assert_eq!(IAM.operations.len(), 23);
+        let status: Location = serde_json::from_str("\"statusCode\"").unwrap();
+        assert_eq!(status, Location::StatusCode);
         for model in [&*SCHEDULER, &*PIPES] {
             assert!(model.speaks("rest-json"));
             assert!(model.operations.values().all(|op| op.http.is_some()));
