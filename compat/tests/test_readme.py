@@ -295,6 +295,12 @@ def check_custom_bus(out):
     assert (metadata["aws:EventId"], metadata["aws:DeliveryType"]) == (failed["eventId"], "REPLAY"), event
 
 
+def check_scheduler(out):
+    runs = sorted(json.loads(b)["at"] for b in bodies(out))
+    assert runs == ["2027-03-13T14:00:00Z", "2027-03-14T13:00:00Z", "2027-03-15T13:00:00Z"], out
+    assert "once is gone" in out
+
+
 def check_event_stream(out):
     assert '"State": "READY"' in out
     assert sorted(bodies(out)) == ["one", "three", "two"], out
@@ -313,6 +319,7 @@ EXPECTED = {
     "An EventBridge rule, a failing target, its retry policy and dead-letter queue": check_eventbridge,
     "The custom event bus: a FIFO subscriber, a dead-letter record and a redrive by replay": check_custom_bus,
     "An event stream that stops on failure and resumes in order": check_event_stream,
+    "A schedule in New York time across the spring-forward, and a one-time schedule that deletes itself": check_scheduler,
 }
 
 

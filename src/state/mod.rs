@@ -29,6 +29,8 @@ pub enum Step {
     SqsMoveTask(u64),
     /// An event stream's delivery of the event under `token` ended.
     StreamDelivered { stream: String, token: u64 },
+    /// EventBridge Scheduler: a schedule's next run.
+    Scheduler(crate::services::scheduler::store::Timer),
 }
 
 /// The engine as the services see it: its service steps are [`Step`]s.
@@ -44,6 +46,7 @@ pub struct State {
     pub bus: crate::services::bus::store::Store,
     pub streams: crate::services::streams::store::Store,
     pub iam: crate::services::iam::store::Store,
+    pub scheduler: crate::services::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
     /// `--enforce-policies`: a service's delivery within one account needs the target's
@@ -62,6 +65,7 @@ impl State {
             bus: Default::default(),
             streams: Default::default(),
             iam: Default::default(),
+            scheduler: Default::default(),
             woken: Vec::new(),
             enforce_policies: false,
         }
@@ -176,5 +180,6 @@ impl State {
         self.bus = Default::default();
         self.streams = Default::default();
         self.iam = Default::default();
+        self.scheduler = Default::default();
     }
 }

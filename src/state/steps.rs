@@ -7,7 +7,7 @@
 use super::{State, Step};
 use crate::engine::Fired;
 use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
-use crate::services::{bus, events, sns, sqs, streams};
+use crate::services::{bus, events, scheduler, sns, sqs, streams};
 
 impl State {
     /// Carries out a fired timer.
@@ -30,6 +30,7 @@ impl State {
                 streams::wake_all(self);
             }
             Step::StreamDelivered { .. } => {}
+            Step::Scheduler(timer) => scheduler::fire(self, timer),
         }
     }
 
@@ -139,6 +140,14 @@ impl State {
                 event,
                 trail,
             } => events::forward(self, &bus_arn, &publisher, &event, trail),
+            Target::Call {
+                service,
+                operation,
+                input,
+                publisher,
+                region,
+                ..
+            } => scheduler::call_by_name(self, &service, &operation, &input, publisher, region),
             Target::SqsBatch { .. } | Target::Http { .. } | Target::Outbox { .. } => {
                 unreachable!("the engine attempts these itself")
             }

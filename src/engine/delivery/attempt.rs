@@ -185,7 +185,8 @@ impl<T> Engine<T> {
                 Target::Sqs { .. }
                 | Target::SqsBatch { .. }
                 | Target::Sns { .. }
-                | Target::Bus { .. } => {
+                | Target::Bus { .. }
+                | Target::Call { .. } => {
                     let target = d.target.clone();
                     self.work.push_back(Work::HandOver {
                         delivery: id,

@@ -90,6 +90,17 @@ pub enum Target {
         queue_arn: String,
         entries: Vec<BatchEntry>,
     },
+    /// An operation of a service of this emulator, called by name with a JSON input as the
+    /// publisher's account in `region` (EventBridge Scheduler's universal targets); `address`
+    /// is the name faults and the log know it by.
+    Call {
+        address: String,
+        service: String,
+        operation: String,
+        input: String,
+        publisher: Publisher,
+        region: String,
+    },
     /// A receiver that cannot exist locally (e-mail, SMS, push, Lambda, Firehose): the outbox.
     Outbox {
         address: String,
@@ -115,7 +126,7 @@ impl Target {
             Target::Http { url, .. } => url,
             Target::Sns { topic_arn, .. } => topic_arn,
             Target::Bus { bus_arn, .. } => bus_arn,
-            Target::Outbox { address, .. } => address,
+            Target::Outbox { address, .. } | Target::Call { address, .. } => address,
         }
     }
 }

@@ -462,7 +462,7 @@ fn target_input(target: &RuleTarget) -> TargetInput<'_> {
 /// The ERROR_CODE and ERROR_MESSAGE of a failed delivery, in the terms of AWS's list
 /// (eb-rule-dlq): EventBridge's one table of delivery failures. A fault's own error code that
 /// names no failure is used as given.
-fn failure(outcome: &Outcome, target: &str) -> (String, String) {
+pub fn failure(outcome: &Outcome, target: &str) -> (String, String) {
     let Some(failed) = outcome.failure() else {
         return (
             "UNKNOWN".into(),

@@ -7,11 +7,15 @@
 //! of the two day fields is `?`. Anything else is [`InvalidSchedule`], which the API answers
 //! as `ValidationException` "Parameter ScheduleExpression is not valid.".
 //!
-//! Schedules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
-//! schedule fires every `every_ms` counted from the rule's creation.
+//! Rules run in UTC. A cron schedule fires at second 0 of each matching minute; a rate
+//! schedule fires every `every_ms` counted from the rule's creation. EventBridge Scheduler reads
+//! the same cron fields as local time in a zone ([`Schedule::next_after_in`]).
 //! Pure: it imports no operation and no state, only the engine's values and its own service's data.
 
 use crate::engine::time::Millis;
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::{AmbiguousOffset, TimeZone};
 use time::{Date, Month, UtcDateTime};
 
 const MINUTE_MS: Millis = 60_000;
@@ -241,6 +245,40 @@ impl Schedule {
                 created_at.checked_add(k.checked_mul(*every_ms)?)
             }
             Schedule::Cron(cron) => cron.next_after(after),
+        }
+    }
+}
+
+impl Schedule {
+    /// As [`Schedule::next_after`], with a cron schedule's fields read as the local time of
+    /// `zone` (EventBridge Scheduler's ScheduleExpressionTimezone): a local time skipped by a
+    /// spring-forward does not fire, one repeated by a fall-back fires once, the first time.
+    /// A rate counts fixed durations whatever the zone.
+    pub fn next_after_in(
+        &self,
+        after: Millis,
+        created_at: Millis,
+        zone: &TimeZone,
+    ) -> Option<Millis> {
+        let Schedule::Cron(cron) = self else {
+            return self.next_after(after, created_at);
+        };
+        let as_utc_ms = |dt: DateTime| Some(TimeZone::UTC.to_timestamp(dt).ok()?.as_millisecond());
+        let local = zone.to_datetime(Timestamp::from_millisecond(after).ok()?);
+        let mut probe = as_utc_ms(local)?;
+        loop {
+            let next = cron.next_after(probe)?;
+            probe = next;
+            let civil = TimeZone::UTC.to_datetime(Timestamp::from_millisecond(next).ok()?);
+            let offset = match zone.to_ambiguous_timestamp(civil).offset() {
+                AmbiguousOffset::Unambiguous { offset } => offset,
+                AmbiguousOffset::Fold { before, .. } => before,
+                AmbiguousOffset::Gap { .. } => continue,
+            };
+            let at = offset.to_timestamp(civil).ok()?.as_millisecond();
+            if at > after {
+                return Some(at);
+            }
         }
     }
 }
@@ -787,5 +825,38 @@ mod tests {
         assert_eq!(cron.next_after(Millis::MIN, 0), Some(0));
         let rate = Schedule::parse("rate(1 minute)").unwrap();
         assert_eq!(rate.next_after(Millis::MAX - 10, 0), None);
+    }
+
+    #[test]
+    fn cron_in_a_zone_follows_its_daylight_saving_shifts() {
+        let zone = jiff::tz::db().get("America/New_York").unwrap();
+        let next = |expression: &str, after: &str| {
+            let schedule = Schedule::parse(expression).unwrap();
+            let at = schedule.next_after_in(at(after), 0, &zone);
+            at.map(|ms| format_rfc3339(ms)[..16].to_string())
+        };
+        // 09:00 local is 14:00Z in winter and 13:00Z once clocks go forward (8 March 2026).
+        assert_eq!(
+            next("cron(0 9 * * ? *)", "2026-03-07T15:00:00Z").unwrap(),
+            "2026-03-08T13:00"
+        );
+        assert_eq!(
+            next("cron(0 9 * * ? *)", "2026-03-06T15:00:00Z").unwrap(),
+            "2026-03-07T14:00"
+        );
+        // 02:30 does not exist on 8 March: that day is skipped.
+        assert_eq!(
+            next("cron(30 2 * * ? *)", "2026-03-07T08:00:00Z").unwrap(),
+            "2026-03-09T06:30"
+        );
+        // 01:30 happens twice on 1 November: it fires once, the first time (EDT).
+        assert_eq!(
+            next("cron(30 1 * * ? *)", "2026-11-01T04:00:00Z").unwrap(),
+            "2026-11-01T05:30"
+        );
+        assert_eq!(
+            next("cron(30 1 * * ? *)", "2026-11-01T05:31:00Z").unwrap(),
+            "2026-11-02T06:30"
+        );
     }
 }

@@ -1,0 +1,295 @@
+//! Running schedules: each schedule has at most one timer in the engine's queue, for its next
+//! run on the virtual clock (plus a seeded random delay inside a FLEXIBLE window). When it
+//! fires, the target is handed its input through the engine's delivery machinery (the delivery
+//! log, faults, metrics), under the target's RetryPolicy and with its DeadLetterConfig; then the
+//! next run is armed, or a one-time schedule completes (and is deleted with
+//! ActionAfterCompletion DELETE).
+
+use super::expression::{Expression, zone};
+use super::store::{Schedule, Scope, Timer};
+use crate::arn::Arn;
+use crate::engine::delivery::{
+    Counters, DeadLetter, Delivery, Failure, GiveUp, MessageAttributeValue, Outcome, Publisher,
+    SqsMessage,
+};
+use crate::engine::time::{Millis, format_rfc3339};
+use crate::services::events::put_events::failure;
+use crate::services::events::retry::TargetRetry;
+use crate::services::events::store::HttpParameters;
+use crate::services::target::{Buses, Payload, adapt};
+use crate::state::{State, Step};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// The prefix of universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
+pub const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
+
+fn schedule_mut<'a>(
+    state: &'a mut State,
+    scope: &Scope,
+    group: &str,
+    name: &str,
+) -> Option<&'a mut Schedule> {
+    let key = (group.to_string(), name.to_string());
+    state.scheduler.schedules.get_mut(scope)?.get_mut(&key)
+}
+
+/// Arms the next run of a schedule strictly after `after`, replacing whatever was armed: none
+/// when it is disabled, past its EndDate or has no run left.
+pub fn arm(state: &mut State, scope: &Scope, group: &str, name: &str, after: Millis) {
+    state.scheduler.next_generation += 1;
+    let generation = state.scheduler.next_generation;
+    let Some(s) = schedule_mut(state, scope, group, name) else {
+        return;
+    };
+    s.generation = None;
+    let (Some(expression), Some(zone)) = (
+        Expression::parse(&s.expression),
+        zone(s.timezone.as_deref()),
+    ) else {
+        return;
+    };
+    if !s.enabled {
+        return;
+    }
+    let anchor = s.start.unwrap_or(s.created);
+    let after = s.start.map_or(after, |start| after.max(start - 1));
+    let Some(next) = expression.next_after(after, anchor, &zone) else {
+        return;
+    };
+    if s.end.is_some_and(|end| next > end) {
+        return;
+    }
+    s.generation = Some(generation);
+    let window_ms = s.flexible_window_minutes.map_or(0, |m| m * 60_000);
+    let delay = match window_ms {
+        0 => 0,
+        w => (state.engine.rng.next_f64() * w as f64) as Millis,
+    };
+    let timer = Timer {
+        scope: scope.clone(),
+        group: group.to_string(),
+        name: name.to_string(),
+        generation,
+        scheduled: next,
+    };
+    state.schedule(next + delay, Step::Scheduler(timer));
+}
+
+/// A schedule's timer is due: run it, then arm the next run or complete it. A timer of a
+/// schedule since updated, disabled or deleted does nothing.
+pub fn fire(state: &mut State, timer: Timer) {
+    let Some(s) = schedule_mut(state, &timer.scope, &timer.group, &timer.name) else {
+        return;
+    };
+    if s.generation != Some(timer.generation) {
+        return;
+    }
+    let s = s.clone();
+    run(state, &timer, &s);
+    let one_time = Expression::parse(&s.expression).is_some_and(|e| e.is_one_time());
+    if !one_time {
+        arm(
+            state,
+            &timer.scope,
+            &timer.group,
+            &timer.name,
+            timer.scheduled,
+        );
+    } else if s.delete_after_completion {
+        let key = (timer.group.clone(), timer.name.clone());
+        if let Some(all) = state.scheduler.schedules.get_mut(&timer.scope) {
+            all.remove(&key);
+        }
+    } else if let Some(s) = schedule_mut(state, &timer.scope, &timer.group, &timer.name) {
+        s.generation = None;
+    }
+}
+
+/// The target input with the context attributes filled in.
+fn render(text: &str, s: &Schedule, scheduled: Millis, execution_id: &str) -> String {
+    let time = format_rfc3339(scheduled);
+    let time = format!("{}Z", &time[..19]);
+    text.replace("<aws.scheduler.schedule-arn>", &s.arn)
+        .replace("<aws.scheduler.scheduled-time>", &time)
+        .replace("<aws.scheduler.execution-id>", execution_id)
+        .replace("<aws.scheduler.attempt-number>", "1")
+}
+
+/// Starts the delivery of one run of `s` to its target.
+fn run(state: &mut State, timer: &Timer, s: &Schedule) {
+    let execution_id = state.engine.rng.uuid();
+    let target = &s.target;
+    let arn = target["Arn"].as_str().unwrap_or_default().to_string();
+    let input = target["Input"].as_str().unwrap_or("{}");
+    let body = render(input, s, timer.scheduled, &execution_id);
+    let publisher = Publisher {
+        account: timer.scope.0.clone(),
+        host: s.host.clone(),
+    };
+    let group_id = target
+        .pointer("/SqsParameters/MessageGroupId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut doomed = None;
+    let event = if Arn::service_of(&arn) == "events" {
+        match event_of(
+            target,
+            &body,
+            &timer.scope,
+            &s.arn,
+            timer.scheduled,
+            &execution_id,
+        ) {
+            Some(event) => event.to_string(),
+            None => {
+                doomed = Some(Failure::InvalidJson);
+                String::new()
+            }
+        }
+    } else {
+        String::new()
+    };
+    if Arn::service_of(&arn) == "lambda" && serde_json::from_str::<Value>(&body).is_err() {
+        doomed = Some(Failure::InvalidJson);
+    }
+    let payload = Payload {
+        event,
+        dedup_id: group_id.as_ref().map(|_| execution_id.clone()),
+        group_id,
+        ..Payload::of(body.clone())
+    };
+    let buses = Buses {
+        classic: true,
+        custom: true,
+    };
+    let adapted = if arn.starts_with(UNIVERSAL) {
+        super::universal::adapt(&arn, &body, publisher, &timer.scope.1)
+    } else {
+        adapt(
+            state,
+            &arn,
+            &publisher,
+            payload,
+            buses,
+            &HttpParameters::default(),
+        )
+    };
+    doomed = doomed.or(adapted.unusable.clone());
+    let dead_letter = target
+        .pointer("/DeadLetterConfig/Arn")
+        .and_then(Value::as_str)
+        .map(|queue| dead_letter(queue, s, &arn, &body, &execution_id));
+    let is_http = adapted.is_http();
+    let mut delivery = Delivery::new(
+        "scheduler",
+        s.arn.clone(),
+        adapted.protocol,
+        execution_id,
+        adapted.target,
+        Box::new(retry_policy(target)),
+        dead_letter,
+    )
+    .counted(Counters {
+        namespace: "AWS/Scheduler",
+        resource: s.arn.clone(),
+        attempted: Some("InvocationAttemptCount"),
+        failed: Some("TargetErrorCount"),
+        every_failure: true,
+        dead_lettered: Some("InvocationsSentToDeadLetterCount"),
+        dlq_failed: Some("InvocationsFailedToBeSentToDeadLetterCount"),
+        dropped: Some("InvocationDroppedCount"),
+        ..Counters::default()
+    });
+    if is_http {
+        delivery = delivery.also_known_as(arn);
+    }
+    if let Some(failure) = doomed {
+        delivery = delivery.doomed(Outcome::Permanent(failure));
+    }
+    state.deliver(delivery);
+}
+
+/// The event a PutEvents target puts on its bus: EventBridgeParameters' DetailType and Source,
+/// the input as its detail, the schedule as its resource.
+fn event_of(
+    target: &Value,
+    body: &str,
+    scope: &Scope,
+    schedule_arn: &str,
+    scheduled: Millis,
+    id: &str,
+) -> Option<Value> {
+    let detail: Value = serde_json::from_str(body).ok()?;
+    let params = target.get("EventBridgeParameters");
+    let field = |k: &str| params.and_then(|p| p.get(k)).cloned().unwrap_or_default();
+    let time = format_rfc3339(scheduled);
+    Some(json!({
+        "version": "0",
+        "id": id,
+        "detail-type": field("DetailType"),
+        "source": field("Source"),
+        "account": scope.0,
+        "time": format!("{}Z", &time[..19]),
+        "region": scope.1,
+        "resources": [schedule_arn],
+        "detail": detail,
+    }))
+}
+
+/// The target's RetryPolicy, Scheduler's defaults (185 retries, 24 hours) where it sets none.
+fn retry_policy(target: &Value) -> TargetRetry {
+    let defaults = TargetRetry::default();
+    let policy = target.get("RetryPolicy");
+    let field = |k: &str| policy.and_then(|p| p.get(k)).and_then(Value::as_i64);
+    TargetRetry {
+        max_retries: field("MaximumRetryAttempts").map_or(defaults.max_retries, |n| n as u32),
+        max_age_ms: field("MaximumEventAgeInSeconds").map_or(defaults.max_age_ms, |s| s * 1000),
+        ..defaults
+    }
+}
+
+/// The dead letter of a run: the target input, with the schedule's and target's ARNs and the
+/// execution id as attributes; how the delivery ended is added when it is written.
+fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &str) -> DeadLetter {
+    let attributes = BTreeMap::from([
+        (
+            "SCHEDULE_ARN".to_string(),
+            MessageAttributeValue::string(&s.arn),
+        ),
+        (
+            "TARGET_ARN".to_string(),
+            MessageAttributeValue::string(target),
+        ),
+        (
+            "EXECUTION_ID".to_string(),
+            MessageAttributeValue::string(execution),
+        ),
+    ]);
+    DeadLetter {
+        queue_arn: queue.to_string(),
+        message: SqsMessage {
+            body: body.to_string(),
+            attributes,
+            group_id: None,
+            dedup_id: None,
+            trace_header: None,
+        },
+        finish: Some(finish_dead_letter),
+        bus: None,
+    }
+}
+
+/// ERROR_CODE, ERROR_MESSAGE and RETRY_ATTEMPTS of a dead letter (EventBridge's table of
+/// delivery failures).
+fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
+    let (code, text) = failure(how.outcome, how.target);
+    let attrs = &mut message.attributes;
+    attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
+    attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
+    let retries = how.attempts.saturating_sub(1).to_string();
+    attrs.insert(
+        "RETRY_ATTEMPTS".into(),
+        MessageAttributeValue::string(&retries),
+    );
+}

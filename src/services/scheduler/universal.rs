@@ -1,0 +1,105 @@
+//! Universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`): the target's Input is
+//! the action's JSON request, and each attempt calls that operation of a service of this
+//! emulator by name, as the schedule's account and region. Its error ends the attempt: a
+//! server error is retried, anything else is not.
+
+use super::fire::UNIVERSAL;
+use crate::engine::delivery::{Failure, Publisher, Target};
+use crate::services::target::Adapted;
+use crate::services::{Context, ServiceId};
+use crate::state::State;
+use serde_json::Value;
+
+/// The service and operation a universal target names, if switchyard serves it
+/// (`sqs:sendMessage` → SQS `SendMessage`).
+pub fn resolve(arn: &str) -> Option<(ServiceId, String)> {
+    let (service, action) = arn.strip_prefix(UNIVERSAL)?.split_once(':')?;
+    let service = match service {
+        "sqs" => ServiceId::Sqs,
+        "sns" => ServiceId::Sns,
+        "eventbridge" => ServiceId::Events,
+        "sts" => ServiceId::Sts,
+        "iam" => ServiceId::Iam,
+        "scheduler" => ServiceId::Scheduler,
+        _ => return None,
+    };
+    let mut chars = action.chars();
+    let operation: String = chars
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .into_iter()
+        .chain(chars)
+        .collect();
+    let known = service
+        .model()
+        .is_some_and(|m| m.operations.contains_key(&operation));
+    known.then_some((service, operation))
+}
+
+/// The typed target of a universal target (its ARN checked when the schedule was made).
+pub fn adapt(arn: &str, input: &str, publisher: Publisher, region: &str) -> Adapted {
+    let (service, operation) = resolve(arn).map_or_else(
+        || (String::new(), String::new()),
+        |(s, op)| (s.name().to_string(), op),
+    );
+    Adapted {
+        protocol: "aws-sdk".into(),
+        target: Target::Call {
+            address: arn.to_string(),
+            service,
+            operation,
+            input: input.to_string(),
+            publisher,
+            region: region.to_string(),
+        },
+        throttle: None,
+        unusable: None,
+    }
+}
+
+/// Calls `operation` of the service named `service` with `input` (JSON text) as `publisher`
+/// in `region`.
+pub fn call_by_name(
+    state: &mut State,
+    service: &str,
+    operation: &str,
+    input: &str,
+    publisher: Publisher,
+    region: String,
+) -> Result<(), Failure> {
+    let service = ServiceId::SERVING
+        .into_iter()
+        .find(|s| s.name() == service)
+        .ok_or(Failure::InvalidParameter("InvalidAction"))?;
+    let input: Value = serde_json::from_str(input).map_err(|_| Failure::InvalidJson)?;
+    if !input.is_object() {
+        return Err(Failure::InvalidJson);
+    }
+    // The front-ends check required members before a service sees an input; so does this.
+    let model = service
+        .model()
+        .ok_or(Failure::InvalidParameter("InvalidAction"))?;
+    let shape = model.operations[operation].input.as_ref();
+    let required = shape.map(|r| &model.shape(&r.shape).required);
+    if required
+        .into_iter()
+        .flatten()
+        .any(|m| input.get(m).is_none_or(Value::is_null))
+    {
+        return Err(Failure::InvalidParameter("ValidationException"));
+    }
+    let cx = Context {
+        request_id: state.engine.rng.uuid(),
+        account: publisher.account,
+        region,
+        access_key: None,
+        host: publisher.host,
+        queue_url_style: Default::default(),
+        trace_header: None,
+    };
+    match state.call(&cx, service, operation, input) {
+        Ok(_) => Ok(()),
+        Err(err) if err.is_server_fault() => Err(Failure::Status(err.status)),
+        Err(err) => Err(Failure::InvalidParameter(err.code)),
+    }
+}

@@ -1,0 +1,454 @@
+//! EventBridge Scheduler through the AWS SDK for Rust, on the manual clock: schedules in a time
+//! zone across a daylight-saving change, one-time schedules that delete themselves, retries and
+//! the dead-letter queue of a failing target, targets beyond SQS, and AWS's errors for bad input.
+
+use crate::custom_bus::drain;
+use crate::harness::Harness;
+use aws_sdk_scheduler::types::{
+    ActionAfterCompletion, DeadLetterConfig, EventBridgeParameters, FlexibleTimeWindow,
+    FlexibleTimeWindowMode, RetryPolicy, ScheduleState, SqsParameters, Target,
+};
+use serde_json::{Value, json};
+
+const ROLE: &str = "arn:aws:iam::000000000000:role/scheduler";
+
+/// A queue: its URL and ARN.
+async fn queue(h: &Harness, name: &str) -> (String, String) {
+    let url = h
+        .sqs()
+        .create_queue()
+        .queue_name(name)
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let arn = format!("arn:aws:sqs:us-east-1:000000000000:{name}");
+    (url, arn)
+}
+
+fn off() -> FlexibleTimeWindow {
+    FlexibleTimeWindow::builder()
+        .mode(FlexibleTimeWindowMode::Off)
+        .build()
+        .unwrap()
+}
+
+fn target(arn: &str, input: &str) -> aws_sdk_scheduler::types::builders::TargetBuilder {
+    Target::builder().arn(arn).role_arn(ROLE).input(input)
+}
+
+async fn until(h: &Harness, time: &str) {
+    let r = h
+        .control_post("clock/advance", json!({ "until": time }))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+fn bodies(messages: &[aws_sdk_sqs::types::Message]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| serde_json::from_str(m.body().unwrap()).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_cron_schedule_runs_at_its_local_time_across_the_spring_forward() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "daily").await;
+    until(&h, "2027-03-01T00:00:00Z").await;
+    let input = r#"{"at":"<aws.scheduler.scheduled-time>","arn":"<aws.scheduler.schedule-arn>"}"#;
+    h.scheduler()
+        .create_schedule()
+        .name("nine-am")
+        .schedule_expression("cron(0 9 * * ? *)")
+        .schedule_expression_timezone("America/New_York")
+        .flexible_time_window(off())
+        .target(target(&arn, input).build().unwrap())
+        .send()
+        .await
+        .unwrap();
+    // A month, looked at each week (the queue keeps messages 14 days).
+    h.sqs()
+        .set_queue_attributes()
+        .queue_url(&url)
+        .attributes(
+            aws_sdk_sqs::types::QueueAttributeName::MessageRetentionPeriod,
+            "1209600",
+        )
+        .send()
+        .await
+        .unwrap();
+    let mut runs: Vec<String> = Vec::new();
+    for week_end in ["08", "15", "22", "29"] {
+        until(&h, &format!("2027-03-{week_end}T00:00:00Z")).await;
+        let week = bodies(&drain(&h, &url).await);
+        runs.extend(week.iter().map(|b| b["at"].as_str().unwrap().to_string()));
+    }
+    until(&h, "2027-04-01T00:00:00Z").await;
+    let last = bodies(&drain(&h, &url).await);
+    runs.extend(last.iter().map(|b| b["at"].as_str().unwrap().to_string()));
+    runs.sort();
+    assert_eq!(runs.len(), 31, "{runs:?}");
+    // 09:00 EST is 14:00Z until clocks go forward on 14 March 2027; 09:00 EDT is 13:00Z after.
+    assert_eq!(runs[0], "2027-03-01T14:00:00Z");
+    assert_eq!(runs[12], "2027-03-13T14:00:00Z");
+    assert_eq!(runs[13], "2027-03-14T13:00:00Z");
+    assert_eq!(runs[30], "2027-03-31T13:00:00Z");
+    let got = h.scheduler().get_schedule().name("nine-am").send().await;
+    let got = got.unwrap();
+    assert_eq!(got.schedule_expression_timezone(), Some("America/New_York"));
+    assert_eq!(got.state(), Some(&ScheduleState::Enabled));
+}
+
+#[tokio::test]
+async fn a_one_time_schedule_with_delete_runs_once_and_is_gone() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "once").await;
+    until(&h, "2027-05-01T10:00:00Z").await;
+    let s = h.scheduler();
+    s.create_schedule()
+        .name("reminder")
+        .schedule_expression("at(2027-05-01T12:30:00)")
+        .schedule_expression_timezone("Europe/Paris")
+        .action_after_completion(ActionAfterCompletion::Delete)
+        .flexible_time_window(off())
+        .target(
+            target(&arn, r#"{"id":"<aws.scheduler.execution-id>"}"#)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // 12:30 in Paris (CEST) is 10:30Z: nothing before.
+    until(&h, "2027-05-01T10:29:00Z").await;
+    assert!(drain(&h, &url).await.is_empty());
+    until(&h, "2027-05-02T00:00:00Z").await;
+    let runs = bodies(&drain(&h, &url).await);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["id"].as_str().unwrap().len(), 36);
+    let err = s
+        .get_schedule()
+        .name("reminder")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_failing_target_is_retried_within_the_age_limit_then_dead_lettered_once() {
+    let h = Harness::start().await;
+    let (_, arn) = queue(&h, "broken").await;
+    let (dlq_url, dlq_arn) = queue(&h, "schedule-dlq").await;
+    until(&h, "2027-06-01T00:00:00Z").await;
+    let fault = h
+        .control_post("faults", json!({ "target": arn, "status": 500 }))
+        .await;
+    assert_eq!(fault.status, 201, "{}", fault.body);
+    let retry = RetryPolicy::builder()
+        .maximum_retry_attempts(10)
+        .maximum_event_age_in_seconds(60)
+        .build();
+    let dlq = DeadLetterConfig::builder().arn(&dlq_arn).build();
+    let created = h
+        .scheduler()
+        .create_schedule()
+        .name("fails")
+        .schedule_expression("at(2027-06-01T00:05:00)")
+        .flexible_time_window(off())
+        .target(
+            target(&arn, r#"{"job":1}"#)
+                .retry_policy(retry)
+                .dead_letter_config(dlq)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-06-02T00:00:00Z").await;
+    let source = created.schedule_arn();
+    let log = h.control_get(&format!("deliveries?source={source}")).await;
+    let attempts: Vec<&Value> = log["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["event"] == "attempt")
+        .collect();
+    // Backoff of 1, 2, 4, 8, 16 s: the sixth attempt is at 31 s, a seventh would be past 60 s.
+    assert_eq!(attempts.len(), 6, "{log}");
+    let letters = drain(&h, &dlq_url).await;
+    assert_eq!(letters.len(), 1);
+    assert_eq!(letters[0].body(), Some(r#"{"job":1}"#));
+    let attrs = letters[0].message_attributes().unwrap();
+    let attr = |k: &str| attrs[k].string_value().unwrap().to_string();
+    assert_eq!(attr("SCHEDULE_ARN"), source);
+    assert_eq!(attr("TARGET_ARN"), arn);
+    assert_eq!(attr("RETRY_ATTEMPTS"), "5");
+    assert!(!attr("ERROR_CODE").is_empty());
+    assert!(!attr("ERROR_MESSAGE").is_empty());
+    assert_eq!(attr("EXECUTION_ID").len(), 36);
+}
+
+#[tokio::test]
+async fn fifo_groups_event_buses_and_universal_targets_are_delivered() {
+    let h = Harness::start().await;
+    let fifo_url = h
+        .sqs()
+        .create_queue()
+        .queue_name("jobs.fifo")
+        .attributes(aws_sdk_sqs::types::QueueAttributeName::FifoQueue, "true")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let fifo_arn = "arn:aws:sqs:us-east-1:000000000000:jobs.fifo";
+    let (plain_url, _) = queue(&h, "plain").await;
+    let (bus_url, bus_queue) = queue(&h, "from-bus").await;
+    let events = h.events();
+    events
+        .put_rule()
+        .name("scheduled")
+        .event_pattern(r#"{"source":["my.scheduler"]}"#)
+        .send()
+        .await
+        .unwrap();
+    events
+        .put_targets()
+        .rule("scheduled")
+        .targets(
+            aws_sdk_eventbridge::types::Target::builder()
+                .id("q")
+                .arn(&bus_queue)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-07-01T00:00:00Z").await;
+    let s = h.scheduler();
+    let at = "at(2027-07-01T00:01:00)";
+    let create = |name: &str, target: Target| {
+        s.create_schedule()
+            .name(name)
+            .schedule_expression(at)
+            .flexible_time_window(off())
+            .target(target)
+            .send()
+    };
+    let sqs = SqsParameters::builder().message_group_id("g1").build();
+    create(
+        "fifo",
+        target(fifo_arn, "fifo!")
+            .sqs_parameters(sqs)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    let bus = "arn:aws:events:us-east-1:000000000000:event-bus/default";
+    let params = EventBridgeParameters::builder()
+        .detail_type("Reminder")
+        .source("my.scheduler")
+        .build()
+        .unwrap();
+    create(
+        "bus",
+        target(bus, r#"{"n":1}"#)
+            .event_bridge_parameters(params)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    let send = json!({ "QueueUrl": plain_url, "MessageBody": "via the SDK" }).to_string();
+    create(
+        "universal",
+        target("arn:aws:scheduler:::aws-sdk:sqs:sendMessage", &send)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    until(&h, "2027-07-01T00:02:00Z").await;
+
+    let fifo = drain(&h, &fifo_url).await;
+    assert_eq!(fifo.len(), 1);
+    assert_eq!(fifo[0].body(), Some("fifo!"));
+    let group = fifo[0].attributes().unwrap();
+    let group = &group[&aws_sdk_sqs::types::MessageSystemAttributeName::MessageGroupId];
+    assert_eq!(group, "g1");
+    let from_bus = bodies(&drain(&h, &bus_url).await);
+    assert_eq!(from_bus.len(), 1);
+    assert_eq!(from_bus[0]["detail-type"], "Reminder");
+    assert_eq!(from_bus[0]["detail"], json!({"n": 1}));
+    let plain = drain(&h, &plain_url).await;
+    assert_eq!(plain.len(), 1);
+    assert_eq!(plain[0].body(), Some("via the SDK"));
+}
+
+#[tokio::test]
+async fn schedules_list_filter_page_and_go_with_their_group() {
+    let h = Harness::start().await;
+    let s = h.scheduler();
+    s.create_schedule_group().name("team").send().await.unwrap();
+    for (name, group, state) in [
+        ("a1", "default", ScheduleState::Enabled),
+        ("a2", "default", ScheduleState::Disabled),
+        ("b1", "team", ScheduleState::Enabled),
+    ] {
+        s.create_schedule()
+            .name(name)
+            .group_name(group)
+            .state(state)
+            .schedule_expression("rate(5 minutes)")
+            .flexible_time_window(off())
+            .target(
+                target("arn:aws:sqs:us-east-1:000000000000:q", "x")
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+    }
+    let names = |out: &aws_sdk_scheduler::operation::list_schedules::ListSchedulesOutput| {
+        out.schedules()
+            .iter()
+            .map(|s| s.name().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let all = s.list_schedules().send().await.unwrap();
+    assert_eq!(names(&all), ["a1", "a2", "b1"]);
+    let team = s.list_schedules().group_name("team").send().await.unwrap();
+    assert_eq!(names(&team), ["b1"]);
+    let enabled = s
+        .list_schedules()
+        .state(ScheduleState::Enabled)
+        .send()
+        .await;
+    assert_eq!(names(&enabled.unwrap()), ["a1", "b1"]);
+    let prefixed = s.list_schedules().name_prefix("a").send().await.unwrap();
+    assert_eq!(names(&prefixed), ["a1", "a2"]);
+    let first = s.list_schedules().max_results(2).send().await.unwrap();
+    assert_eq!(names(&first), ["a1", "a2"]);
+    let token = first.next_token().unwrap();
+    let rest = s
+        .list_schedules()
+        .max_results(2)
+        .next_token(token)
+        .send()
+        .await;
+    assert_eq!(names(&rest.unwrap()), ["b1"]);
+
+    s.delete_schedule_group().name("team").send().await.unwrap();
+    let err = s
+        .get_schedule()
+        .name("b1")
+        .group_name("team")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    assert_eq!(
+        names(&s.list_schedules().send().await.unwrap()),
+        ["a1", "a2"]
+    );
+}
+
+#[tokio::test]
+async fn bad_input_gets_aws_errors_naming_the_member() {
+    let h = Harness::start().await;
+    let s = h.scheduler();
+    let create = |name: &str, expression: &str, target: Target| {
+        s.create_schedule()
+            .name(name)
+            .schedule_expression(expression)
+            .flexible_time_window(off())
+            .target(target)
+            .send()
+    };
+    let q = "arn:aws:sqs:us-east-1:000000000000:q";
+    let err = create("bad", "rate(0 minutes)", target(q, "x").build().unwrap())
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_validation_exception(), "{err:?}");
+    assert!(err.meta().message().unwrap().contains("rate(0 minutes)"));
+    let retry = RetryPolicy::builder().maximum_retry_attempts(186).build();
+    let err = create(
+        "bad",
+        "rate(1 minute)",
+        target(q, "x").retry_policy(retry).build().unwrap(),
+    )
+    .await
+    .unwrap_err()
+    .into_service_error();
+    assert!(err.is_validation_exception(), "{err:?}");
+    let message = err.meta().message().unwrap();
+    assert!(
+        message.contains("target.retryPolicy.maximumRetryAttempts"),
+        "{message}"
+    );
+    let err = s
+        .create_schedule()
+        .name("bad")
+        .schedule_expression("rate(1 minute)")
+        .schedule_expression_timezone("Mars/Olympus_Mons")
+        .flexible_time_window(off())
+        .target(target(q, "x").build().unwrap())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_validation_exception(), "{err:?}");
+
+    create("dup", "rate(1 minute)", target(q, "x").build().unwrap())
+        .await
+        .unwrap();
+    let err = create("dup", "rate(1 minute)", target(q, "x").build().unwrap())
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let err = s
+        .create_schedule()
+        .name("elsewhere")
+        .group_name("nope")
+        .schedule_expression("rate(1 minute)")
+        .flexible_time_window(off())
+        .target(target(q, "x").build().unwrap())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    let err = s.delete_schedule().name("ghost").send().await.unwrap_err();
+    assert!(err.into_service_error().is_resource_not_found_exception());
+
+    // 500 schedule groups per account and region, `default` included.
+    for n in 1..500 {
+        s.create_schedule_group()
+            .name(format!("g{n}"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let err = s
+        .create_schedule_group()
+        .name("one-too-many")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.raw_response().unwrap().status().as_u16(), 402);
+    assert!(
+        err.into_service_error()
+            .is_service_quota_exceeded_exception()
+    );
+}
