@@ -8,6 +8,7 @@ pub mod event;
 pub mod events;
 pub mod iam;
 pub mod page;
+pub mod pipes;
 pub mod sns;
 pub mod sqs;
 pub mod streams;
