@@ -18,7 +18,10 @@ pub struct Model {
 pub struct Metadata {
     pub api_version: String,
     pub endpoint_prefix: String,
+    /// The wire protocols (`query`, `json`); older models name only one, in [`Metadata::protocol`].
+    #[serde(default)]
     pub protocols: Vec<String>,
+    pub protocol: Option<String>,
     pub target_prefix: Option<String>,
     pub xml_namespace: Option<String>,
     pub aws_query_compatible: Option<serde_json::Value>,
@@ -28,6 +31,30 @@ pub struct Metadata {
 pub struct Operation {
     pub input: Option<ShapeRef>,
     pub output: Option<ShapeRef>,
+    /// Where a REST protocol (restJson1) serves the operation.
+    pub http: Option<Http>,
+}
+
+/// The `http` trait of an operation: its method, path template (`/schedules/{Name}`, with greedy
+/// labels like `{Key+}`) and the status of a successful answer.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Http {
+    pub method: String,
+    pub request_uri: String,
+    pub response_code: Option<u16>,
+}
+
+/// Where a member travels in a REST protocol; `None` on a reference means the JSON body.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    Uri,
+    Querystring,
+    Header,
+    /// A map of the headers whose names start with the reference's `locationName`.
+    Headers,
+    StatusCode,
 }
 
 /// A reference to a shape with the serialization traits of that use of it.
@@ -36,6 +63,7 @@ pub struct Operation {
 pub struct ShapeRef {
     pub shape: String,
     pub location_name: Option<String>,
+    pub location: Option<Location>,
     #[serde(default)]
     pub flattened: bool,
     pub result_wrapper: Option<String>,
@@ -58,6 +86,8 @@ pub struct Shape {
     /// The wire name of every use of this shape that gives none itself (botocore's rule).
     pub location_name: Option<String>,
     pub error: Option<ErrorTrait>,
+    /// REST: the member that is the whole body (instead of the members without a location).
+    pub payload: Option<String>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +106,7 @@ pub enum ShapeKind {
     Blob,
 }
 
-/// The `awsQueryError` facts of an error shape.
+/// The facts of an error shape: its Query code (`awsQueryError`) and HTTP status.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorTrait {
@@ -114,7 +144,12 @@ impl Model {
     }
 
     pub fn speaks(&self, protocol: &str) -> bool {
-        self.metadata.protocols.iter().any(|p| p == protocol)
+        let mut all = self
+            .metadata
+            .protocols
+            .iter()
+            .chain(&self.metadata.protocol);
+        all.any(|p| p == protocol)
     }
 }
 
@@ -128,6 +163,12 @@ pub static EVENTSV2: LazyLock<Model> =
 pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
 /// IAM: only the role and policy operations switchyard serves (`tools/build-models.py` trims it).
 pub static IAM: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/iam.json")));
+/// EventBridge Scheduler (restJson1).
+pub static SCHEDULER: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/scheduler.json")));
+/// EventBridge Pipes (restJson1).
+pub static PIPES: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/pipes.json")));
 
 #[cfg(test)]
 mod tests {
@@ -135,7 +176,17 @@ mod tests {
 
     #[test]
     fn models_load_and_refer_only_to_shapes_they_define() {
-        for model in [&*SQS, &*STS, &*SNS, &*EVENTS, &*EVENTSV2, &*IAM] {
+        let all = [
+            &*SQS,
+            &*STS,
+            &*SNS,
+            &*EVENTS,
+            &*EVENTSV2,
+            &*IAM,
+            &*SCHEDULER,
+            &*PIPES,
+        ];
+        for model in all {
             let refs = model.shapes.values().flat_map(|s| {
                 let nested = [&s.member, &s.key, &s.value];
                 s.members
@@ -149,5 +200,9 @@ mod tests {
         assert_eq!(SQS.operations.len(), 23);
         assert!(SQS.speaks("query") && SQS.speaks("json"));
         assert_eq!(IAM.operations.len(), 23);
+        for model in [&*SCHEDULER, &*PIPES] {
+            assert!(model.speaks("rest-json"));
+            assert!(model.operations.values().all(|op| op.http.is_some()));
+        }
     }
 }

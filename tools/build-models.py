@@ -21,7 +21,7 @@ import gzip, json, os, subprocess, sys, tempfile, zipfile
 
 CURRENT = "1.43.11"
 LAST_SQS_QUERY = "1.34.70"
-SERVICES = ["sqs", "sts", "sns", "events", "iam"]
+SERVICES = ["sqs", "sts", "sns", "events", "iam", "scheduler", "pipes"]
 # The IAM operations switchyard serves (src/services/iam/); models/iam.json holds only these.
 IAM_OPERATIONS = [
     "CreateRole", "GetRole", "ListRoles", "UpdateAssumeRolePolicy", "DeleteRole",

@@ -5,13 +5,19 @@
 //! It reads the request only: it must not depend on the runtime, the state or the services' operations.
 
 use super::query::Params;
-use super::{Protocol, header_str};
+use super::{Protocol, header_str, rest_json};
 use crate::error::AwsError;
 use crate::services::{ServiceId, sqs};
 use axum::http::{header, request::Parts};
 
-/// The wire as far as the headers tell it; `Action`-based Query is the fallback.
+/// The services that speak restJson1.
+const REST_JSON: [ServiceId; 2] = [ServiceId::Scheduler, ServiceId::Pipes];
+
+/// The wire as far as the headers and path tell it; `Action`-based Query is the fallback.
 pub fn protocol(parts: &Parts) -> Protocol {
+    if rest_json_service(parts).is_some() {
+        return Protocol::RestJson;
+    }
     let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or_default();
     if content_type.starts_with("application/x-amz-json-1.0") {
         Protocol::Json10
@@ -32,8 +38,47 @@ pub fn signing_service(name: &str) -> Option<ServiceId> {
         "sns" => Some(ServiceId::Sns),
         "events" => Some(ServiceId::Events),
         "iam" => Some(ServiceId::Iam),
+        "scheduler" => Some(ServiceId::Scheduler),
+        "pipes" => Some(ServiceId::Pipes),
         _ => None,
     }
+}
+
+/// The restJson1 service a request is for, as AWS's own endpoints tell: a signed request by its
+/// credential scope (any other signed service speaks Query or JSON); an unsigned one by its path
+/// (restJson1 paths never collide with the others' `POST /` or queue URLs) and, where two services
+/// share a path (`/tags/{arn}`), by the service the ARN in it names.
+pub fn rest_json_service(parts: &Parts) -> Option<ServiceId> {
+    if let Some(scope) = scope_service_name(parts) {
+        return signing_service(&scope).filter(|s| REST_JSON.contains(s));
+    }
+    if parts.headers.contains_key("x-amz-target") {
+        return None;
+    }
+    let path = parts.uri.path();
+    let serving: Vec<ServiceId> = REST_JSON
+        .into_iter()
+        .filter(|s| s.model().is_some_and(|m| rest_json::serves_path(m, path)))
+        .collect();
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    let named = |s: &&ServiceId| decoded.contains(&format!(":{}:", s.name()));
+    serving.iter().find(named).or(serving.first()).copied()
+}
+
+/// The service of the credential scope (`<key>/<date>/<region>/<service>/aws4_request`) in the
+/// `Authorization` header or a presigned URL's `X-Amz-Credential`, without checking the rest.
+fn scope_service_name(parts: &Parts) -> Option<String> {
+    let credential = match header_str(parts, header::AUTHORIZATION.as_str()) {
+        Some(auth) => {
+            let start = auth.find("Credential=")? + "Credential=".len();
+            auth[start..].split(',').next()?.trim().to_string()
+        }
+        None => form_urlencoded::parse(parts.uri.query()?.as_bytes())
+            .find(|(k, _)| k == "X-Amz-Credential")?
+            .1
+            .into_owned(),
+    };
+    credential.split('/').nth(3).map(str::to_string)
 }
 
 /// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the
@@ -148,5 +193,42 @@ mod tests {
         );
         let err = query_service(None, "/", &none, "NoSuchAction").unwrap_err();
         assert_eq!(err.code, "InvalidAction");
+    }
+
+    fn parts(method: &str, uri: &str, authorization: Option<&str>) -> Parts {
+        let mut request = axum::http::Request::builder().method(method).uri(uri);
+        if let Some(auth) = authorization {
+            request = request.header("authorization", auth);
+        }
+        request.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn rest_json_services_by_scope_then_path_then_arn() {
+        let signed = |service: &str| {
+            format!(
+                "AWS4-HMAC-SHA256 Credential=AKID/20261201/us-east-1/{service}/aws4_request, \
+                 SignedHeaders=host, Signature=00"
+            )
+        };
+        let scheduler = parts("GET", "/schedules", Some(&signed("scheduler")));
+        assert_eq!(rest_json_service(&scheduler), Some(ServiceId::Scheduler));
+        assert_eq!(protocol(&scheduler), Protocol::RestJson);
+        let sqs = parts("POST", "/", Some(&signed("sqs")));
+        assert_eq!(rest_json_service(&sqs), None);
+        let unsigned = parts("POST", "/v1/pipes/p/start", None);
+        assert_eq!(rest_json_service(&unsigned), Some(ServiceId::Pipes));
+        let tags = "/tags/arn%3Aaws%3Apipes%3Aus-east-1%3A000000000000%3Apipe%2Fp";
+        assert_eq!(
+            rest_json_service(&parts("GET", tags, None)),
+            Some(ServiceId::Pipes)
+        );
+        for other in ["/", "/health", "/000000000000/orders", "/favicon.ico"] {
+            assert_eq!(
+                rest_json_service(&parts("POST", other, None)),
+                None,
+                "{other}"
+            );
+        }
     }
 }

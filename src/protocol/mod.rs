@@ -6,6 +6,7 @@
 
 pub mod detect;
 pub mod query;
+pub mod rest_json;
 pub mod sigv4;
 
 use crate::clock::Clock;
@@ -30,6 +31,8 @@ pub enum Protocol {
     Query,
     Json10,
     Json11,
+    /// restJson1: the operation in the method and path (Scheduler, Pipes).
+    RestJson,
 }
 
 impl Protocol {
@@ -38,6 +41,7 @@ impl Protocol {
             Protocol::Query => "text/xml",
             Protocol::Json10 => "application/x-amz-json-1.0",
             Protocol::Json11 => "application/x-amz-json-1.1",
+            Protocol::RestJson => "application/json",
         }
     }
 }
@@ -157,6 +161,25 @@ async fn serve(
             }
             (service, op.to_string(), Raw::Json(body.clone()))
         }
+        Protocol::RestJson => {
+            let service =
+                detect::rest_json_service(parts).ok_or_else(AwsError::unknown_operation)?;
+            route.service = Some(service);
+            let model = service.model().expect("restJson1 services have models");
+            let path = parts.uri.path();
+            let (op, labels) = rest_json::route(model, &parts.method, path).ok_or_else(|| {
+                AwsError::new(
+                    "UnknownOperationException",
+                    404,
+                    format!(
+                        "{} {path} is no operation of {}.",
+                        parts.method,
+                        service.name()
+                    ),
+                )
+            })?;
+            (service, op.to_string(), Raw::Rest(labels, body.clone()))
+        }
         Protocol::Query => {
             let mut params = query_params;
             let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or("");
@@ -235,7 +258,7 @@ async fn serve(
         )?;
     }
 
-    let input = decode_input(model, &operation, raw)?;
+    let input = decode_input(model, &operation, raw, parts)?;
     check_required(service, &operation, &input)?;
 
     let cx = Context {
@@ -361,9 +384,16 @@ fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<Stri
 enum Raw {
     Json(Bytes),
     Query(query::Params),
+    /// restJson1: the raw values of the URI labels and the body (the rest is in the request).
+    Rest(Vec<(String, String)>, Bytes),
 }
 
-fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsError> {
+fn decode_input(
+    model: &Model,
+    operation: &str,
+    raw: Raw,
+    parts: &Parts,
+) -> Result<Value, AwsError> {
     let shape = model.operations[operation]
         .input
         .as_ref()
@@ -385,6 +415,15 @@ fn decode_input(model: &Model, operation: &str, raw: Raw) -> Result<Value, AwsEr
             Some(shape) => query::decode(model, shape, &params),
             None => Ok(Value::Object(Default::default())),
         },
+        Raw::Rest(labels, body) => {
+            let request = rest_json::Request {
+                labels: &labels,
+                query: parts.uri.query().unwrap_or_default(),
+                headers: &parts.headers,
+                body: &body,
+            };
+            rest_json::decode(model, operation, &request)
+        }
     }
 }
 
@@ -447,6 +486,13 @@ fn render_output(
     let body = match protocol {
         Protocol::Query => query::encode_response(model, operation, output, request_id),
         Protocol::Json10 | Protocol::Json11 => output.to_string().into_bytes(),
+        Protocol::RestJson => {
+            let encoded = rest_json::encode(model, operation, output);
+            let status = StatusCode::from_u16(encoded.status).unwrap_or(StatusCode::OK);
+            let mut response = respond(status, protocol, request_id, encoded.body, None);
+            response.headers_mut().extend(encoded.headers);
+            return response;
+        }
     };
     respond(StatusCode::OK, protocol, request_id, body, None)
 }
@@ -501,6 +547,14 @@ pub fn render_error(
                 )
             });
             respond(status, protocol, request_id, body, query_error)
+        }
+        Protocol::RestJson => {
+            let body = rest_json::error_body(model, err);
+            let mut response = respond(status, protocol, request_id, body, None);
+            if let Ok(code) = HeaderValue::from_str(err.code) {
+                response.headers_mut().insert("x-amzn-errortype", code);
+            }
+            response
         }
     }
 }

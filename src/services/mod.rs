@@ -9,6 +9,7 @@ pub mod events;
 pub mod iam;
 pub mod page;
 pub mod pipes;
+pub mod scheduler;
 pub mod sns;
 pub mod sqs;
 pub mod streams;
@@ -48,17 +49,23 @@ pub enum ServiceId {
     EventsV2,
     /// IAM's roles and policies (global: signed for us-east-1, API version 2010-05-08).
     Iam,
+    /// EventBridge Scheduler (restJson1, API version 2021-06-30).
+    Scheduler,
+    /// EventBridge Pipes (restJson1, API version 2015-10-07).
+    Pipes,
 }
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 6] = [
+    pub const SERVING: [ServiceId; 8] = [
         ServiceId::Sqs,
         ServiceId::Sns,
         ServiceId::Events,
         ServiceId::EventsV2,
         ServiceId::Sts,
         ServiceId::Iam,
+        ServiceId::Scheduler,
+        ServiceId::Pipes,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +76,8 @@ impl ServiceId {
             ServiceId::Events => "events",
             ServiceId::EventsV2 => "eventsv2",
             ServiceId::Iam => "iam",
+            ServiceId::Scheduler => "scheduler",
+            ServiceId::Pipes => "pipes",
         }
     }
 
@@ -81,6 +90,8 @@ impl ServiceId {
             ServiceId::Events => Some(&model::EVENTS),
             ServiceId::EventsV2 => Some(&model::EVENTSV2),
             ServiceId::Iam => Some(&model::IAM),
+            ServiceId::Scheduler => Some(&model::SCHEDULER),
+            ServiceId::Pipes => Some(&model::PIPES),
         }
     }
 
@@ -91,7 +102,12 @@ impl ServiceId {
         let member = path.last().map_or("", String::as_str);
         if !matches!(
             self,
-            ServiceId::Sns | ServiceId::Events | ServiceId::EventsV2 | ServiceId::Iam
+            ServiceId::Sns
+                | ServiceId::Events
+                | ServiceId::EventsV2
+                | ServiceId::Iam
+                | ServiceId::Scheduler
+                | ServiceId::Pipes
         ) {
             return AwsError::client(
                 "MissingParameter",

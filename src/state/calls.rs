@@ -4,7 +4,9 @@
 
 use super::State;
 use crate::error::AwsError;
-use crate::services::{Context, ServiceId, bus, events, iam, sns, sqs, streams, sts};
+use crate::services::{
+    Context, ServiceId, bus, events, iam, not_yet, scheduler, sns, sqs, streams, sts,
+};
 use serde_json::Value;
 
 impl State {
@@ -27,6 +29,8 @@ impl State {
                 streams::call(self, cx, operation, input)
             }
             ServiceId::EventsV2 => bus::call(self, cx, operation, input),
+            ServiceId::Scheduler => scheduler::call(self, cx, operation, input),
+            ServiceId::Pipes => Err(not_yet(operation)),
         };
         self.settle();
         output

@@ -53,6 +53,7 @@ pub struct State {
     pub streams: crate::services::streams::store::Store,
     pub pipes: crate::services::pipes::store::Store,
     pub iam: crate::services::iam::store::Store,
+    pub scheduler: crate::services::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     woken: Vec<String>,
 }
@@ -69,6 +70,7 @@ impl State {
             streams: Default::default(),
             pipes: Default::default(),
             iam: Default::default(),
+            scheduler: Default::default(),
             woken: Vec::new(),
         }
     }
@@ -183,5 +185,6 @@ impl State {
         self.streams = Default::default();
         self.pipes = Default::default();
         self.iam = Default::default();
+        self.scheduler = Default::default();
     }
 }

@@ -104,6 +104,20 @@ impl Harness {
         self.events_as("test", "us-east-1")
     }
 
+    /// An EventBridge Scheduler client (restJson1), key `test`, in us-east-1.
+    pub fn scheduler(&self) -> aws_sdk_scheduler::Client {
+        let config = aws_sdk_scheduler::Config::builder()
+            .behavior_version(aws_sdk_scheduler::config::BehaviorVersion::latest())
+            .endpoint_url(self.url())
+            .region(aws_sdk_scheduler::config::Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_scheduler::config::Credentials::new(
+                "test", "test", None, None, "test",
+            ))
+            .http_client(aws_smithy_http_client::Builder::new().build_http())
+            .build();
+        aws_sdk_scheduler::Client::from_conf(config)
+    }
+
     pub fn sts_as(&self, access_key: &str) -> aws_sdk_sts::Client {
         let config = aws_sdk_sts::Config::builder()
             .behavior_version(aws_sdk_sts::config::BehaviorVersion::latest())

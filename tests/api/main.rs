@@ -22,6 +22,7 @@ mod iam;
 mod init;
 mod localstack;
 mod query_protocol;
+mod rest_json;
 mod sns_archive;
 mod sns_http;
 mod sns_https;

@@ -89,6 +89,8 @@ fn localstack_name(service: ServiceId) -> Option<&'static str> {
         ServiceId::Events => Some("events"),
         ServiceId::Sts => Some("sts"),
         ServiceId::Iam => Some("iam"),
+        ServiceId::Scheduler => Some("scheduler"),
+        ServiceId::Pipes => Some("pipes"),
         // The custom event bus has no LocalStack counterpart.
         ServiceId::EventsV2 => None,
     }

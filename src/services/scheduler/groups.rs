@@ -1,0 +1,190 @@
+//! Schedule groups (with the `default` group every account and region has) and their tags.
+
+use super::store::{Group, Scope};
+use super::{Input, check_name, conflict, date, not_found, validation};
+use crate::error::AwsError;
+use crate::services::Context;
+use crate::services::page::{Pager, Sizes, Tokens, size_rule};
+use crate::state::State;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+pub const DEFAULT: &str = "default";
+/// Schedule groups per account and region (AWS's quota, not adjustable).
+const MAX_GROUPS: usize = 500;
+
+pub fn scope(cx: &Context) -> Scope {
+    (cx.account.clone(), cx.region.clone())
+}
+
+pub fn group_arn(cx: &Context, name: &str) -> String {
+    format!(
+        "arn:aws:scheduler:{}:{}:schedule-group/{name}",
+        cx.region, cx.account
+    )
+}
+
+/// The groups of the caller's scope, the `default` group made on first use.
+pub fn groups<'a>(state: &'a mut State, cx: &Context) -> &'a mut BTreeMap<String, Group> {
+    let now = state.now();
+    let groups = state.scheduler.groups.entry(scope(cx)).or_default();
+    groups.entry(DEFAULT.to_string()).or_insert_with(|| Group {
+        arn: group_arn(cx, DEFAULT),
+        created: now,
+        modified: now,
+        tags: Vec::new(),
+    });
+    groups
+}
+
+fn group_not_found(name: &str) -> AwsError {
+    not_found(format!("Schedule group {name} does not exist."))
+}
+
+pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("Name");
+    check_name(name, "name")?;
+    let tags = input.tags();
+    check_tags(&tags)?;
+    let now = state.now();
+    let groups = groups(state, cx);
+    if groups.contains_key(name) {
+        return Err(conflict(format!("Schedule group {name} already exists.")));
+    }
+    if groups.len() >= MAX_GROUPS {
+        return Err(AwsError::new(
+            "ServiceQuotaExceededException",
+            402,
+            format!("The quota of {MAX_GROUPS} schedule groups is reached."),
+        ));
+    }
+    let arn = group_arn(cx, name);
+    let group = Group {
+        arn: arn.clone(),
+        created: now,
+        modified: now,
+        tags,
+    };
+    groups.insert(name.to_string(), group);
+    Ok(json!({ "ScheduleGroupArn": arn }))
+}
+
+fn summary(name: &str, group: &Group) -> Value {
+    json!({
+        "Arn": group.arn,
+        "CreationDate": date(group.created),
+        "LastModificationDate": date(group.modified),
+        "Name": name,
+        "State": "ACTIVE",
+    })
+}
+
+pub fn get(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("Name");
+    let group = groups(state, cx)
+        .get(name)
+        .ok_or_else(|| group_not_found(name))?;
+    Ok(summary(name, group))
+}
+
+/// The pager of Scheduler's List operations: `MaxResults` 1 to 100, opaque tokens.
+pub const PAGER: Pager<AwsError> = Pager {
+    sizes: Sizes::UpTo {
+        max: 100,
+        refuse: |asked, max| {
+            validation(crate::services::validation_message(
+                asked,
+                "maxResults",
+                &size_rule(asked, max),
+            ))
+        },
+    },
+    tokens: Tokens::Base64Key(|| validation("The NextToken is not valid.")),
+};
+
+pub fn list(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let prefix = input.opt("NamePrefix").unwrap_or_default();
+    let items = groups(state, cx)
+        .iter()
+        .filter(|(name, _)| name.starts_with(prefix))
+        .map(|(name, group)| (name.clone(), summary(name, group)));
+    let (page, next) = PAGER.page(items, input.opt("NextToken"), input.int("MaxResults"))?;
+    let mut out = json!({ "ScheduleGroups": page });
+    if let Some(token) = next {
+        out["NextToken"] = json!(token);
+    }
+    Ok(out)
+}
+
+pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let name = input.str("Name");
+    if name == DEFAULT {
+        return Err(validation("The default schedule group cannot be deleted."));
+    }
+    groups(state, cx)
+        .remove(name)
+        .ok_or_else(|| group_not_found(name))?;
+    Ok(json!({}))
+}
+
+/// The group a taggable ARN names (`arn:aws:scheduler:<region>:<account>:schedule-group/<name>`)
+/// in the caller's scope.
+fn tagged<'a>(state: &'a mut State, cx: &Context, arn: &str) -> Result<&'a mut Group, AwsError> {
+    let name = arn
+        .strip_prefix(&group_arn(cx, ""))
+        .filter(|n| !n.is_empty() && !n.contains('/'));
+    let Some(name) = name else {
+        return Err(validation(crate::services::validation_message(
+            arn,
+            "resourceArn",
+            "Member must satisfy regular expression pattern: \
+             arn:aws(-[a-z]+)?:scheduler:[a-z0-9\\-]+:\\d{12}:schedule-group\\/[0-9a-zA-Z-_.]+",
+        )));
+    };
+    groups(state, cx)
+        .get_mut(name)
+        .ok_or_else(|| group_not_found(name))
+}
+
+fn check_tags(tags: &[(String, String)]) -> Result<(), AwsError> {
+    if tags.len() > 200 {
+        return Err(validation(crate::services::validation_message(
+            format!("{} tags", tags.len()),
+            "tags",
+            "Member must have length less than or equal to 200",
+        )));
+    }
+    Ok(())
+}
+
+pub fn tag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let added = input.tags();
+    check_tags(&added)?;
+    let now = state.now();
+    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    for (key, value) in added {
+        match group.tags.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => group.tags.push((key, value)),
+        }
+    }
+    group.modified = now;
+    Ok(json!({}))
+}
+
+pub fn untag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let keys = input.strings("TagKeys");
+    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    group.tags.retain(|(k, _)| !keys.contains(k));
+    Ok(json!({}))
+}
+
+pub fn list_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
+    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    let tags: Vec<Value> = group
+        .tags
+        .iter()
+        .map(|(k, v)| json!({"Key": k, "Value": v}))
+        .collect();
+    Ok(json!({ "Tags": tags }))
+}

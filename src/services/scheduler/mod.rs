@@ -1,0 +1,101 @@
+//! EventBridge Scheduler over restJson1 (API 2021-06-30): schedule groups with the `default`
+//! group, and tags on groups. The front-end binds URI labels, the query string and the body into
+//! one input, so operations read members by their model names as the JSON services do.
+//! It must not depend on the runtime, the protocols or the server.
+
+mod groups;
+pub mod store;
+
+use super::Context;
+use crate::error::AwsError;
+use crate::state::State;
+use serde_json::{Value, json};
+
+pub fn call(
+    state: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    let input = Input(input);
+    match operation {
+        "CreateScheduleGroup" => groups::create(state, cx, &input),
+        "GetScheduleGroup" => groups::get(state, cx, &input),
+        "ListScheduleGroups" => groups::list(state, cx, &input),
+        "DeleteScheduleGroup" => groups::delete(state, cx, &input),
+        "TagResource" => groups::tag(state, cx, &input),
+        "UntagResource" => groups::untag(state, cx, &input),
+        "ListTagsForResource" => groups::list_tags(state, cx, &input),
+        _ => Err(super::not_yet(operation)),
+    }
+}
+
+/// An operation's input in the model's JSON form (required members are checked before).
+struct Input(Value);
+
+impl Input {
+    fn str(&self, member: &str) -> &str {
+        self.opt(member).unwrap_or_default()
+    }
+
+    fn opt(&self, member: &str) -> Option<&str> {
+        self.0.get(member).and_then(Value::as_str)
+    }
+
+    fn int(&self, member: &str) -> Option<i64> {
+        self.0.get(member).and_then(Value::as_i64)
+    }
+
+    fn tags(&self) -> Vec<(String, String)> {
+        let list = self.0.get("Tags").and_then(Value::as_array);
+        list.into_iter()
+            .flatten()
+            .map(|t| {
+                let field = |k| t.get(k).and_then(Value::as_str).unwrap_or_default();
+                (field("Key").to_string(), field("Value").to_string())
+            })
+            .collect()
+    }
+
+    fn strings(&self, member: &str) -> Vec<String> {
+        let list = self.0.get(member).and_then(Value::as_array);
+        list.into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+fn validation(message: impl Into<String>) -> AwsError {
+    AwsError::client("ValidationException", message)
+}
+
+fn not_found(message: impl Into<String>) -> AwsError {
+    AwsError::new("ResourceNotFoundException", 404, message)
+}
+
+fn conflict(message: impl Into<String>) -> AwsError {
+    AwsError::new("ConflictException", 409, message)
+}
+
+/// An instant as the model's JSON form carries timestamps: epoch seconds.
+fn date(at: crate::engine::time::Millis) -> Value {
+    json!(at as f64 / 1000.0)
+}
+
+/// Checks a resource name (schedule or group): 1 to 64 of `[0-9a-zA-Z-_.]`.
+fn check_name(value: &str, member: &str) -> Result<(), AwsError> {
+    let valid = (1..=64).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if valid {
+        return Ok(());
+    }
+    let rule = if value.len() > 64 {
+        "Member must have length less than or equal to 64"
+    } else {
+        "Member must satisfy regular expression pattern: [0-9a-zA-Z-_.]+"
+    };
+    Err(validation(super::validation_message(value, member, rule)))
+}
