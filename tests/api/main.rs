@@ -21,6 +21,7 @@ mod events_exact_resources;
 mod iam;
 mod init;
 mod localstack;
+mod pipes;
 mod query_protocol;
 mod rest_json;
 mod sns_archive;

@@ -403,17 +403,26 @@ fn http_parameters(params: &Value) -> HttpParameters {
         .unwrap_or_default()
 }
 
+/// How the delivery log names a delivery that carries a whole batch: the pipe and the batch.
+fn batch_id(p: &Pipe, token: u64) -> String {
+    format!("{}/batch-{token}", p.name)
+}
+
 /// A delivery of the pipe, followed by the pipe, its answer kept, never retried (the source
 /// queue's visibility timeout is the retry).
 fn delivery(
     p: &Pipe,
     token: u64,
     stage: Stage,
+    message_id: String,
     target: &str,
     payload: Payload,
-    params: &Value,
     e: &State,
 ) -> Delivery<Step> {
+    let params = match stage {
+        Stage::Enrichment => &p.settings.enrichment_parameters,
+        _ => &p.settings.target_parameters,
+    };
     let publisher = Publisher {
         account: p.account.clone(),
         host: p.host.clone(),
@@ -438,7 +447,7 @@ fn delivery(
         SERVICE,
         p.arn.clone(),
         adapted.protocol.clone(),
-        format!("{}-{token}", p.name),
+        message_id,
         adapted.target,
         Box::new(NoRetries),
         None,
@@ -485,9 +494,9 @@ fn enrich(e: &mut State, arn: &str, token: u64, enrichment: &str, items: Vec<(Va
         p,
         token,
         Stage::Enrichment,
+        batch_id(p, token),
         enrichment,
         Payload::of(body),
-        &params,
         e,
     );
     if let Some(f) = doomed {
@@ -522,15 +531,9 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
             Ok(bodies) => (Value::Array(bodies).to_string(), None),
             Err(f) => (String::new(), Some(f)),
         };
-        let mut d = delivery(
-            p,
-            token,
-            Stage::Whole,
-            &target,
-            Payload::of(body),
-            &params,
-            e,
-        );
+        let id = batch_id(p, token);
+        let payload = Payload::of(body);
+        let mut d = delivery(p, token, Stage::Whole, id, &target, payload, e);
         if let Some(f) = doomed {
             d = d.doomed(Outcome::Permanent(f));
         }
@@ -545,7 +548,11 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
                 Ok(value) => (item_payload(e, p, &params, &value, view), None),
                 Err(f) => (Payload::of(String::new()), Some(f)),
             };
-            let mut d = delivery(p, token, stage, &target, payload, &params, e);
+            let id = match view.get("messageId").and_then(Value::as_str) {
+                Some(id) => id.to_string(),
+                None => format!("{}/{n}", batch_id(p, token)),
+            };
+            let mut d = delivery(p, token, stage, id, &target, payload, e);
             if let Some(f) = doomed {
                 d = d.doomed(Outcome::Permanent(f));
             }
