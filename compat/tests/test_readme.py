@@ -306,6 +306,13 @@ def check_event_stream(out):
     assert sorted(bodies(out)) == ["one", "three", "two"], out
 
 
+def check_pipe(out):
+    assert '"RUNNING"' in out
+    got = bodies(out)
+    assert sorted(got[:2]) == ['{"order":1,"pipe":"ship"}', '{"order":2,"pipe":"ship"}'], out
+    assert got[2:] == ['{"kind": "order", "id": 3}'], out
+
+
 EXPECTED = {
     "Clock modes": check_clock,
     "Start-up resources": check_start_up,
@@ -320,6 +327,7 @@ EXPECTED = {
     "The custom event bus: a FIFO subscriber, a dead-letter record and a redrive by replay": check_custom_bus,
     "An event stream that stops on failure and resumes in order": check_event_stream,
     "A schedule in New York time across the spring-forward, and a one-time schedule that deletes itself": check_scheduler,
+    "A pipe from one queue to another: a filter, a batching window, a template and a redrive": check_pipe,
 }
 
 

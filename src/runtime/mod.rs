@@ -325,15 +325,19 @@ impl Runtime {
                 let timeout = timeout_ms.map_or(HTTP_TIMEOUT, |ms| {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
-                let (outcome, retry_after) = self.send(&method, &url, headers, body, timeout).await;
-                self.state().complete_after(delivery, outcome, retry_after);
+                let (outcome, retry_after, answer) =
+                    self.send(&method, &url, headers, body, timeout).await;
+                let mut state = self.state();
+                state.engine.answered(delivery, answer);
+                state.complete_after(delivery, outcome, retry_after);
             }
         }
     }
 
     /// Sends a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
     /// answer (refused, unreachable, TLS handshake failed, `timeout`: 15 s by default) retryable.
-    /// Also answers the answer's `Retry-After` in milliseconds, when it gave one in seconds.
+    /// Also answers the answer's `Retry-After` in milliseconds, when it gave one in seconds, and
+    /// its body (the first MiB, lossily UTF-8).
     async fn send(
         &self,
         method: &str,
@@ -341,11 +345,11 @@ impl Runtime {
         headers: Vec<(String, String)>,
         body: String,
         timeout: Duration,
-    ) -> (Outcome, Option<i64>) {
+    ) -> (Outcome, Option<i64>, Option<String>) {
         let request = match build_request(method, url, headers, body) {
             Ok(r) => r,
             Err(_) => {
-                return (Outcome::Permanent(Failure::InvalidEndpoint), None);
+                return (Outcome::Permanent(Failure::InvalidEndpoint), None, None);
             }
         };
         let outcome = match Clock::within(timeout, self.client().request(request)).await {
@@ -360,16 +364,19 @@ impl Runtime {
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.trim().parse::<i64>().ok())
                     .map(|seconds| seconds.saturating_mul(1000));
-                // Read (a bounded part of) the answer so the connection can be reused.
-                let _ = Clock::within(
+                // Read (a bounded part of) the answer: some sources use it, and the connection
+                // can be reused.
+                let answer = Clock::within(
                     HTTP_TIMEOUT,
                     Limited::new(response.into_body(), 1 << 20).collect(),
                 )
-                .await;
-                return (Outcome::from_status(status), retry_after);
+                .await
+                .and_then(Result::ok)
+                .map(|body| String::from_utf8_lossy(&body.to_bytes()).into_owned());
+                return (Outcome::from_status(status), retry_after, answer);
             }
         };
-        (outcome, None)
+        (outcome, None, None)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod events;
 pub mod iam;
 pub mod match_index;
 pub mod page;
+pub mod pipes;
 pub mod policy;
 pub mod scheduler;
 pub mod sns;
@@ -58,7 +59,7 @@ pub enum ServiceId {
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 7] = [
+    pub const SERVING: [ServiceId; 8] = [
         ServiceId::Sqs,
         ServiceId::Sns,
         ServiceId::Events,
@@ -66,6 +67,7 @@ impl ServiceId {
         ServiceId::Sts,
         ServiceId::Iam,
         ServiceId::Scheduler,
+        ServiceId::Pipes,
     ];
 
     pub fn name(self) -> &'static str {

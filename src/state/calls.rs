@@ -5,7 +5,7 @@
 use super::State;
 use crate::error::AwsError;
 use crate::services::{
-    Context, ServiceId, bus, events, iam, not_yet, scheduler, sns, sqs, streams, sts,
+    Context, ServiceId, bus, events, iam, pipes, scheduler, sns, sqs, streams, sts,
 };
 use serde_json::Value;
 
@@ -31,7 +31,7 @@ impl State {
             }
             ServiceId::EventsV2 => bus::call(self, cx, operation, input),
             ServiceId::Scheduler => scheduler::call(self, cx, operation, input),
-            ServiceId::Pipes => Err(not_yet(operation)),
+            ServiceId::Pipes => pipes::call(self, cx, operation, input),
         };
         self.settle();
         output

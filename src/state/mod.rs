@@ -29,6 +29,14 @@ pub enum Step {
     SqsMoveTask(u64),
     /// An event stream's delivery of the event under `token` ended.
     StreamDelivered { stream: String, token: u64 },
+    /// A pipe's next step: a change of state settling, or a look at its source.
+    Pipe(crate::services::pipes::store::Timer),
+    /// A delivery of a pipe's batch under `token` ended.
+    PipeDelivered {
+        pipe: String,
+        token: u64,
+        stage: crate::services::pipes::store::Stage,
+    },
     /// EventBridge Scheduler: a schedule's next run.
     Scheduler(crate::services::scheduler::store::Timer),
 }
@@ -45,6 +53,7 @@ pub struct State {
     pub events: crate::services::events::store::Store,
     pub bus: crate::services::bus::store::Store,
     pub streams: crate::services::streams::store::Store,
+    pub pipes: crate::services::pipes::store::Store,
     pub iam: crate::services::iam::store::Store,
     pub scheduler: crate::services::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
@@ -64,6 +73,7 @@ impl State {
             events: Default::default(),
             bus: Default::default(),
             streams: Default::default(),
+            pipes: Default::default(),
             iam: Default::default(),
             scheduler: Default::default(),
             woken: Vec::new(),
@@ -179,6 +189,7 @@ impl State {
         self.events = Default::default();
         self.bus = Default::default();
         self.streams = Default::default();
+        self.pipes = Default::default();
         self.iam = Default::default();
         self.scheduler = Default::default();
     }

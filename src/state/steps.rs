@@ -7,7 +7,7 @@
 use super::{State, Step};
 use crate::engine::Fired;
 use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
-use crate::services::{bus, events, scheduler, sns, sqs, streams};
+use crate::services::{bus, events, pipes, scheduler, sns, sqs, streams};
 
 impl State {
     /// Carries out a fired timer.
@@ -24,12 +24,14 @@ impl State {
         match step {
             Step::Events(timer) => events::fire(self, timer),
             Step::Stream(timer) => streams::fire(self, timer),
+            Step::Pipe(timer) => pipes::fire(self, timer),
             Step::SqsMoveTask(id) => {
                 sqs::moves::step(self, id);
-                // Moved messages arrive in queues that event streams may read.
+                // Moved messages arrive in queues that event streams and pipes may read.
                 streams::wake_all(self);
+                pipes::wake_all(self);
             }
-            Step::StreamDelivered { .. } => {}
+            Step::StreamDelivered { .. } | Step::PipeDelivered { .. } => {}
             Step::Scheduler(timer) => scheduler::fire(self, timer),
         }
     }
@@ -76,11 +78,20 @@ impl State {
                 let written = self.write_dead_letter(&letter.queue_arn, letter.bus, message);
                 self.engine.dead_letter_written(delivery, written);
             }
-            Work::Ended { then, ending, last } => {
-                if let Step::StreamDelivered { stream, token } = then {
+            Work::Ended {
+                then,
+                ending,
+                last,
+                answer,
+            } => match then {
+                Step::StreamDelivered { stream, token } => {
                     streams::delivered(self, &stream, token, ending, last.as_ref());
                 }
-            }
+                Step::PipeDelivered { pipe, token, stage } => {
+                    pipes::delivered(self, &pipe, token, stage, ending, answer);
+                }
+                _ => {}
+            },
         }
         self.settle();
     }
@@ -178,6 +189,7 @@ impl State {
         let mut arrived = self.engine.take_arrivals();
         for key in arrived.drain(..) {
             streams::wake_source(self, &key);
+            pipes::wake_source(self, &key);
             if !self.woken.contains(&key) {
                 self.woken.push(key);
             }

@@ -40,7 +40,8 @@ async fn health_lists_the_services_localstack_names_and_head_answers_without_a_b
         body,
         json!({
             "services": {"sqs": "running", "sns": "running", "events": "running",
-                         "sts": "running", "iam": "running", "scheduler": "running"},
+                         "sts": "running", "iam": "running", "scheduler": "running",
+                         "pipes": "running"},
             "edition": "community",
             "version": env!("CARGO_PKG_VERSION"),
         })

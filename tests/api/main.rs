@@ -22,6 +22,7 @@ mod events_exact_resources;
 mod iam;
 mod init;
 mod localstack;
+mod pipes;
 mod query_protocol;
 mod rest_json;
 mod routing;

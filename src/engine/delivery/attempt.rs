@@ -243,6 +243,14 @@ impl<T> Engine<T> {
         self.complete(id, outcome);
     }
 
+    /// The body of the HTTP answer to delivery `id`'s attempt, told before its
+    /// [`Engine::complete_after`]; kept only by deliveries that asked for it.
+    pub fn answered(&mut self, id: DeliveryId, body: Option<String>) {
+        if let Some(d) = self.deliveries.get_mut(&id).filter(|d| d.keeps_answer) {
+            d.answer = body;
+        }
+    }
+
     /// The retry after the attempt of `d` that ended with `outcome`, if any: the policy decides,
     /// within the limits of a `Retry-After` the target asked for.
     fn decide(
@@ -406,6 +414,7 @@ impl<T> Engine<T> {
                 then: follow.then,
                 ending,
                 last: d.last_outcome,
+                answer: d.answer,
             });
         }
     }

@@ -78,6 +78,10 @@ pub struct Delivery<T> {
     partly_delivered: bool,
     /// The source following this delivery, if any.
     follow: Option<Follow<T>>,
+    /// The body of the last HTTP answer, kept for the source (an enrichment's result, a Lambda
+    /// function's partial batch failures) when it asked for it.
+    answer: Option<String>,
+    keeps_answer: bool,
 }
 
 /// The AWS-named metrics a delivery counts in (`switchyard_aws_metric_total`): their namespace,
@@ -155,6 +159,9 @@ pub enum Work<T> {
         then: T,
         ending: Ending,
         last: Option<Outcome>,
+        /// The body of the last HTTP answer, for deliveries that keep it
+        /// ([`Delivery::keeping_answer`]).
+        answer: Option<String>,
     },
 }
 
@@ -197,6 +204,8 @@ impl<T> Delivery<T> {
             counters: None,
             partly_delivered: false,
             follow: None,
+            answer: None,
+            keeps_answer: false,
         }
     }
 
@@ -211,6 +220,14 @@ impl<T> Delivery<T> {
     /// without limit, not counted as an attempt, never dead-lettered.
     pub fn internal_faults(mut self, key: String) -> Delivery<T> {
         self.internal_fault_key = Some(key);
+        self
+    }
+
+    /// Keeps the body of the target's last HTTP answer, handed back in [`Work::Ended`] (a pipe's
+    /// enrichment answers with the events to deliver, a Lambda function with the items of a
+    /// batch that failed).
+    pub fn keeping_answer(mut self) -> Delivery<T> {
+        self.keeps_answer = true;
         self
     }
 

@@ -345,7 +345,7 @@ fn a_followed_delivery_reports_its_end_and_may_stay_with_its_source() {
         e.deliver(d.followed_by(Follow { keep, then: 7 }));
         let work: Vec<_> = e.take_work().into_iter().collect();
         assert!(
-            matches!(&work[..], [Work::Ended { then: 7, ending: end, last: Some(_) }] if *end == ending),
+            matches!(&work[..], [Work::Ended { then: 7, ending: end, last: Some(_), .. }] if *end == ending),
             "{work:?}"
         );
     }

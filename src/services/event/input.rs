@@ -140,7 +140,7 @@ pub fn validate_target(target_id: &str, input: &TargetInput) -> Result<(), Input
                 }
                 check_path(at_most(member, path, 256)?, target)?;
             }
-            let holes = scan(template).into_iter().filter_map(Piece::hole);
+            let holes = scan(template, false).into_iter().filter_map(Piece::hole);
             for (name, ctx) in holes {
                 let what = if !paths.contains_key(name) && !RESERVED.contains(&name) {
                     format!("contains invalid placeholder {name}")
@@ -177,8 +177,41 @@ pub fn render(
         }
         TargetInput::Transformer { paths, template } => (paths, template),
     };
+    let pieces = scan(template, false);
+    fill(template, pieces, |name| {
+        lookup(name, paths, event, event_text, reserved)
+    })
+}
+
+/// What an EventBridge Pipes `InputTemplate` renders for `event` (the same rules as a rule's
+/// transformer, but each placeholder is a JSON path itself, `<$.body.id>`, or a variable
+/// `reserved` answers for: `aws.pipes.pipe-arn` and the like). `event_text` is the event
+/// serialized, what `<aws.pipes.event.json>` gives.
+pub fn render_paths(
+    template: &str,
+    event: &Value,
+    event_text: &str,
+    reserved: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, InputError> {
+    let pieces = scan(template, true);
+    fill(template, pieces, |name| match name {
+        "aws.pipes.event.json" | "aws.pipes.event" => Some(Found::Json(event_text.into())),
+        _ if name.starts_with('$') => match parse_path(name)? {
+            steps if steps.is_empty() => Some(Found::Json(event_text.into())),
+            steps => Some(found(select(event, &steps)?)),
+        },
+        _ => reserved(name).map(|s| Found::Str(s.into())),
+    })
+}
+
+/// The placeholders of `template` filled in by `lookup`, checked as JSON when the template is.
+fn fill<'a>(
+    template: &str,
+    pieces: Vec<Piece>,
+    lookup: impl Fn(&str) -> Option<Found<'a>>,
+) -> Result<String, InputError> {
     let mut out = String::with_capacity(template.len());
-    for piece in scan(template) {
+    for piece in pieces {
         let (name, ctx) = match piece {
             Piece::Text(text) => {
                 out.push_str(text);
@@ -186,7 +219,7 @@ pub fn render(
             }
             Piece::Hole { name, ctx } => (name, ctx),
         };
-        match (lookup(name, paths, event, event_text, reserved), ctx) {
+        match (lookup(name), ctx) {
             (None, Ctx::Value) => out.push_str("\"\""),
             (None, _) => {}
             (Some(Found::Str(s)), Ctx::Value) => out.push_str(&Value::from(&*s).to_string()),
@@ -338,14 +371,19 @@ fn lookup<'a>(
         "aws.events.event" => Found::Json(event_without_detail(event).into()),
         _ => match parse_path(paths.get(name)?)? {
             steps if steps.is_empty() => Found::Json(event_text.into()),
-            steps => match select(event, &steps)? {
-                Cow::Borrowed(Value::String(s)) => Found::Str(Cow::Borrowed(s)),
-                Cow::Owned(Value::String(s)) => Found::Str(Cow::Owned(s)),
-                list if list.is_array() => Found::List(list),
-                other => Found::Json(other.to_string().into()),
-            },
+            steps => found(select(event, &steps)?),
         },
     })
+}
+
+/// A selected value as a placeholder's value.
+fn found(value: Cow<'_, Value>) -> Found<'_> {
+    match value {
+        Cow::Borrowed(Value::String(s)) => Found::Str(Cow::Borrowed(s)),
+        Cow::Owned(Value::String(s)) => Found::Str(Cow::Owned(s)),
+        list if list.is_array() => Found::List(list),
+        other => Found::Json(other.to_string().into()),
+    }
 }
 
 /// `aws.events.event` as AWS renders it: no `detail`, `detailType`, AWS's key order.
@@ -402,9 +440,10 @@ impl<'t> Piece<'t> {
 }
 
 /// Splits a template into literal text and `<name>` placeholders (`name` of letters, digits,
-/// `_`, `-` and `.`; anything else between `<` and `>` stays text). In a JSON template it
-/// follows strings and containers to tell values, string contents and object keys apart.
-fn scan(template: &str) -> Vec<Piece<'_>> {
+/// `_`, `-` and `.`, and with `paths` also `$`, `[`, `]` and `*`; anything else between `<` and
+/// `>` stays text). In a JSON template it follows strings and containers to tell values, string
+/// contents and object keys apart.
+fn scan(template: &str, paths: bool) -> Vec<Piece<'_>> {
     let json = is_json_template(template);
     let bytes = template.as_bytes();
     let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
@@ -414,7 +453,7 @@ fn scan(template: &str) -> Vec<Piece<'_>> {
         let b = bytes[i];
         let in_object = stack.last() == Some(&b'{');
         let len = if b == b'<' {
-            placeholder_len(&bytes[i + 1..])
+            placeholder_len(&bytes[i + 1..], paths)
         } else {
             None
         };
@@ -457,10 +496,11 @@ fn scan(template: &str) -> Vec<Piece<'_>> {
 }
 
 /// The length of `name` when `bytes` is `name>...`.
-fn placeholder_len(bytes: &[u8]) -> Option<usize> {
-    let n = bytes
-        .iter()
-        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))?;
+fn placeholder_len(bytes: &[u8], paths: bool) -> Option<usize> {
+    let path_char = |c: u8| paths && matches!(c, b'$' | b'[' | b']' | b'*');
+    let n = bytes.iter().position(|&c| {
+        !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.') || path_char(c))
+    })?;
     (n > 0 && bytes[n] == b'>').then_some(n)
 }
 
@@ -776,7 +816,10 @@ mod tests {
     #[test]
     fn placeholder_contexts_and_minify() {
         let template = r#"{"a": [<x>, {"b": "<y>", <z>: 1}], "\"<w>": "\\", "v": <v>} <"#;
-        let holes: Vec<_> = scan(template).into_iter().filter_map(Piece::hole).collect();
+        let holes: Vec<_> = scan(template, false)
+            .into_iter()
+            .filter_map(Piece::hole)
+            .collect();
         let (value, text, key) = (Ctx::Value, Ctx::Text, Ctx::Key);
         assert_eq!(
             holes,

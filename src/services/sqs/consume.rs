@@ -1,7 +1,9 @@
-//! Consumption of a queue by another part of the emulator (event streams), as a consumer would
-//! consume it: one message received at a time (counting as a receive, redrive included), held
-//! invisible while it is being delivered whatever the visibility timeout, then deleted, or
-//! released to be visible again.
+//! Consumption of a queue by another part of the emulator, as a consumer would consume it. Event
+//! streams take one message at a time (counting as a receive, redrive included), held invisible
+//! while it is being delivered whatever the visibility timeout, then deleted, or released to be
+//! visible again. Pipes take batches hidden for the queue's own visibility timeout, as
+//! ReceiveMessage hides them, and delete what was delivered: the rest comes back when its
+//! timeout ends.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::store::{HELD, Held, Message, Queue, QueueKey};
@@ -72,6 +74,53 @@ pub fn take_one(e: &mut State, queue_arn: &str) -> Result<Option<Held>, NoSuchQu
             nonce,
             message,
         }))
+}
+
+/// Receives up to `max` visible messages of `queue_arn`, each hidden for the queue's visibility
+/// timeout and its receive count raised (messages past the redrive policy's maxReceiveCount go to
+/// the dead-letter queue instead). Also answers the receipt handle of each.
+pub fn take_batch(
+    e: &mut State,
+    queue_arn: &str,
+    max: usize,
+) -> Result<Vec<(Held, String)>, NoSuchQueue> {
+    let key = QueueKey::from_arn(queue_arn).ok_or(NoSuchQueue)?;
+    let now = e.now();
+    let queue = e.sqs.queues.get(&key).ok_or(NoSuchQueue)?;
+    let (dlq, max_receives) = redrive(e, queue);
+    let visibility = queue.attributes.visibility_timeout_s * 1000;
+    let rng = &mut e.engine.rng;
+    let queue = e.sqs.queues.get_mut(&key).expect("checked above");
+    let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
+    let next = || rng.next_u64();
+    // Too many messages in flight (OverLimit): nothing to take now.
+    let Ok(received) = queue.receive(now, max, visibility, max_receives, None, next) else {
+        return Ok(Vec::new());
+    };
+    if let Some(dlq) = dlq {
+        dead_letter(e, &dlq, &source_arn, received.dead_lettered);
+    }
+    Ok(received
+        .messages
+        .into_iter()
+        .map(|(seq, message)| {
+            let nonce = message.receipt.map_or(0, |r| r.0);
+            let handle = super::messages::receipt_handle(&key, seq, nonce);
+            (
+                Held {
+                    seq,
+                    nonce,
+                    message,
+                },
+                handle,
+            )
+        })
+        .collect())
+}
+
+/// How many messages of `queue_arn` are visible now.
+pub fn visible(e: &State, queue_arn: &str) -> usize {
+    e.sqs.by_arn(queue_arn).map_or(0, |q| q.counts(e.now()).0)
 }
 
 /// Deletes a held message (delivered or disposed of).

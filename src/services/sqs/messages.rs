@@ -292,7 +292,7 @@ fn check_fifo_batch(
 }
 
 /// A receipt handle names the queue, the message's place in it and the receive.
-fn receipt_handle(key: &QueueKey, seq: u64, nonce: u64) -> String {
+pub fn receipt_handle(key: &QueueKey, seq: u64, nonce: u64) -> String {
     B64.encode(format!("{}/{}/{seq}/{nonce:016x}", key.account, key.name))
 }
 
