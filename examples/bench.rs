@@ -44,6 +44,8 @@ const OPTIONS: [&str; 8] = [
 const QUEUES: usize = 100;
 const FILLED_QUEUES: usize = 10;
 const MESSAGES_PER_QUEUE: usize = 1_000;
+/// AWS's quota of rules on one bus, which the emulator enforces.
+const RULES_PER_BUS: usize = 300;
 
 /// `request` sent again and again to the emulator, between two runs of the bare handler: the
 /// workload's figures and the bare rates before and after it.
@@ -166,7 +168,7 @@ type Scaled = (Vec<Stats>, (f64, f64));
 /// The item's workloads at one concurrency (`count` None: SendMessage, round trip, Publish to 1
 /// and 10 subscriptions, PutEvents to one rule) or with `count` queues, topics and rules
 /// (SendMessage spread over the queues, Publish over the topics, PutEvents to a bus of that
-/// many rules of which one matches), and the bare rates just before and after them.
+/// many rules, up to AWS's quota, of which one matches), and the bare rates just before and after them.
 async fn scaled(
     sy: SocketAddr,
     bare: SocketAddr,
@@ -207,7 +209,8 @@ async fn scaled(
 }
 
 /// On an emptied emulator: `n` queues, `n` topics (each with one subscription to the queue
-/// `sink`) and `n` rules on the default bus (the first matching, each with `sink` as its target).
+/// `sink`) and `n` rules on the default bus, at most `RULES_PER_BUS` (the first matching, each
+/// with `sink` as its target).
 /// Answers SendMessage spread over the queues, Publish spread over the topics, and PutEvents.
 async fn many(sy: SocketAddr, n: usize) -> Vec<Work> {
     let mut setup = reset(sy).await;
@@ -219,8 +222,10 @@ async fn many(sy: SocketAddr, n: usize) -> Vec<Work> {
         let topic = setup.topic(&format!("t{i}")).await.expect("topic");
         setup.subscribe(&topic, &sink).await.expect("subscribe");
         publishes.push(publish(&topic));
-        let rule = setup.rule(&format!("r{i}"), &sink, i == 0).await;
-        rule.expect("rule");
+        if i < RULES_PER_BUS {
+            let rule = setup.rule(&format!("r{i}"), &sink, i == 0).await;
+            rule.expect("rule");
+        }
     }
     vec![
         Work::Cycle(sends),
@@ -464,7 +469,7 @@ fn main() {
     let columns = [
         "SendMessage/s, spread over N queues",
         "Publish/s, spread over N topics",
-        "PutEvents/s, N rules (1 matching)",
+        "PutEvents/s, N rules (1 matching; 300 at most)",
     ];
     scaling_table(&format!("N ({c} connections)"), &columns, &counts);
     println!(
