@@ -128,11 +128,12 @@ impl<T> Engine<T> {
         self.now
     }
 
-    /// The delivering service and the source of delivery `id` while it is under way (`sns` and
-    /// the subscription ARN): whose policy a hand-over is checked against.
+    /// The delivering service and the source of delivery `id` while it is under way or its dead
+    /// letter is being written (`sns` and the subscription ARN): whose policy a hand-over or a
+    /// dead letter is checked against.
     pub fn delivery_source(&self, id: DeliveryId) -> Option<(&'static str, &str)> {
-        self.deliveries
-            .get(&id)
+        (self.deliveries.get(&id))
+            .or_else(|| self.dead_lettering.get(&id))
             .map(|d| (d.service, d.source.as_str()))
     }
 

@@ -75,7 +75,9 @@ impl State {
                 letter,
                 message,
             } => {
-                let written = self.write_dead_letter(&letter.queue_arn, letter.bus, message);
+                let written = (letter.bus.is_some()
+                    || self.dead_letter_allowed(delivery, &letter.queue_arn))
+                    && self.write_dead_letter(&letter.queue_arn, letter.bus, message);
                 self.engine.dead_letter_written(delivery, written);
             }
             Work::Ended {
@@ -103,13 +105,7 @@ impl State {
         delivery: crate::engine::delivery::DeliveryId,
         target: &Target,
     ) -> Option<Failure> {
-        let (service, source) = self.engine.delivery_source(delivery)?;
-        let (principal, source_arn) = match service {
-            // A subscription's ARN is its topic's and one more part.
-            "sns" => ("sns.amazonaws.com", source.rsplit_once(':')?.0),
-            "events" => ("events.amazonaws.com", source.split('#').next()?),
-            _ => return None,
-        };
+        let (principal, source_arn) = self.acting_as(delivery)?;
         let enforce = self.enforce_policies;
         match target {
             Target::Sqs { queue_arn, .. } | Target::SqsBatch { queue_arn, .. } => {
@@ -123,6 +119,40 @@ impl State {
                 (!allowed).then_some(Failure::AccessDenied("AuthorizationError"))
             }
             _ => None,
+        }
+    }
+
+    /// The service principal a delivery by SNS or EventBridge acts as, and the topic or rule it
+    /// acts for (the policies' `aws:SourceArn`); `None` for the other services' deliveries.
+    fn acting_as(
+        &self,
+        delivery: crate::engine::delivery::DeliveryId,
+    ) -> Option<(&'static str, &str)> {
+        let (service, source) = self.engine.delivery_source(delivery)?;
+        match service {
+            // A subscription's ARN is its topic's and one more part.
+            "sns" => Some(("sns.amazonaws.com", source.rsplit_once(':')?.0)),
+            "events" => Some(("events.amazonaws.com", source.split('#').next()?)),
+            _ => None,
+        }
+    }
+
+    /// Whether the dead-letter queue's policy lets SNS or EventBridge write the delivery's dead
+    /// letter, as the target's must let it deliver (docs/policies.md).
+    fn dead_letter_allowed(
+        &self,
+        delivery: crate::engine::delivery::DeliveryId,
+        queue: &str,
+    ) -> bool {
+        match self.acting_as(delivery) {
+            Some((principal, source_arn)) => sqs::access::delivery_allowed(
+                self,
+                queue,
+                principal,
+                source_arn,
+                self.enforce_policies,
+            ),
+            None => true,
         }
     }
 

@@ -1159,6 +1159,47 @@ async fn sns_to_sqs_in_one_account_needs_a_policy_only_when_enforced() {
     }
 }
 
+/// The events the delivery log records for `source` (attempts, dead letters ...), in order.
+async fn log_events(h: &Harness, source: &str) -> Vec<String> {
+    h.control_get(&format!("deliveries?source={source}")).await["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["event"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_enforced_dead_letter_queue_needs_its_policy_too() {
+    let h = enforcing(true).await;
+    let (topic, subscription, _url) = owned_topic(&h, "refused").await;
+    let dlq = create(&h.sqs_as(OWNER, "us-east-1"), "refused-dlq", &[]).await;
+    h.sns_as(OWNER, "us-east-1")
+        .set_subscription_attributes()
+        .subscription_arn(&subscription)
+        .attribute_name("RedrivePolicy")
+        .attribute_value(json!({"deadLetterTargetArn": queue_arn("refused-dlq")}).to_string())
+        .send()
+        .await
+        .unwrap();
+    // The target queue has no policy: refused; the DLQ has none either: not written.
+    publish(&h, &topic, &subscription, "lost").await;
+    assert_eq!(
+        log_events(&h, &subscription).await,
+        ["attempt", "dlq-failed"]
+    );
+    assert!(bodies(&h, OWNER, &dlq).await.is_empty());
+    // With the policy AWS asks of a subscription's DLQ, the dead letter is written.
+    set_policy(&h, &dlq, from_topic(&queue_arn("refused-dlq"), &topic)).await;
+    publish(&h, &topic, &subscription, "kept").await;
+    assert_eq!(
+        log_events(&h, &subscription).await[2..],
+        ["attempt", "dead-lettered"]
+    );
+    let kept: Value = serde_json::from_str(&bodies(&h, OWNER, &dlq).await[0]).unwrap();
+    assert_eq!(kept["Message"], "kept");
+}
+
 #[tokio::test]
 async fn sns_to_another_accounts_queue_always_needs_its_policy() {
     let h = enforcing(false).await;
