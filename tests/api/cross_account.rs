@@ -552,6 +552,84 @@ fn sns_refused(action: &str, resource: &str) -> (String, String) {
     )
 }
 
+#[tokio::test]
+async fn another_accounts_platform_applications_and_endpoints_are_refused() {
+    let h = Harness::start().await;
+    let owner = h.sns_as(OWNER, "us-east-1");
+    let app = owner
+        .create_platform_application()
+        .name("app")
+        .platform("GCM")
+        .attributes("PlatformCredential", "server-key")
+        .send()
+        .await
+        .unwrap()
+        .platform_application_arn
+        .unwrap();
+    let endpoint = owner
+        .create_platform_endpoint()
+        .platform_application_arn(&app)
+        .token("device-1")
+        .send()
+        .await
+        .unwrap()
+        .endpoint_arn
+        .unwrap();
+    let other = h.sns_as(OTHER, "us-east-1");
+    let r = other
+        .get_platform_application_attributes()
+        .platform_application_arn(&app)
+        .send()
+        .await;
+    assert_eq!(
+        refusal(r),
+        sns_refused("SNS:GetPlatformApplicationAttributes", &app)
+    );
+    let r = other
+        .create_platform_endpoint()
+        .platform_application_arn(&app)
+        .token("device-2")
+        .send()
+        .await;
+    assert_eq!(refusal(r), sns_refused("SNS:CreatePlatformEndpoint", &app));
+    let r = other
+        .delete_platform_application()
+        .platform_application_arn(&app)
+        .send()
+        .await;
+    assert_eq!(
+        refusal(r),
+        sns_refused("SNS:DeletePlatformApplication", &app)
+    );
+    let r = other
+        .get_endpoint_attributes()
+        .endpoint_arn(&endpoint)
+        .send()
+        .await;
+    assert_eq!(
+        refusal(r),
+        sns_refused("SNS:GetEndpointAttributes", &endpoint)
+    );
+    let r = other.delete_endpoint().endpoint_arn(&endpoint).send().await;
+    assert_eq!(refusal(r), sns_refused("SNS:DeleteEndpoint", &endpoint));
+    let r = other
+        .publish()
+        .target_arn(&endpoint)
+        .message("hello")
+        .send()
+        .await;
+    assert_eq!(refusal(r), sns_refused("SNS:Publish", &endpoint));
+    // Nothing of it happened: the owner still has both, and nothing was sent.
+    owner
+        .get_endpoint_attributes()
+        .endpoint_arn(&endpoint)
+        .send()
+        .await
+        .unwrap();
+    let sent = h.control_get("outbox").await;
+    assert_eq!(sent["messages"].as_array().map(Vec::len), Some(0), "{sent}");
+}
+
 /// Every topic operation by the other account, with what each must answer (`None`: it
 /// succeeds). `grant` says whether the topic's policy grants the topic actions.
 async fn sns_topic_operations(h: &Harness, topic: &str, subscription: &str, granted: bool) {

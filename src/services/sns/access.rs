@@ -89,7 +89,20 @@ pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Res
     let text = |name: &str| input.get(name).and_then(Value::as_str);
     let refuse =
         |resource: &str| Err(refused(&cx.account, &format!("SNS:{operation}"), resource).into());
-    if TOPIC_ACTIONS.contains(&operation) || operation == "PublishBatch" {
+    // Platform applications and endpoints have no resource policy: they are their account's
+    // alone, a direct publish to an endpoint included.
+    let platform = ["PlatformApplicationArn", "EndpointArn", "TargetArn"]
+        .into_iter()
+        .filter_map(text)
+        .find(|arn| {
+            e.sns.platform.applications.contains_key(*arn)
+                || e.sns.platform.endpoints.contains_key(*arn)
+        });
+    if let Some(arn) = platform {
+        if Arn::account_of(arn) != cx.account {
+            return refuse(arn);
+        }
+    } else if TOPIC_ACTIONS.contains(&operation) || operation == "PublishBatch" {
         let Some(topic) = text("TopicArn").and_then(|arn| e.sns.topics.get(arn)) else {
             return Ok(());
         };

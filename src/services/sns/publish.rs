@@ -399,7 +399,11 @@ pub fn publish(
     }
     let arn = input.topic_arn.or(input.target_arn).unwrap_or_default();
     if arn.contains(":endpoint/") {
-        // Mobile push to one platform endpoint; a disabled one refuses before the message is read.
+        // Mobile push to one platform endpoint, its account's alone (no resource policy); a
+        // disabled one refuses before the message is read.
+        if e.sns.platform.endpoints.contains_key(&arn) && Arn::account_of(&arn) != cx.account {
+            return Err(refused(&cx.account, "SNS:Publish", &arn));
+        }
         super::platform::publishable_endpoint(e, cx, &arn)?;
         let (structure, _) = check_common(&fields, false, false)?;
         let message_id = super::platform::publish_to_endpoint(
