@@ -15,7 +15,7 @@ pub enum AuthMode {
 
 /// The shape of the queue URLs SQS hands back (`--queue-url-style`), with LocalStack's
 /// `SQS_ENDPOINT_STRATEGY` values and switchyard's default, `auto` (docs/localstack.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum QueueUrlStyle {
     /// The host URLs carry keeps the shape its name has: `sqs.<region>.<domain>` gives the
     /// standard shape, `<region>.queue.<domain>` the domain shape (each with the queue's region),
@@ -76,6 +76,9 @@ pub struct Config {
     /// owner's queue or topic) need the target's resource policy, as in AWS
     /// (`--enforce-policies`); without it they pass, as users expect locally.
     pub enforce_policies: bool,
+    /// `--state-dir`: where the state is kept, so that it survives restarts (docs/state.md);
+    /// `None` keeps it in memory.
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -99,6 +102,7 @@ impl Default for Config {
             init_scripts: None,
             idle_timeout: Duration::from_secs(60),
             enforce_policies: false,
+            state_dir: None,
         }
     }
 }

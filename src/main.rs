@@ -145,6 +145,10 @@ struct ServeArgs {
     /// topic) need the target's resource policy, as in AWS.
     #[arg(long = "enforce-policies", env = "SWITCHYARD_ENFORCE_POLICIES")]
     enforce_policies: bool,
+    /// Keep the state in DIR, so that it survives restarts and crashes (every answered change is
+    /// on disk); without it the state is in memory only.
+    #[arg(long = "state-dir", env = "SWITCHYARD_STATE_DIR", value_name = "DIR")]
+    state_dir: Option<PathBuf>,
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
@@ -278,6 +282,7 @@ impl From<ServeArgs> for Config {
             init_scripts: a.init,
             idle_timeout: std::time::Duration::from_secs(a.idle_timeout),
             enforce_policies: a.enforce_policies,
+            state_dir: a.state_dir,
             hostname: a.hostname,
             queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
                 UrlStyle::Auto => QueueUrlStyle::Auto,
@@ -350,7 +355,11 @@ async fn main() -> std::process::ExitCode {
     };
     let emulator = match started {
         Ok(e) => e,
-        Err(e) if e.get_ref().is_some_and(|e| e.is::<InitError>()) => {
+        Err(e)
+            if e.get_ref().is_some_and(|e| {
+                e.is::<InitError>() || e.is::<switchyard::runtime::durable::StateDirError>()
+            }) =>
+        {
             eprintln!("switchyard: {e}");
             return std::process::ExitCode::FAILURE;
         }

@@ -7,14 +7,15 @@
 use super::Runtime;
 use crate::clock::Clock;
 use crate::error::AwsError;
-use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
+use crate::services::sqs::messages::{Wait, check_receive};
 use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
-use crate::services::{Context, ServiceId, events, parse, sns, sqs};
-use crate::state::State;
+use crate::services::{Context, ServiceId, parse, sns};
+use crate::state::commands::{Applied, Command, encode};
 use serde_json::Value;
 use std::time::Duration;
 
-/// Runs `operation` of `service`.
+/// Runs `operation` of `service`. With `--state-dir`, each change is journaled under the lock
+/// and answered once it is durable.
 pub async fn call(
     rt: &Runtime,
     cx: &Context,
@@ -23,18 +24,26 @@ pub async fn call(
     input: Value,
 ) -> Result<Value, AwsError> {
     match (service, operation) {
-        (ServiceId::Sqs, "ReceiveMessage") => {
-            let output = receive_message(rt, cx, parse(input)?).await?;
-            encode(output)
-        }
-        (ServiceId::Sns, "Publish") => publish(rt, cx, parse(input)?).await,
-        (ServiceId::Sns, "PublishBatch") => publish_batch(rt, cx, parse(input)?).await,
+        (ServiceId::Sqs, "ReceiveMessage") => receive_message(rt, cx, input).await,
+        (ServiceId::Sns, "Publish") => publish(rt, cx, input, false).await,
+        (ServiceId::Sns, "PublishBatch") => publish(rt, cx, input, true).await,
         _ => {
-            let (output, tokens) = {
+            let (output, tokens, ticket) = {
                 let mut state = rt.state();
+                let ticket = rt.record(&state, || Command::Call {
+                    cx: cx.clone(),
+                    service,
+                    operation: operation.to_string(),
+                    input: input.clone(),
+                });
                 let output = state.call(cx, service, operation, input);
-                (output, std::mem::take(&mut state.events.token_requests))
+                (
+                    output,
+                    std::mem::take(&mut state.events.token_requests),
+                    ticket,
+                )
             };
+            rt.durable(ticket).await?;
             for request in tokens {
                 let answer = rt
                     .exchange(
@@ -44,92 +53,89 @@ pub async fn call(
                         request.body.clone(),
                     )
                     .await;
-                events::connections::token_answered(&mut rt.state(), &request, answer);
+                rt.run(Command::TokenAnswered { request, answer }).await?;
             }
             output
         }
     }
 }
 
-fn encode(output: impl serde::Serialize) -> Result<Value, AwsError> {
-    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
-}
-
 /// ReceiveMessage, long polling included: waits until a message is visible, the virtual
-/// deadline passes, or the wait's wall-clock duration runs out, whichever comes first.
-async fn receive_message(
-    rt: &Runtime,
-    cx: &Context,
-    input: ReceiveMessageInput,
-) -> Result<ReceiveMessageOutput, AwsError> {
-    let (key, max) = check_receive(cx, &input)?;
+/// deadline passes, or the wait's wall-clock duration runs out, whichever comes first. Each look
+/// at the queue is one change.
+async fn receive_message(rt: &Runtime, cx: &Context, raw: Value) -> Result<Value, AwsError> {
+    let journaled = rt.is_durable().then(|| raw.clone());
+    let input: ReceiveMessageInput = parse(raw)?;
+    let key = check_receive(cx, &input)?.0;
     let stopwatch = Clock::stopwatch();
     let mut wait: Option<Wait> = None;
     loop {
-        let (notified, wall) = {
+        let (received, ticket, notified, wall) = {
             let mut state = rt.state();
-            sqs::access::authorize_queue(&state, cx, "ReceiveMessage", &input.queue_url)?;
-            let received = receive_or_wait(&mut state, &key, &input, max, &mut wait);
-            state.settle();
-            if let Some(output) = received? {
-                return Ok(output);
-            }
-            let wall = wait.map_or(0, |w| w.wall_seconds);
-            let mut notified = Box::pin(rt.waiter(&key.arn()).notified_owned());
-            notified.as_mut().enable();
-            (
-                notified,
-                Duration::from_secs(u64::try_from(wall).unwrap_or(0)),
-            )
+            let ticket = rt.record(&state, || Command::Receive {
+                cx: cx.clone(),
+                input: journaled.clone().unwrap_or_default(),
+                wait,
+            });
+            let received = state.receive_look(cx, &input, &mut wait);
+            let (notified, wall) = match &received {
+                Ok(None) => {
+                    let mut notified = Box::pin(rt.waiter(&key.arn()).notified_owned());
+                    notified.as_mut().enable();
+                    (Some(notified), wait.map_or(0, |w| w.wall_seconds))
+                }
+                _ => (None, 0),
+            };
+            (received, ticket, notified, wall)
         };
+        rt.durable(ticket).await?;
+        let Some(notified) = notified else {
+            return encode(received?.unwrap_or_default());
+        };
+        let wall = Duration::from_secs(u64::try_from(wall).unwrap_or(0));
         let left = wall.saturating_sub(stopwatch.elapsed());
         let woken = tokio::select! {
             woken = Clock::within(left, notified) => woken.is_some(),
             _ = rt.closed() => false,
         };
         if !woken {
-            return Ok(ReceiveMessageOutput::default());
+            return encode(ReceiveMessageOutput::default());
         }
     }
 }
 
-/// Publish: the notifications of a publish to a standard topic are signed ahead, off the lock
-/// (RSA takes a fraction of a millisecond; under the lock it would hold up every other request).
-async fn publish(
-    rt: &Runtime,
-    cx: &Context,
-    input: sns::shapes::PublishInput,
-) -> Result<Value, AwsError> {
-    let prepared = sns::publish::prepare(&mut rt.state(), &input);
-    let prepared = match prepared {
-        Some((prepared, signs)) => {
-            sign_ahead(signs).await;
-            Some(prepared)
-        }
-        None => None,
+/// Publish and PublishBatch (`batch`): the notifications of a publish to a standard topic are
+/// signed ahead, off the lock (RSA takes a fraction of a millisecond; under the lock it would
+/// hold up every other request), between its two halves.
+async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<Value, AwsError> {
+    let prepare = Command::PublishPrepare {
+        input: raw.clone(),
+        batch,
     };
-    let mut state = rt.state();
-    let output = sns::publish::publish(&mut state, cx, input, prepared);
-    State::settle(&mut state);
-    encode(output?)
-}
-
-/// PublishBatch: as Publish, each entry's notifications signed ahead.
-async fn publish_batch(
-    rt: &Runtime,
-    cx: &Context,
-    input: sns::shapes::PublishBatchInput,
-) -> Result<Value, AwsError> {
-    let prepared = sns::publish::prepare_batch(&mut rt.state(), &input);
+    let prepared = {
+        let mut state = rt.state();
+        // Its entry needs no wait of its own: the second half's commit covers it.
+        let _ = rt.record(&state, || prepare.clone());
+        match state.apply(prepare) {
+            Applied::Prepared(prepared) => prepared,
+            _ => Vec::new(),
+        }
+    };
     let (prepared, signs): (Vec<_>, Vec<_>) = prepared
         .into_iter()
         .map(|p| p.map_or((None, Vec::new()), |(p, s)| (Some(p), s)))
         .unzip();
     sign_ahead(signs.into_iter().flatten().collect()).await;
-    let mut state = rt.state();
-    let output = sns::publish::publish_batch(&mut state, cx, input, prepared);
-    State::settle(&mut state);
-    encode(output?)
+    let command = Command::Publish {
+        cx: cx.clone(),
+        input: raw,
+        batch,
+        prepared,
+    };
+    match rt.run(command).await? {
+        Applied::Output(output, _) => output,
+        _ => Err(AwsError::internal("a publish answered nothing")),
+    }
 }
 
 /// Makes the signatures on tokio's blocking pool, one task each, so that they spread over the

@@ -5,6 +5,7 @@
 //! the server.
 
 mod calls;
+pub mod durable;
 mod http;
 pub mod init_status;
 
@@ -13,11 +14,11 @@ pub use http::load_https_ca;
 
 use crate::clock::{Clock, ClockMode, Stopwatch};
 use crate::config::Config;
-use crate::engine::delivery::{Failure, Outcome};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings};
 use crate::state::State;
+use crate::state::commands::{Applied, Command, HttpResult};
 use bytes::Bytes;
 use http::{build_request, delivery_client, is_tls_error};
 use http_body_util::{BodyExt, Full, Limited};
@@ -61,6 +62,8 @@ pub struct Runtime {
     /// Built on the first delivery: loading the system's root certificates costs milliseconds
     /// that startup should not pay.
     http: std::sync::OnceLock<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
+    /// `--state-dir`: the journal every change is committed to before it is answered.
+    journal: Option<durable::Journal>,
     this: Weak<Runtime>,
 }
 
@@ -131,7 +134,17 @@ impl std::fmt::Display for AdvanceError {
 impl std::error::Error for AdvanceError {}
 
 impl Runtime {
+    /// A runtime with its state in memory (`--state-dir` is [`Runtime::open`]'s).
     pub fn new(config: Config) -> Arc<Runtime> {
+        let mut config = config;
+        config.state_dir = None;
+        Runtime::open(config).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A runtime whose state is in memory, or kept in `config.state_dir` (restored from it
+    /// when it holds one: time resumes, timers that fell due fire in due order, and the HTTP
+    /// deliveries under way when it stopped are attempted again).
+    pub fn open(config: Config) -> Result<Arc<Runtime>, durable::StateDirError> {
         let clock = Clock::new(config.clock);
         let seed = config.seed.unwrap_or_else(|| clock.wall_nanos_seed());
         let settings = Settings {
@@ -140,14 +153,31 @@ impl Runtime {
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
         };
-        let mut state = State::new(settings, config.lambda_endpoints.iter().cloned().collect());
-        state.enforce_policies = config.enforce_policies;
         if let Some(path) = &config.https_ca {
             // Refuse a bad CA file now rather than at the first delivery.
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
         }
+        let lambda_endpoints: HashMap<_, _> = config.lambda_endpoints.iter().cloned().collect();
+        let (mut state, journal, in_flight) = match &config.state_dir {
+            None => (State::new(settings, lambda_endpoints), None, Vec::new()),
+            Some(dir) => {
+                let recovered = durable::open(dir, settings, lambda_endpoints)?;
+                resume_clock(&clock, recovered.last, recovered.state.now());
+                tracing::info!(
+                    dir = %dir.display(),
+                    replayed = recovered.replayed,
+                    "state restored"
+                );
+                (
+                    recovered.state,
+                    Some(recovered.journal),
+                    recovered.in_flight,
+                )
+            }
+        };
+        state.enforce_policies = config.enforce_policies;
         let session_id = Rng::new(seed.rotate_left(29) ^ 0x5E55_1011).uuid();
-        Arc::new_cyclic(|this| Runtime {
+        let runtime = Arc::new_cyclic(|this| Runtime {
             config,
             clock,
             init: init_status::InitStatus::default(),
@@ -163,8 +193,65 @@ impl Runtime {
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
             http: std::sync::OnceLock::new(),
+            journal,
             this: this.clone(),
-        })
+        });
+        if !in_flight.is_empty() {
+            runtime.start_effects(in_flight);
+        }
+        Ok(runtime)
+    }
+
+    /// Applies `command` under the lock, journaling it first when the state is kept
+    /// (`--state-dir`); answers what it answered, once it is durable.
+    pub async fn run(&self, command: Command) -> Result<Applied, crate::error::AwsError> {
+        let (applied, ticket) = {
+            let mut state = self.state();
+            let ticket = self
+                .journal
+                .as_ref()
+                .map(|j| j.append(state.now(), &command));
+            (state.apply(command), ticket)
+        };
+        self.durable(ticket).await?;
+        Ok(applied)
+    }
+
+    /// Journals `command` (when the state is kept) under the lock `state` holds, before it is
+    /// applied; [`Runtime::durable`] waits for it.
+    pub fn record(
+        &self,
+        state: &StateGuard<'_>,
+        command: impl FnOnce() -> Command,
+    ) -> Option<durable::Ticket> {
+        let journal = self.journal.as_ref()?;
+        Some(journal.append(state.now(), &command()))
+    }
+
+    /// Resolves once the change of `ticket` is committed (at once without a state directory).
+    pub async fn durable(
+        &self,
+        ticket: Option<durable::Ticket>,
+    ) -> Result<(), crate::error::AwsError> {
+        match (&self.journal, ticket) {
+            (Some(journal), Some(ticket)) => journal
+                .durable(ticket)
+                .await
+                .map_err(crate::error::AwsError::internal),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether changes are kept in a state directory.
+    pub fn is_durable(&self) -> bool {
+        self.journal.is_some()
+    }
+
+    /// Commits what is journaled and lets go of the state directory (shutdown).
+    pub fn close_journal(&self) {
+        if let Some(journal) = &self.journal {
+            journal.close();
+        }
     }
 
     /// Locks the state, first catching it up to the clock's current virtual time.
@@ -276,7 +363,10 @@ impl Runtime {
         self.clock
             .jump_to(target)
             .map_err(|_| AdvanceError::NotAdjustable)?;
-        count += self.state().run_until(target);
+        let fired = self.run(Command::Advanced { to: target }).await;
+        if let Ok(Applied::Fired(n)) = fired {
+            count += n;
+        }
         self.idle().await;
         self.ticker.notify_one();
         Ok(count)
@@ -325,19 +415,16 @@ impl Runtime {
                 let timeout = timeout_ms.map_or(HTTP_TIMEOUT, |ms| {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
-                let (outcome, retry_after, answer) =
-                    self.send(&method, &url, headers, body, timeout).await;
-                let mut state = self.state();
-                state.engine.answered(delivery, answer);
-                state.complete_after(delivery, outcome, retry_after);
+                let result = self.send(&method, &url, headers, body, timeout).await;
+                let _ = self.run(Command::Answered { delivery, result }).await;
             }
         }
     }
 
-    /// Sends a delivery: 2xx delivered, 5xx and 429 retryable, other answers permanent, and no
-    /// answer (refused, unreachable, TLS handshake failed, `timeout`: 15 s by default) retryable.
-    /// Also answers the answer's `Retry-After` in milliseconds, when it gave one in seconds, and
-    /// its body (the first MiB, lossily UTF-8).
+    /// Sends a delivery: how the endpoint answered (its status, its `Retry-After` in
+    /// milliseconds when it gave one in seconds, and its body: the first MiB, lossily UTF-8), or
+    /// why there was no answer (refused, unreachable, TLS handshake failed, `timeout`: 15 s by
+    /// default). [`HttpResult::outcome`] says what it means for the attempt.
     async fn send(
         &self,
         method: &str,
@@ -345,17 +432,15 @@ impl Runtime {
         headers: Vec<(String, String)>,
         body: String,
         timeout: Duration,
-    ) -> (Outcome, Option<i64>, Option<String>) {
+    ) -> HttpResult {
         let request = match build_request(method, url, headers, body) {
             Ok(r) => r,
-            Err(_) => {
-                return (Outcome::Permanent(Failure::InvalidEndpoint), None, None);
-            }
+            Err(_) => return HttpResult::InvalidEndpoint,
         };
-        let outcome = match Clock::within(timeout, self.client().request(request)).await {
-            None => Outcome::Retryable(Failure::Timeout),
-            Some(Err(e)) if is_tls_error(&e) => Outcome::Retryable(Failure::Tls),
-            Some(Err(_)) => Outcome::Retryable(Failure::Connection),
+        match Clock::within(timeout, self.client().request(request)).await {
+            None => HttpResult::Timeout,
+            Some(Err(e)) if is_tls_error(&e) => HttpResult::Tls,
+            Some(Err(_)) => HttpResult::Connection,
             Some(Ok(response)) => {
                 let status = response.status().as_u16();
                 let retry_after = response
@@ -366,17 +451,20 @@ impl Runtime {
                     .map(|seconds| seconds.saturating_mul(1000));
                 // Read (a bounded part of) the answer: some sources use it, and the connection
                 // can be reused.
-                let answer = Clock::within(
+                let body = Clock::within(
                     HTTP_TIMEOUT,
                     Limited::new(response.into_body(), 1 << 20).collect(),
                 )
                 .await
                 .and_then(Result::ok)
                 .map(|body| String::from_utf8_lossy(&body.to_bytes()).into_owned());
-                return (Outcome::from_status(status), retry_after, answer);
+                HttpResult::Answered {
+                    status,
+                    retry_after,
+                    body,
+                }
             }
-        };
-        (outcome, None, None)
+        }
     }
 }
 
@@ -486,4 +574,19 @@ pub async fn run_timers(app: Arc<Runtime>) {
             None => wake.await,
         }
     }
+}
+
+/// Sets the clock where a restored state resumes: `manual` at the state's time; `fast` where it
+/// would be had it run on while stopped (the wall time since the last change, times the
+/// factor); `real` is wall time already. Never before the state's own time.
+fn resume_clock(clock: &Clock, last: Option<(Millis, Millis)>, state_now: Millis) {
+    let at = match (clock.mode(), last) {
+        (ClockMode::Real, _) => return,
+        (ClockMode::Manual, _) | (ClockMode::Fast(_), None) => state_now,
+        (ClockMode::Fast(factor), Some((at, wall))) => {
+            let stopped = (Clock::wall_millis() - wall).max(0) as f64;
+            at + (stopped * factor) as Millis
+        }
+    };
+    let _ = clock.jump_to(at.max(state_now));
 }

@@ -2,12 +2,12 @@
 //! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
 //! It talks to the runtime only: never to a service's operations.
 
-use crate::engine::faults::Fault;
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
 use crate::engine::timeline::{Scale, TimelineQuery};
 use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
+use crate::state::commands::{Applied, Command};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
@@ -141,8 +141,19 @@ async fn health(State(app): Shared) -> Response {
 /// Reads the body it ignores (clients send `{}`): a request body left unread when the answer goes
 /// out makes hyper close the connection, which a client reusing it sees as a dropped request.
 async fn reset(State(app): Shared, _body: Bytes) -> Response {
-    app.state().reset();
-    ok(json!({}))
+    done(app.run(Command::Reset).await)
+}
+
+/// `200 {}` once a change is applied (and, with `--state-dir`, durable).
+fn done<T>(applied: Result<T, crate::error::AwsError>) -> Response {
+    match applied {
+        Ok(_) => ok(json!({})),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalFailure",
+            e.message,
+        ),
+    }
 }
 
 async fn clock(State(app): Shared) -> Response {
@@ -296,8 +307,7 @@ fn timeline_query(q: &HashMap<String, String>) -> Result<TimelineQuery<'_>, Stri
 }
 
 async fn clear_deliveries(State(app): Shared) -> Response {
-    app.state().engine.log.clear();
-    ok(json!({}))
+    done(app.run(Command::ClearDeliveries).await)
 }
 
 async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
@@ -314,8 +324,7 @@ async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
 }
 
 async fn clear_outbox(State(app): Shared) -> Response {
-    app.state().engine.outbox.clear();
-    ok(json!({}))
+    done(app.run(Command::ClearOutbox).await)
 }
 
 async fn faults(State(app): Shared) -> Response {
@@ -354,15 +363,16 @@ async fn add_fault(State(app): Shared, body: Bytes) -> Response {
             None => return bad("count must be a positive integer."),
         },
     };
-    let mut engine = app.state();
-    let id = engine.engine.rng.uuid();
-    engine.engine.faults.add(Fault {
-        id: id.clone(),
+    let command = Command::AddFault {
         target: target.to_string(),
         status: status as u16,
         error_code,
         count,
-    });
+    };
+    let id = match app.run(command).await {
+        Ok(Applied::FaultAdded(id)) => id,
+        other => return done(other),
+    };
     (
         StatusCode::CREATED,
         [(header::CONTENT_TYPE, "application/json")],
@@ -372,7 +382,11 @@ async fn add_fault(State(app): Shared, body: Bytes) -> Response {
 }
 
 async fn remove_fault(State(app): Shared, Path(id): Path<String>) -> Response {
-    if app.state().engine.faults.remove(&id) {
+    let removed = app.run(Command::RemoveFault { id: id.clone() }).await;
+    if let Err(e) = removed {
+        return done(Err::<(), _>(e));
+    }
+    if let Ok(Applied::Removed(true)) = removed {
         ok(json!({}))
     } else {
         error(
@@ -384,8 +398,7 @@ async fn remove_fault(State(app): Shared, Path(id): Path<String>) -> Response {
 }
 
 async fn clear_faults(State(app): Shared) -> Response {
-    app.state().engine.faults.clear();
-    ok(json!({}))
+    done(app.run(Command::ClearFaults).await)
 }
 
 async fn metrics(State(app): Shared) -> Response {

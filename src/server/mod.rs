@@ -45,7 +45,7 @@ impl Emulator {
         let addr = listener.local_addr()?;
         config.port = addr.port();
         let url = format!("http://{}:{}", config.host, addr.port());
-        let app = Runtime::new(config);
+        let app = Runtime::open(config).map_err(io::Error::other)?;
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
         let routes = router(app.clone());
@@ -110,10 +110,12 @@ impl Emulator {
     pub async fn stop(mut self) -> io::Result<()> {
         self.app.close();
         self.timers.abort();
-        match self.server.take() {
+        let served = match self.server.take() {
             Some(server) => server.await.map_err(io::Error::other)?,
             None => Ok(()),
-        }
+        };
+        self.app.close_journal();
+        served
     }
 }
 
@@ -121,6 +123,7 @@ impl Drop for Emulator {
     fn drop(&mut self) {
         self.app.close();
         self.timers.abort();
+        self.app.close_journal();
     }
 }
 

@@ -10,6 +10,7 @@
 //! ([`steps`] does).
 
 mod calls;
+pub mod commands;
 mod steps;
 
 use crate::engine::delivery::{Delivery, DeliveryId, Outcome};

@@ -6,7 +6,8 @@
 use super::super::control::{error, ok};
 use crate::arn::Arn;
 use crate::runtime::Runtime;
-use crate::services::events::{TriggerError, trigger_schedule};
+use crate::services::events::TriggerError;
+use crate::state::commands::{Applied, Command};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -33,7 +34,10 @@ pub async fn trigger(State(app): State<Arc<Runtime>>, Path(rest): Path<String>) 
             ),
         );
     }
-    let fired = trigger_schedule(&mut app.state(), arn);
+    let fired = match app.run(Command::TriggerSchedule { arn: arn.into() }).await {
+        Ok(Applied::Triggered(fired)) => fired,
+        _ => Err(TriggerError::NoSuchRule),
+    };
     match fired {
         Ok(event_id) => {
             app.idle().await;

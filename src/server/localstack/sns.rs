@@ -13,6 +13,7 @@ use crate::arn::Arn;
 use crate::engine::outbox::OutboxMessage;
 use crate::runtime::Runtime;
 use crate::services::sns::store::needs_confirmation;
+use crate::state::commands::{Command, OutboxSelection};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -23,32 +24,8 @@ use std::sync::Arc;
 type Shared = State<Arc<Runtime>>;
 
 /// Which messages a request is about.
-struct Selection {
-    protocol: &'static str,
-    account: String,
-    region: String,
-    /// The phone number or endpoint ARN filter.
-    target: Option<String>,
-}
+type Selection = OutboxSelection;
 
-impl Selection {
-    /// SMS messages are placed by what sent them (a subscription, a phone number publish, the
-    /// sandbox), push messages by their endpoint.
-    fn covers(&self, m: &OutboxMessage) -> bool {
-        let placed = if self.protocol == "sms" {
-            &m.source
-        } else {
-            &m.target
-        };
-        m.protocol == self.protocol
-            && Arn::parse(placed)
-                .is_some_and(|a| a.account == self.account && a.region == self.region)
-            && self.target.as_ref().is_none_or(|t| *t == m.target)
-    }
-}
-
-/// `accountId`, `region` and the filter named `filter`. An endpoint ARN filter names its own
-/// account and region, as in LocalStack.
 fn selection(
     app: &Runtime,
     protocol: &'static str,
@@ -75,7 +52,7 @@ fn selection(
         (account, region) = (parsed.account.to_string(), parsed.region.to_string());
     }
     Ok(Selection {
-        protocol,
+        protocol: protocol.into(),
         account,
         region,
         target,
@@ -142,9 +119,15 @@ fn grouped(app: &Runtime, selection: &Selection, render: fn(&OutboxMessage) -> V
     Value::Object(groups)
 }
 
-fn clear(app: &Runtime, selection: &Selection) -> Response {
-    app.state().engine.outbox.retain(|m| !selection.covers(m));
-    StatusCode::NO_CONTENT.into_response()
+async fn clear(app: &Runtime, selection: Selection) -> Response {
+    match app.run(Command::ClearOutboxWhere(selection)).await {
+        Ok(_) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalFailure",
+            e.message,
+        ),
+    }
 }
 
 pub async fn sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
@@ -159,7 +142,7 @@ pub async fn sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Resp
 
 pub async fn clear_sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
     match selection(&app, "sms", &query_map(query), "phoneNumber") {
-        Ok(s) => clear(&app, &s),
+        Ok(s) => clear(&app, s).await,
         Err(refused) => *refused,
     }
 }
@@ -176,7 +159,7 @@ pub async fn platform_messages(State(app): Shared, RawQuery(query): RawQuery) ->
 
 pub async fn clear_platform_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
     match selection(&app, "application", &query_map(query), "endpointArn") {
-        Ok(s) => clear(&app, &s),
+        Ok(s) => clear(&app, s).await,
         Err(refused) => *refused,
     }
 }

@@ -464,7 +464,7 @@ pub enum Timer {
 
 /// An OAuth client-credentials token request to make for a connection (outside the lock: the
 /// runtime makes it and answers with `connections::token_answered`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TokenRequest {
     /// The connection's store key and ARN, so a connection changed meanwhile is left alone.
     pub key: String,

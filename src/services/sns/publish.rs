@@ -126,7 +126,7 @@ fn publish_to_topic(
 /// What Publish settles before it takes the engine's lock for the fan-out: the message id and
 /// timestamp, so that the notification's signature is made outside the lock (RSA signing costs
 /// a fraction of a millisecond; under the lock it would hold up every other request).
-#[derive(Debug)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Prepared {
     pub id: String,
     pub timestamp: String,

@@ -602,7 +602,7 @@ pub fn check_receive(
 
 /// How long a long poll waits: until a virtual deadline, and at most so many seconds of wall
 /// time (whichever comes first).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Wait {
     pub deadline: Millis,
     pub wall_seconds: i64,

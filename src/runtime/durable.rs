@@ -1,0 +1,435 @@
+//! `--state-dir`: the state kept in an embedded transactional store (redb; docs/decisions.md,
+//! "Durable state"), as a journal of the [`Command`]s that changed it.
+//!
+//! Every command is appended under the state's lock (so the journal's order is the order the
+//! commands were applied in) and committed by one writer thread, which takes whatever has been
+//! appended since its last commit into one transaction (group commit). A request is answered
+//! only once its entry is committed: what switchyard acknowledged survives a `kill -9`. A
+//! restart applies the journal again to a fresh state made with the stored settings; the state
+//! being deterministic, it ends where the old process was (docs/state.md).
+
+use crate::engine::Effect;
+use crate::engine::Settings;
+use crate::engine::time::Millis;
+use crate::state::State;
+use crate::state::commands::{Applied, Command};
+use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use tokio::sync::watch;
+
+/// The version of what a state directory holds; a directory of another version is refused.
+pub const VERSION: u64 = 1;
+
+/// The store's file inside the state directory.
+pub const FILE: &str = "switchyard.redb";
+
+/// What the directory is, its version, and the settings its state was made with.
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// The journal: sequence number → entry (JSON).
+const JOURNAL: TableDefinition<u64, &[u8]> = TableDefinition::new("journal");
+
+/// The settings a state was made with, kept so that a restart makes the same one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Genesis {
+    format: String,
+    version: u64,
+    start: Millis,
+    seed: u64,
+    jitter: bool,
+    delivery_log_size: usize,
+}
+
+const FORMAT: &str = "switchyard-state-dir";
+
+/// A journal entry: the command, the virtual time it was applied at, and the wall-clock time
+/// (epoch milliseconds) it was appended at, so that a `fast` clock resumes where it would be.
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    at: Millis,
+    wall: Millis,
+    command: Command,
+}
+
+/// Why a state directory cannot be used. Each names the path and the cause.
+#[derive(Debug)]
+pub struct StateDirError(pub String);
+
+impl std::fmt::Display for StateDirError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateDirError {}
+
+/// A state restored from its directory, and what the runtime resumes from it.
+pub struct Recovered {
+    pub state: State,
+    pub journal: Journal,
+    /// The virtual time of the last change, and the wall-clock time it was made at.
+    pub last: Option<(Millis, Millis)>,
+    /// HTTP deliveries that were under way when the old process stopped: attempted again.
+    pub in_flight: Vec<Effect>,
+    /// How many journal entries were applied.
+    pub replayed: u64,
+}
+
+/// Opens (or makes) the state directory `dir`: checks it, takes it for this process, and
+/// rebuilds the state it holds, made with `settings` if it is new.
+pub fn open(
+    dir: &Path,
+    settings: Settings,
+    lambda_endpoints: HashMap<String, String>,
+) -> Result<Recovered, StateDirError> {
+    let fail = |cause: String| StateDirError(format!("state directory {}: {cause}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
+    if !dir.is_dir() {
+        return Err(fail("not a directory".into()));
+    }
+    let path = dir.join(FILE);
+    let db = Database::builder()
+        .set_cache_size(16 << 20)
+        .set_check_integrity_on_open(true)
+        .create(&path)
+        .map_err(|e| match e {
+            DatabaseError::DatabaseAlreadyOpen => fail(format!(
+                "{} is in use by another switchyard process (one process per state directory)",
+                path.display()
+            )),
+            DatabaseError::Storage(redb::StorageError::Io(e))
+                if e.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                fail(format!("{} is not writable: {e}", path.display()))
+            }
+            e => fail(format!("{} cannot be opened: {e}", path.display())),
+        })?;
+    let store_error = |e: redb::Error| fail(format!("{}: {e}", path.display()));
+    let genesis = read_genesis(&db).map_err(store_error)?;
+    let genesis = match genesis {
+        Some(Ok(g)) if g.format == FORMAT && g.version == VERSION => g,
+        Some(Ok(g)) if g.format == FORMAT => {
+            return Err(fail(format!(
+                "{} holds state of version {}, and this switchyard reads version {VERSION}; \
+                 start it with another --state-dir, or remove the directory",
+                path.display(),
+                g.version
+            )));
+        }
+        Some(_) => {
+            return Err(fail(format!(
+                "{} is not a switchyard state (its description is unreadable)",
+                path.display()
+            )));
+        }
+        None => {
+            let g = Genesis {
+                format: FORMAT.into(),
+                version: VERSION,
+                start: settings.start,
+                seed: settings.seed,
+                jitter: settings.jitter,
+                delivery_log_size: settings.delivery_log_size,
+            };
+            write_genesis(&db, &g).map_err(store_error)?;
+            g
+        }
+    };
+    let settings = Settings {
+        start: genesis.start,
+        seed: genesis.seed,
+        jitter: genesis.jitter,
+        delivery_log_size: genesis.delivery_log_size,
+    };
+    let mut state = State::new(settings, lambda_endpoints);
+    let (last, next, replayed, in_flight) = replay(&db, &mut state).map_err(|e| match e {
+        Replay::Store(e) => store_error(e),
+        Replay::Entry(seq, e) => fail(format!(
+            "{}: journal entry {seq} is unreadable ({e}); the file is damaged",
+            path.display()
+        )),
+    })?;
+    Ok(Recovered {
+        state,
+        journal: Journal::start(db, next),
+        last,
+        in_flight,
+        replayed,
+    })
+}
+
+fn read_genesis(db: &Database) -> Result<Option<Result<Genesis, serde_json::Error>>, redb::Error> {
+    let read = db.begin_read()?;
+    let meta = match read.open_table(META) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let genesis = meta.get("genesis")?;
+    Ok(genesis.map(|g| serde_json::from_slice(g.value())))
+}
+
+fn write_genesis(db: &Database, genesis: &Genesis) -> Result<(), redb::Error> {
+    let bytes = serde_json::to_vec(genesis).map_err(|e| redb::Error::Corrupted(e.to_string()))?;
+    let write = db.begin_write()?;
+    {
+        let mut meta = write.open_table(META)?;
+        meta.insert("genesis", bytes.as_slice())?;
+        write.open_table(JOURNAL)?;
+    }
+    write.commit()?;
+    Ok(())
+}
+
+enum Replay {
+    Store(redb::Error),
+    Entry(u64, serde_json::Error),
+}
+
+macro_rules! store_errors {
+    ($($e:ty),*) => {$(
+        impl From<$e> for Replay {
+            fn from(e: $e) -> Self {
+                Replay::Store(e.into())
+            }
+        }
+    )*};
+}
+store_errors!(
+    redb::Error,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError
+);
+
+type Replayed = (Option<(Millis, Millis)>, u64, u64, Vec<Effect>);
+
+/// Applies every journal entry to `state`, in order, each at its virtual time. Answers the time
+/// of the last, the next sequence number, how many were applied, and the HTTP deliveries still
+/// waiting for an answer.
+fn replay(db: &Database, state: &mut State) -> Result<Replayed, Replay> {
+    let read = db.begin_read()?;
+    let journal = read.open_table(JOURNAL)?;
+    let (mut last, mut next, mut count) = (None, 0, 0);
+    let mut waiting: BTreeMap<u64, Effect> = BTreeMap::new();
+    for item in journal.iter()? {
+        let (seq, bytes) = item?;
+        let seq = seq.value();
+        let entry: Entry =
+            serde_json::from_slice(bytes.value()).map_err(|e| Replay::Entry(seq, e))?;
+        state.run_until(entry.at);
+        if let Command::Answered { delivery, .. } = &entry.command {
+            waiting.remove(delivery);
+        }
+        if let Applied::Output(_, tokens) = state.apply(entry.command) {
+            // Their answers are in the journal, or never came: nothing to ask again.
+            drop(tokens);
+        }
+        for effect in state.take_effects() {
+            let Effect::Http { delivery, .. } = &effect;
+            waiting.insert(*delivery, effect);
+        }
+        state.take_woken();
+        last = Some((entry.at, entry.wall));
+        next = seq + 1;
+        count += 1;
+    }
+    // A delivery given up or dropped since (a reset, a deleted subscription) is not asked again.
+    let in_flight = waiting
+        .into_values()
+        .filter(|Effect::Http { delivery, .. }| state.engine.is_under_way(*delivery))
+        .collect();
+    Ok((last, next, count, in_flight))
+}
+
+/// The journal's writer: entries appended under the state's lock, committed in groups by one
+/// thread.
+pub struct Journal {
+    shared: Arc<Shared>,
+    committed: watch::Receiver<u64>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    more: Condvar,
+    committed: watch::Sender<u64>,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// The sequence number of the next entry.
+    next: u64,
+    entries: Vec<(u64, Vec<u8>)>,
+    closing: bool,
+    /// Why the last commit failed: every later wait fails with it.
+    failed: Option<String>,
+}
+
+/// An appended entry, to wait for with [`Journal::durable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket(u64);
+
+impl Journal {
+    fn start(db: Database, next: u64) -> Journal {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                next,
+                ..Queue::default()
+            }),
+            more: Condvar::new(),
+            committed: watch::Sender::new(next),
+        });
+        let committed = shared.committed.subscribe();
+        let writer = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("switchyard-journal".into())
+                .spawn(move || write_loop(db, &shared))
+                .expect("the journal's writer thread starts")
+        };
+        Journal {
+            shared,
+            committed,
+            writer: Mutex::new(Some(writer)),
+        }
+    }
+
+    /// Appends `command`, applied at virtual time `at`. Call it under the state's lock, so that
+    /// the journal's order is the order of the changes.
+    pub fn append(&self, at: Millis, command: &Command) -> Ticket {
+        let entry = EntryRef {
+            at,
+            wall: crate::clock::Clock::wall_millis(),
+            command,
+        };
+        let bytes = serde_json::to_vec(&entry).expect("a command is JSON");
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let seq = queue.next;
+        queue.next += 1;
+        queue.entries.push((seq, bytes));
+        drop(queue);
+        self.shared.more.notify_one();
+        Ticket(seq)
+    }
+
+    /// Resolves once the entry of `ticket` is committed; `Err` when the store failed.
+    pub async fn durable(&self, ticket: Ticket) -> Result<(), String> {
+        let mut committed = self.committed.clone();
+        let reached = committed.wait_for(|c| *c > ticket.0).await.is_ok();
+        let queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match (&queue.failed, reached) {
+            (Some(e), _) => Err(e.clone()),
+            (None, true) => Ok(()),
+            (None, false) => Err("the journal is closed".into()),
+        }
+    }
+
+    /// Commits what is appended, stops the writer and lets go of the store.
+    pub fn close(&self) {
+        self.shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closing = true;
+        self.shared.more.notify_one();
+        let writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
+        // Whatever is appended from now on is never committed: its waiters fail at once.
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queue
+            .failed
+            .get_or_insert_with(|| "switchyard is shutting down".into());
+        drop(queue);
+        self.shared.committed.send_replace(u64::MAX);
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[derive(Serialize)]
+struct EntryRef<'a> {
+    at: Millis,
+    wall: Millis,
+    command: &'a Command,
+}
+
+/// The writer thread: commits whatever was appended since the last commit, in one transaction.
+fn write_loop(db: Database, shared: &Shared) {
+    loop {
+        let entries = {
+            let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            while queue.entries.is_empty() && !queue.closing {
+                queue = shared
+                    .more
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            if queue.entries.is_empty() {
+                return;
+            }
+            std::mem::take(&mut queue.entries)
+        };
+        let last = entries.last().map_or(0, |(seq, _)| *seq);
+        match commit(&db, &entries) {
+            Ok(()) => {
+                shared.committed.send_replace(last + 1);
+            }
+            Err(e) => {
+                let message = format!("the state directory's store failed: {e}");
+                tracing::error!(error = %e, "state directory write failed; stopping");
+                shared
+                    .queue
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .failed = Some(message);
+                // Wake the waiters with the failure; nothing more is committed.
+                shared.committed.send_replace(u64::MAX);
+                return;
+            }
+        }
+    }
+}
+
+fn commit(db: &Database, entries: &[(u64, Vec<u8>)]) -> Result<(), redb::Error> {
+    let write = db.begin_write()?;
+    {
+        let mut journal = write.open_table(JOURNAL)?;
+        for (seq, bytes) in entries {
+            journal.insert(*seq, bytes.as_slice())?;
+        }
+    }
+    write.commit()?;
+    Ok(())
+}
+
+/// The path of the store in `dir`, for messages.
+pub fn store_path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}

@@ -1,0 +1,320 @@
+//! Changes to the state as values, for the journal of `--state-dir` (docs/state.md).
+//!
+//! The state is deterministic: its randomness comes from its seeded generator and its time from
+//! the engine, so the same changes applied in the same order, each at the same virtual time, give
+//! the same state, byte for byte. Everything that changes the state from outside (a request, the
+//! answer of an HTTP delivery, an advance of the clock, a control call) is one [`Command`]; the
+//! runtime journals each before it answers, and a restart applies the journal again with
+//! [`State::apply`]. Timers need no command: they fire as time reaches them, the same way again.
+//! It must not depend on the runtime, the protocols or the server.
+
+use super::State;
+use crate::engine::delivery::{DeliveryId, Failure, Outcome};
+use crate::engine::faults::Fault;
+use crate::engine::outbox::OutboxMessage;
+use crate::engine::time::Millis;
+use crate::error::AwsError;
+use crate::services::events::store::TokenRequest;
+use crate::services::events::{TriggerError, trigger_schedule};
+use crate::services::sns::publish::{Prepared, SignAhead};
+use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
+use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
+use crate::services::{Context, ServiceId, events, parse, sns, sqs};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One change to the state from outside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Command {
+    /// An operation run in one piece under the lock ([`State::call`]).
+    Call {
+        cx: Context,
+        service: ServiceId,
+        operation: String,
+        input: Value,
+    },
+    /// One look of ReceiveMessage at its queue (a long poll looks again when woken).
+    Receive {
+        cx: Context,
+        input: Value,
+        wait: Option<Wait>,
+    },
+    /// The first half of a Publish (`batch`: PublishBatch) to a standard topic: its ids drawn
+    /// and its signatures settled, to be made off the lock.
+    PublishPrepare { input: Value, batch: bool },
+    /// The second half: the publish itself, with the ids the first half drew.
+    Publish {
+        cx: Context,
+        input: Value,
+        batch: bool,
+        prepared: Vec<Option<Prepared>>,
+    },
+    /// How an HTTP delivery's attempt ended.
+    Answered {
+        delivery: DeliveryId,
+        result: HttpResult,
+    },
+    /// The answer to an OAuth token request of an EventBridge connection.
+    TokenAnswered {
+        request: TokenRequest,
+        answer: Result<(u16, String), String>,
+    },
+    /// Virtual time moved to `to` (`clock/advance`).
+    Advanced { to: Millis },
+    /// `POST /_switchyard/reset`.
+    Reset,
+    /// `DELETE /_switchyard/deliveries`.
+    ClearDeliveries,
+    /// `DELETE /_switchyard/outbox`.
+    ClearOutbox,
+    /// LocalStack's clearing of its SMS or platform-endpoint messages.
+    ClearOutboxWhere(OutboxSelection),
+    /// `POST /_switchyard/faults` (the id is drawn from the state's generator).
+    AddFault {
+        target: String,
+        status: u16,
+        error_code: Option<String>,
+        count: Option<u64>,
+    },
+    /// `DELETE /_switchyard/faults/{id}`.
+    RemoveFault { id: String },
+    /// `DELETE /_switchyard/faults`.
+    ClearFaults,
+    /// LocalStack's trigger of a scheduled rule.
+    TriggerSchedule { arn: String },
+}
+
+/// How an HTTP exchange ended, as the runtime saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum HttpResult {
+    /// The endpoint answered: its status, its `Retry-After` in milliseconds, and its body.
+    Answered {
+        status: u16,
+        retry_after: Option<Millis>,
+        body: Option<String>,
+    },
+    /// No answer in time.
+    Timeout,
+    /// The TLS handshake failed.
+    Tls,
+    /// Refused or unreachable.
+    Connection,
+    /// The request could not be made (a URL that is no URL).
+    InvalidEndpoint,
+}
+
+impl HttpResult {
+    /// The attempt's outcome: 2xx delivered, 5xx and 429 retryable, other answers permanent,
+    /// no answer retryable.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            HttpResult::Answered { status, .. } => Outcome::from_status(*status),
+            HttpResult::Timeout => Outcome::Retryable(Failure::Timeout),
+            HttpResult::Tls => Outcome::Retryable(Failure::Tls),
+            HttpResult::Connection => Outcome::Retryable(Failure::Connection),
+            HttpResult::InvalidEndpoint => Outcome::Permanent(Failure::InvalidEndpoint),
+        }
+    }
+
+    fn retry_after(&self) -> Option<Millis> {
+        match self {
+            HttpResult::Answered { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    fn body(&self) -> Option<String> {
+        match self {
+            HttpResult::Answered { body, .. } => body.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// Outbox messages of one protocol placed in one account and region (SMS by what sent them,
+/// push by their endpoint), optionally of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxSelection {
+    pub protocol: String,
+    pub account: String,
+    pub region: String,
+    /// The phone number or endpoint ARN filter.
+    pub target: Option<String>,
+}
+
+impl OutboxSelection {
+    pub fn covers(&self, m: &OutboxMessage) -> bool {
+        let placed = if self.protocol == "sms" {
+            &m.source
+        } else {
+            &m.target
+        };
+        m.protocol == self.protocol
+            && crate::arn::Arn::parse(placed)
+                .is_some_and(|a| a.account == self.account && a.region == self.region)
+            && self.target.as_ref().is_none_or(|t| *t == m.target)
+    }
+}
+
+/// What applying a command answered, for the caller that made it.
+#[derive(Debug)]
+pub enum Applied {
+    /// An operation's output, and the OAuth token requests it asked for.
+    Output(Result<Value, AwsError>, Vec<TokenRequest>),
+    /// A look of ReceiveMessage: its messages or `None` to wait, and the wait it settled.
+    Received(Result<Option<ReceiveMessageOutput>, AwsError>, Option<Wait>),
+    /// The first half of a publish: for each entry, its ids and what to sign ahead.
+    Prepared(Vec<Option<(Prepared, Vec<SignAhead>)>>),
+    /// How many timers fired.
+    Fired(usize),
+    /// A fault's id.
+    FaultAdded(String),
+    /// Whether there was something to remove.
+    Removed(bool),
+    /// A scheduled rule triggered: its event's id.
+    Triggered(Result<String, TriggerError>),
+    /// Done; nothing to answer.
+    Done,
+}
+
+impl State {
+    /// Applies `command` at the current virtual time: what the runtime does for a live request,
+    /// and what a restart does for each journal entry.
+    pub fn apply(&mut self, command: Command) -> Applied {
+        match command {
+            Command::Call {
+                cx,
+                service,
+                operation,
+                input,
+            } => {
+                let output = self.call(&cx, service, &operation, input);
+                Applied::Output(output, std::mem::take(&mut self.events.token_requests))
+            }
+            Command::Receive { cx, input, wait } => {
+                let mut wait = wait;
+                let received = parse::<ReceiveMessageInput>(input)
+                    .and_then(|input| self.receive_look(&cx, &input, &mut wait));
+                Applied::Received(received, wait)
+            }
+            Command::PublishPrepare { input, batch } => Applied::Prepared(if batch {
+                parse(input)
+                    .map(|input| sns::publish::prepare_batch(self, &input))
+                    .unwrap_or_default()
+            } else {
+                parse(input)
+                    .ok()
+                    .map(|input| vec![sns::publish::prepare(self, &input)])
+                    .unwrap_or_default()
+            }),
+            Command::Publish {
+                cx,
+                input,
+                batch,
+                prepared,
+            } => {
+                let output = if batch {
+                    parse(input).and_then(|input| self.publish_batch(&cx, input, prepared))
+                } else {
+                    let prepared = prepared.into_iter().next().flatten();
+                    parse(input).and_then(|input| self.publish(&cx, input, prepared))
+                };
+                Applied::Output(output, Vec::new())
+            }
+            Command::Answered { delivery, result } => {
+                self.engine.answered(delivery, result.body());
+                self.complete_after(delivery, result.outcome(), result.retry_after());
+                Applied::Done
+            }
+            Command::TokenAnswered { request, answer } => {
+                events::connections::token_answered(self, &request, answer);
+                Applied::Done
+            }
+            Command::Advanced { to } => Applied::Fired(self.run_until(to)),
+            Command::Reset => {
+                self.reset();
+                Applied::Done
+            }
+            Command::ClearDeliveries => {
+                self.engine.log.clear();
+                Applied::Done
+            }
+            Command::ClearOutbox => {
+                self.engine.outbox.clear();
+                Applied::Done
+            }
+            Command::ClearOutboxWhere(selection) => {
+                self.engine.outbox.retain(|m| !selection.covers(m));
+                Applied::Done
+            }
+            Command::AddFault {
+                target,
+                status,
+                error_code,
+                count,
+            } => {
+                let id = self.engine.rng.uuid();
+                self.engine.faults.add(Fault {
+                    id: id.clone(),
+                    target,
+                    status,
+                    error_code,
+                    count,
+                });
+                Applied::FaultAdded(id)
+            }
+            Command::RemoveFault { id } => Applied::Removed(self.engine.faults.remove(&id)),
+            Command::ClearFaults => {
+                self.engine.faults.clear();
+                Applied::Done
+            }
+            Command::TriggerSchedule { arn } => Applied::Triggered(trigger_schedule(self, &arn)),
+        }
+    }
+
+    /// One look of ReceiveMessage at its queue, under the lock: the messages received, or
+    /// `None` when the long poll must wait (`wait` is settled by the first look).
+    pub fn receive_look(
+        &mut self,
+        cx: &Context,
+        input: &ReceiveMessageInput,
+        wait: &mut Option<Wait>,
+    ) -> Result<Option<ReceiveMessageOutput>, AwsError> {
+        let (key, max) = check_receive(cx, input)?;
+        sqs::access::authorize_queue(self, cx, "ReceiveMessage", &input.queue_url)?;
+        let received = receive_or_wait(self, &key, input, max, wait);
+        self.settle();
+        Ok(received?)
+    }
+
+    /// Publish with the ids [`sns::publish::prepare`] drew, its cascade settled.
+    pub fn publish(
+        &mut self,
+        cx: &Context,
+        input: sns::shapes::PublishInput,
+        prepared: Option<Prepared>,
+    ) -> Result<Value, AwsError> {
+        let output = sns::publish::publish(self, cx, input, prepared);
+        self.settle();
+        encode(output?)
+    }
+
+    /// PublishBatch with the ids [`sns::publish::prepare_batch`] drew, its cascade settled.
+    pub fn publish_batch(
+        &mut self,
+        cx: &Context,
+        input: sns::shapes::PublishBatchInput,
+        prepared: Vec<Option<Prepared>>,
+    ) -> Result<Value, AwsError> {
+        let output = sns::publish::publish_batch(self, cx, input, prepared);
+        self.settle();
+        encode(output?)
+    }
+}
+
+/// An output in the model's JSON form.
+pub fn encode(output: impl Serialize) -> Result<Value, AwsError> {
+    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
+}
