@@ -12,7 +12,7 @@ use crate::engine::Effect;
 use crate::engine::Settings;
 use crate::engine::time::Millis;
 use crate::state::State;
-use crate::state::commands::{Applied, Command};
+use crate::state::commands::Command;
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -221,19 +221,18 @@ fn replay(db: &Database, state: &mut State) -> Result<Replayed, Replay> {
         let seq = seq.value();
         let entry: Entry =
             serde_json::from_slice(bytes.value()).map_err(|e| Replay::Entry(seq, e))?;
+        if std::env::var_os("SWITCHYARD_DEBUG_REPLAY").is_some() {
+            eprintln!("replay {seq}: {}", String::from_utf8_lossy(bytes.value()));
+        }
+        // The timers due by then fire first (their attempts are what an answer answers).
         state.run_until(entry.at);
+        under_way(state, &mut waiting);
         if let Command::Answered { delivery, .. } = &entry.command {
             waiting.remove(delivery);
         }
-        if let Applied::Output(_, tokens) = state.apply(entry.command) {
-            // Their answers are in the journal, or never came: nothing to ask again.
-            drop(tokens);
-        }
-        for effect in state.take_effects() {
-            let Effect::Http { delivery, .. } = &effect;
-            waiting.insert(*delivery, effect);
-        }
-        state.take_woken();
+        // Token requests: their answers are in the journal, or never came.
+        let _ = state.apply(entry.command);
+        under_way(state, &mut waiting);
         last = Some((entry.at, entry.wall));
         next = seq + 1;
         count += 1;
@@ -244,6 +243,15 @@ fn replay(db: &Database, state: &mut State) -> Result<Replayed, Replay> {
         .filter(|Effect::Http { delivery, .. }| state.engine.is_under_way(*delivery))
         .collect();
     Ok((last, next, count, in_flight))
+}
+
+/// Takes the HTTP attempts `state` handed out into `waiting` (the runtime would have sent them).
+fn under_way(state: &mut State, waiting: &mut BTreeMap<u64, Effect>) {
+    for effect in state.take_effects() {
+        let Effect::Http { delivery, .. } = &effect;
+        waiting.insert(*delivery, effect);
+    }
+    state.take_woken();
 }
 
 /// The journal's writer: entries appended under the state's lock, committed in groups by one

@@ -47,3 +47,4 @@ mod sqs_hosts;
 mod sqs_queues;
 mod sqs_redrive;
 mod sqs_sdk;
+mod state_dir;
