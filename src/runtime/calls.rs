@@ -10,7 +10,7 @@ use crate::error::AwsError;
 use crate::services::sqs::messages::{Wait, check_receive};
 use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use crate::services::{Context, ServiceId, parse, sns};
-use crate::state::commands::{Applied, Command, encode};
+use crate::state::commands::{Applied, Command, CommandRef, encode};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -28,14 +28,15 @@ pub async fn call(
         (ServiceId::Sns, "Publish") => publish(rt, cx, input, false).await,
         (ServiceId::Sns, "PublishBatch") => publish(rt, cx, input, true).await,
         _ => {
+            let encoded = rt.encode(&CommandRef::Call {
+                cx,
+                service,
+                operation,
+                input: &input,
+            });
             let (output, tokens, ticket) = {
                 let mut state = rt.state();
-                let ticket = rt.record(&state, || Command::Call {
-                    cx: cx.clone(),
-                    service,
-                    operation: operation.to_string(),
-                    input: input.clone(),
-                });
+                let ticket = rt.record(&state, encoded);
                 let output = state.call(cx, service, operation, input);
                 (
                     output,
@@ -64,19 +65,23 @@ pub async fn call(
 /// deadline passes, or the wait's wall-clock duration runs out, whichever comes first. Each look
 /// at the queue is one change.
 async fn receive_message(rt: &Runtime, cx: &Context, raw: Value) -> Result<Value, AwsError> {
-    let journaled = rt.is_durable().then(|| raw.clone());
+    let journaled = match rt.is_durable() {
+        true => raw.clone(),
+        false => Value::Null,
+    };
     let input: ReceiveMessageInput = parse(raw)?;
     let key = check_receive(cx, &input)?.0;
     let stopwatch = Clock::stopwatch();
     let mut wait: Option<Wait> = None;
     loop {
+        let encoded = rt.encode(&CommandRef::Receive {
+            cx,
+            input: &journaled,
+            wait,
+        });
         let (received, ticket, notified, wall) = {
             let mut state = rt.state();
-            let ticket = rt.record(&state, || Command::Receive {
-                cx: cx.clone(),
-                input: journaled.clone().unwrap_or_default(),
-                wait,
-            });
+            let ticket = rt.record(&state, encoded);
             let received = state.receive_look(cx, &input, &mut wait);
             let (notified, wall) = match &received {
                 Ok(None) => {
@@ -112,10 +117,11 @@ async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<
         input: raw.clone(),
         batch,
     };
+    let encoded = rt.encode(&prepare);
     let prepared = {
         let mut state = rt.state();
         // Its entry needs no wait of its own: the second half's commit covers it.
-        let _ = rt.record(&state, || prepare.clone());
+        let _ = rt.record(&state, encoded);
         match state.apply(prepare) {
             Applied::Prepared(prepared) => prepared,
             _ => Vec::new(),

@@ -307,15 +307,19 @@ impl Journal {
         }
     }
 
-    /// Appends `command`, applied at virtual time `at`. Call it under the state's lock, so that
-    /// the journal's order is the order of the changes.
-    pub fn append(&self, at: Millis, command: &Command) -> Ticket {
-        let entry = EntryRef {
-            at,
-            wall: crate::clock::Clock::wall_millis(),
-            command,
-        };
-        let bytes = serde_json::to_vec(&entry).expect("a command is JSON");
+    /// A command's encoding, made before the lock is taken.
+    pub fn encode(command: &impl Serialize) -> Encoded {
+        Encoded(serde_json::to_vec(command).expect("a command is JSON"))
+    }
+
+    /// Appends the command `encoded`, applied at virtual time `at`. Call it under the state's
+    /// lock, so that the journal's order is the order of the changes.
+    pub fn append(&self, at: Millis, encoded: Encoded) -> Ticket {
+        let wall = crate::clock::Clock::wall_millis();
+        let mut bytes = Vec::with_capacity(encoded.0.len() + 64);
+        bytes.extend_from_slice(format!("{{\"at\":{at},\"wall\":{wall},\"command\":").as_bytes());
+        bytes.extend_from_slice(&encoded.0);
+        bytes.push(b'}');
         let mut queue = self
             .shared
             .queue
@@ -381,12 +385,9 @@ impl Drop for Journal {
     }
 }
 
-#[derive(Serialize)]
-struct EntryRef<'a> {
-    at: Millis,
-    wall: Millis,
-    command: &'a Command,
-}
+/// A command encoded for the journal ([`Journal::encode`]).
+#[derive(Debug)]
+pub struct Encoded(Vec<u8>);
 
 /// The writer thread: commits whatever was appended since the last commit, in one transaction.
 fn write_loop(db: Database, shared: &Shared) {

@@ -205,27 +205,31 @@ impl Runtime {
     /// Applies `command` under the lock, journaling it first when the state is kept
     /// (`--state-dir`); answers what it answered, once it is durable.
     pub async fn run(&self, command: Command) -> Result<Applied, crate::error::AwsError> {
+        let encoded = self.encode(&command);
         let (applied, ticket) = {
             let mut state = self.state();
-            let ticket = self
-                .journal
-                .as_ref()
-                .map(|j| j.append(state.now(), &command));
+            let ticket = self.record(&state, encoded);
             (state.apply(command), ticket)
         };
         self.durable(ticket).await?;
         Ok(applied)
     }
 
-    /// Journals `command` (when the state is kept) under the lock `state` holds, before it is
+    /// A command encoded for the journal when the state is kept (`--state-dir`): made before
+    /// the lock is taken, so that the lock is held no longer for it.
+    pub fn encode(&self, command: &impl serde::Serialize) -> Option<durable::Encoded> {
+        self.journal.as_ref()?;
+        Some(durable::Journal::encode(command))
+    }
+
+    /// Journals a command [`Runtime::encode`]d, under the lock `state` holds, before it is
     /// applied; [`Runtime::durable`] waits for it.
     pub fn record(
         &self,
         state: &StateGuard<'_>,
-        command: impl FnOnce() -> Command,
+        encoded: Option<durable::Encoded>,
     ) -> Option<durable::Ticket> {
-        let journal = self.journal.as_ref()?;
-        Some(journal.append(state.now(), &command()))
+        Some(self.journal.as_ref()?.append(state.now(), encoded?))
     }
 
     /// Resolves once the change of `ticket` is committed (at once without a state directory).

@@ -85,6 +85,24 @@ pub enum Command {
     TriggerSchedule { arn: String },
 }
 
+/// The commands a request makes most, by reference: encoded as the [`Command`] they stand for,
+/// without a copy of the request's input.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum CommandRef<'a> {
+    Call {
+        cx: &'a Context,
+        service: ServiceId,
+        operation: &'a str,
+        input: &'a Value,
+    },
+    Receive {
+        cx: &'a Context,
+        input: &'a Value,
+        wait: Option<Wait>,
+    },
+}
+
 /// How an HTTP exchange ended, as the runtime saw it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -317,4 +335,64 @@ impl State {
 /// An output in the model's JSON form.
 pub fn encode(output: impl Serialize) -> Result<Value, AwsError> {
     serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cx() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: Some("test".into()),
+            host: "localhost:4566".into(),
+            queue_url_style: Default::default(),
+            trace_header: None,
+        }
+    }
+
+    #[test]
+    fn a_command_by_reference_reads_back_as_the_command() {
+        let input = json!({"QueueUrl": "q", "MessageBody": "hello"});
+        let encoded = serde_json::to_string(&CommandRef::Call {
+            cx: &cx(),
+            service: ServiceId::Sqs,
+            operation: "SendMessage",
+            input: &input,
+        })
+        .unwrap();
+        let read: Command = serde_json::from_str(&encoded).unwrap();
+        let Command::Call {
+            service,
+            operation,
+            input: read_input,
+            cx: read_cx,
+        } = read
+        else {
+            panic!("{encoded}")
+        };
+        assert_eq!(
+            (service, operation.as_str(), read_input),
+            (ServiceId::Sqs, "SendMessage", input.clone())
+        );
+        assert_eq!(read_cx.host, "localhost:4566");
+        let wait = Some(Wait {
+            deadline: 5,
+            wall_seconds: 2,
+        });
+        let encoded = serde_json::to_string(&CommandRef::Receive {
+            cx: &cx(),
+            input: &input,
+            wait,
+        })
+        .unwrap();
+        let read: Command = serde_json::from_str(&encoded).unwrap();
+        assert!(
+            matches!(read, Command::Receive { wait: w, .. } if w == wait),
+            "{encoded}"
+        );
+    }
 }

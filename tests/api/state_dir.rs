@@ -340,6 +340,36 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
     assert!(text.contains("switchyard.redb"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 
+    // A directory of another version.
+    let dir = state_dir("version");
+    let h = Harness::with(config(Some(&dir))).await;
+    h.emulator.stop().await.unwrap();
+    {
+        use redb::ReadableTable;
+        let db = redb::Database::create(dir.join("switchyard.redb")).unwrap();
+        let meta: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+        let write = db.begin_write().unwrap();
+        {
+            let mut table = write.open_table(meta).unwrap();
+            let genesis: Value =
+                serde_json::from_slice(table.get("genesis").unwrap().unwrap().value()).unwrap();
+            let mut genesis = genesis;
+            genesis["version"] = json!(99);
+            table
+                .insert("genesis", serde_json::to_vec(&genesis).unwrap().as_slice())
+                .unwrap();
+        }
+        write.commit().unwrap();
+    }
+    let err = switchyard::Emulator::start(config(Some(&dir)))
+        .await
+        .err()
+        .expect("refused");
+    let text = err.to_string();
+    assert!(text.contains("version 99"), "{text}");
+    assert!(text.contains(&dir.display().to_string()), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+
     // A directory in use.
     let dir = state_dir("in-use");
     let h = Harness::with(config(Some(&dir))).await;
