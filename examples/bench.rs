@@ -358,6 +358,16 @@ fn main() {
     let emulator = server_rt.block_on(switchyard::Emulator::start(config));
     let emulator = emulator.expect("emulator"); // serves until dropped
     let sy = emulator.addr();
+    // The same emulator keeping its state (`--state-dir`): every answered change committed.
+    let dir = std::env::temp_dir().join(format!("switchyard-bench-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let kept = switchyard::Config {
+        state_dir: Some(dir.clone()),
+        ..switchyard::Config::for_tests()
+    };
+    let kept = server_rt.block_on(switchyard::Emulator::start(kept));
+    let kept = kept.expect("emulator with --state-dir");
+    let sy_kept = kept.addr();
     let hello = send_json(&format!("http://{sy}/000000000000/bench"), "hello");
     let bare_work = |_: &str| Work::One(hello.clone());
     let json = |url: &str| Work::One(send_json(url, "hello"));
@@ -366,7 +376,7 @@ fn main() {
     let health = |_: &str| Work::One(control(Method::GET, "health"));
     let logged = |_: &str| Work::One(send_json(&bin_queue, "hello"));
     let queued = format!("SQS send + receive + delete, JSON 1.0, {backlog} messages queued");
-    let workloads: [(&str, SocketAddr, Option<usize>, MakeWork); 6] = [
+    let workloads: [(&str, SocketAddr, Option<usize>, MakeWork); 8] = [
         ("SQS SendMessage, JSON 1.0", sy, Some(0), &json),
         ("SQS SendMessage, Query", sy, Some(0), &query),
         (
@@ -376,6 +386,18 @@ fn main() {
             &round_trip,
         ),
         (&queued, sy, Some(backlog), &round_trip),
+        (
+            "SQS SendMessage, JSON 1.0, --state-dir",
+            sy_kept,
+            Some(0),
+            &json,
+        ),
+        (
+            "SQS send + receive + delete, JSON 1.0, --state-dir",
+            sy_kept,
+            Some(0),
+            &round_trip,
+        ),
         ("GET /_switchyard/health", sy, None, &health),
         (
             "SQS SendMessage, JSON 1.0, release binary, info log to /dev/null",
@@ -444,6 +466,8 @@ fn main() {
     });
     stop(child);
     drop(emulator);
+    drop(kept);
+    let _ = std::fs::remove_dir_all(&dir);
 
     println!("| workload ({c} connections, {secs} s each) | requests/s | p50 | p99 | vs bare |");
     println!("|---|---:|---:|---:|---:|");
