@@ -28,6 +28,14 @@ impl ClockMode {
         }
     }
 
+    /// The mode as `--clock` takes it (`real`, `manual`, `fast:<factor>`).
+    pub fn arg(&self) -> String {
+        match self {
+            ClockMode::Fast(f) => format!("fast:{f}"),
+            other => other.name().to_string(),
+        }
+    }
+
     pub fn factor(&self) -> f64 {
         match self {
             ClockMode::Real => 1.0,

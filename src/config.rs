@@ -79,6 +79,9 @@ pub struct Config {
     /// `--state-dir`: where the state is kept, so that it survives restarts (docs/state.md);
     /// `None` keeps it in memory.
     pub state_dir: Option<PathBuf>,
+    /// With `state_dir`: the clock mode is the one the directory was last run with, when it has
+    /// one (`--clock` not given), rather than `clock`.
+    pub clock_from_state_dir: bool,
 }
 
 impl Default for Config {
@@ -103,6 +106,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(60),
             enforce_policies: false,
             state_dir: None,
+            clock_from_state_dir: false,
         }
     }
 }

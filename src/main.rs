@@ -118,9 +118,10 @@ struct ServeArgs {
     /// Account of requests whose access key is not a 12-digit account id.
     #[arg(long, env = "SWITCHYARD_ACCOUNT", default_value = "000000000000", value_parser = account_id)]
     account: String,
-    /// real, fast:<factor> or manual.
-    #[arg(long, env = "SWITCHYARD_CLOCK", default_value = "real", value_parser = clap::value_parser!(ClockMode))]
-    clock: ClockMode,
+    /// real, fast:<factor> or manual [default: real; with --state-dir, the mode the directory
+    /// was last run with].
+    #[arg(long, env = "SWITCHYARD_CLOCK", value_parser = clap::value_parser!(ClockMode))]
+    clock: Option<ClockMode>,
     /// Random jitter on retry delays.
     #[arg(long, env = "SWITCHYARD_JITTER", value_enum, default_value = "on")]
     jitter: OnOff,
@@ -267,7 +268,8 @@ impl From<ServeArgs> for Config {
             port: a.port.unwrap_or(4566),
             region: a.region,
             account: a.account,
-            clock: a.clock,
+            clock: a.clock.unwrap_or(ClockMode::Real),
+            clock_from_state_dir: a.clock.is_none(),
             jitter: matches!(a.jitter, OnOff::On),
             seed: a.seed,
             auth: match a.auth {

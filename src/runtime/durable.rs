@@ -8,6 +8,7 @@
 //! restart applies the journal again to a fresh state made with the stored settings; the state
 //! being deterministic, it ends where the old process was (docs/state.md).
 
+use crate::clock::ClockMode;
 use crate::engine::Effect;
 use crate::engine::Settings;
 use crate::engine::time::Millis;
@@ -69,6 +70,8 @@ impl std::error::Error for StateDirError {}
 
 /// A state restored from its directory, and what the runtime resumes from it.
 pub struct Recovered {
+    /// The clock mode to run with: the directory's own unless `--clock` was given.
+    pub clock: ClockMode,
     pub state: State,
     pub journal: Journal,
     /// The virtual time of the last change, and the wall-clock time it was made at.
@@ -85,6 +88,7 @@ pub fn open(
     dir: &Path,
     settings: Settings,
     lambda_endpoints: HashMap<String, String>,
+    (clock, clock_from_dir): (ClockMode, bool),
 ) -> Result<Recovered, StateDirError> {
     let fail = |cause: String| StateDirError(format!("state directory {}: {cause}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
@@ -109,6 +113,13 @@ pub fn open(
             e => fail(format!("{} cannot be opened: {e}", path.display())),
         })?;
     let store_error = |e: redb::Error| fail(format!("{}: {e}", path.display()));
+    let stored_clock = read_meta(&db, "clock")
+        .map_err(store_error)?
+        .and_then(|mode| String::from_utf8(mode).ok()?.parse::<ClockMode>().ok());
+    let clock = match stored_clock {
+        Some(stored) if clock_from_dir => stored,
+        _ => clock,
+    };
     let genesis = read_genesis(&db).map_err(store_error)?;
     let genesis = match genesis {
         Some(Ok(g)) if g.format == FORMAT && g.version == VERSION => g,
@@ -153,7 +164,9 @@ pub fn open(
             path.display()
         )),
     })?;
+    write_meta(&db, "clock", clock.arg().as_bytes()).map_err(store_error)?;
     Ok(Recovered {
+        clock,
         state,
         journal: Journal::start(db, next),
         last,
@@ -171,6 +184,23 @@ fn read_genesis(db: &Database) -> Result<Option<Result<Genesis, serde_json::Erro
     };
     let genesis = meta.get("genesis")?;
     Ok(genesis.map(|g| serde_json::from_slice(g.value())))
+}
+
+fn read_meta(db: &Database, key: &str) -> Result<Option<Vec<u8>>, redb::Error> {
+    let read = db.begin_read()?;
+    let meta = match read.open_table(META) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(meta.get(key)?.map(|v| v.value().to_vec()))
+}
+
+fn write_meta(db: &Database, key: &str, value: &[u8]) -> Result<(), redb::Error> {
+    let write = db.begin_write()?;
+    write.open_table(META)?.insert(key, value)?;
+    write.commit()?;
+    Ok(())
 }
 
 fn write_genesis(db: &Database, genesis: &Genesis) -> Result<(), redb::Error> {

@@ -145,10 +145,12 @@ impl Runtime {
     /// when it holds one: time resumes, timers that fell due fire in due order, and the HTTP
     /// deliveries under way when it stopped are attempted again).
     pub fn open(config: Config) -> Result<Arc<Runtime>, durable::StateDirError> {
-        let clock = Clock::new(config.clock);
-        let seed = config.seed.unwrap_or_else(|| clock.wall_nanos_seed());
+        let mut config = config;
+        let seed = config
+            .seed
+            .unwrap_or_else(|| Clock::new(config.clock).wall_nanos_seed());
         let settings = Settings {
-            start: clock.now(),
+            start: Clock::wall_millis(),
             seed,
             jitter: config.jitter,
             delivery_log_size: config.delivery_log_size,
@@ -158,21 +160,25 @@ impl Runtime {
             load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
         }
         let lambda_endpoints: HashMap<_, _> = config.lambda_endpoints.iter().cloned().collect();
-        let (mut state, journal, in_flight) = match &config.state_dir {
-            None => (State::new(settings, lambda_endpoints), None, Vec::new()),
+        let (mut state, journal, in_flight, clock) = match &config.state_dir {
+            None => {
+                let clock = Clock::new(config.clock);
+                let state = State::new(settings, lambda_endpoints);
+                (state, None, Vec::new(), clock)
+            }
             Some(dir) => {
-                let recovered = durable::open(dir, settings, lambda_endpoints)?;
+                let clock = (config.clock, config.clock_from_state_dir);
+                let recovered = durable::open(dir, settings, lambda_endpoints, clock)?;
+                config.clock = recovered.clock;
+                let clock = Clock::new(recovered.clock);
                 resume_clock(&clock, recovered.last, recovered.state.now());
                 tracing::info!(
                     dir = %dir.display(),
                     replayed = recovered.replayed,
                     "state restored"
                 );
-                (
-                    recovered.state,
-                    Some(recovered.journal),
-                    recovered.in_flight,
-                )
+                let journal = Some(recovered.journal);
+                (recovered.state, journal, recovered.in_flight, clock)
             }
         };
         state.enforce_policies = config.enforce_policies;

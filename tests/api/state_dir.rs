@@ -238,6 +238,19 @@ async fn a_manual_clock_resumes_at_its_stored_time() {
     let h = Harness::with(config(Some(&dir))).await;
     assert_eq!(h.control_get("clock").await["epochMillis"], before);
     h.emulator.stop().await.unwrap();
+    // Started without --clock, it runs with the mode the directory was last run with.
+    let without_clock = Config {
+        clock: switchyard::ClockMode::Real,
+        clock_from_state_dir: true,
+        ..config(Some(&dir))
+    };
+    let h = Harness::with(without_clock).await;
+    let clock = h.control_get("clock").await;
+    assert_eq!(
+        (&clock["mode"], &clock["epochMillis"]),
+        (&json!("manual"), &before)
+    );
+    h.emulator.stop().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
