@@ -6,7 +6,8 @@ use crate::custom_bus::drain;
 use crate::harness::Harness;
 use aws_sdk_scheduler::types::{
     ActionAfterCompletion, DeadLetterConfig, EventBridgeParameters, FlexibleTimeWindow,
-    FlexibleTimeWindowMode, RetryPolicy, ScheduleState, SqsParameters, Target,
+    FlexibleTimeWindowMode, RetryPolicy, ScheduleGroupState, ScheduleState, SqsParameters, Tag,
+    Target,
 };
 use serde_json::{Value, json};
 
@@ -188,6 +189,12 @@ async fn a_failing_target_is_retried_within_the_age_limit_then_dead_lettered_onc
     assert_eq!(attr("SCHEDULE_ARN"), source);
     assert_eq!(attr("TARGET_ARN"), arn);
     assert_eq!(attr("RETRY_ATTEMPTS"), "5");
+    // The seventh attempt would have come after the 60 seconds the run may live.
+    assert_eq!(
+        attr("EXHAUSTED_RETRY_CONDITION"),
+        "MaximumEventAgeInSeconds"
+    );
+    assert_eq!(attr("SCHEDULED_TIME"), "2027-06-01T00:05:00Z");
     assert!(!attr("ERROR_CODE").is_empty());
     assert!(!attr("ERROR_MESSAGE").is_empty());
     assert_eq!(attr("EXECUTION_ID").len(), 36);
@@ -347,6 +354,7 @@ async fn schedules_list_filter_page_and_go_with_their_group() {
     assert_eq!(names(&rest.unwrap()), ["b1"]);
 
     s.delete_schedule_group().name("team").send().await.unwrap();
+    h.advance(1.0).await;
     let err = s
         .get_schedule()
         .name("b1")
@@ -451,4 +459,391 @@ async fn bad_input_gets_aws_errors_naming_the_member() {
         err.into_service_error()
             .is_service_quota_exceeded_exception()
     );
+}
+
+#[tokio::test]
+async fn the_attempt_number_counts_the_attempts_of_a_run() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "flaky").await;
+    let (dlq_url, dlq_arn) = queue(&h, "flaky-dlq").await;
+    until(&h, "2027-08-01T00:00:00Z").await;
+    // The queue refuses the first two attempts of the first run.
+    let fault = h
+        .control_post(
+            "faults",
+            json!({ "target": arn, "status": 500, "count": 2 }),
+        )
+        .await;
+    assert_eq!(fault.status, 201, "{}", fault.body);
+    let input = r#"{"try":"<aws.scheduler.attempt-number>","id":"<aws.scheduler.execution-id>"}"#;
+    h.scheduler()
+        .create_schedule()
+        .name("flaky")
+        .schedule_expression("at(2027-08-01T00:01:00)")
+        .flexible_time_window(off())
+        .target(target(&arn, input).build().unwrap())
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-08-01T00:02:00Z").await;
+    let runs = bodies(&drain(&h, &url).await);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["try"], "3");
+
+    // A run that is dead-lettered carries the number of its last attempt.
+    let fault = h
+        .control_post("faults", json!({ "target": arn, "status": 500 }))
+        .await;
+    assert_eq!(fault.status, 201, "{}", fault.body);
+    let retry = RetryPolicy::builder().maximum_retry_attempts(1).build();
+    let dlq = DeadLetterConfig::builder().arn(&dlq_arn).build();
+    h.scheduler()
+        .create_schedule()
+        .name("doomed")
+        .schedule_expression("at(2027-08-01T00:03:00)")
+        .flexible_time_window(off())
+        .target(
+            target(&arn, input)
+                .retry_policy(retry)
+                .dead_letter_config(dlq)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-08-01T00:10:00Z").await;
+    let letters = drain(&h, &dlq_url).await;
+    assert_eq!(letters.len(), 1);
+    let body: Value = serde_json::from_str(letters[0].body().unwrap()).unwrap();
+    assert_eq!(body["try"], "2");
+    let attrs = letters[0].message_attributes().unwrap();
+    let condition = attrs["EXHAUSTED_RETRY_CONDITION"].string_value();
+    assert_eq!(condition, Some("MaximumRetryAttempts"));
+    assert_eq!(attrs["RETRY_ATTEMPTS"].string_value(), Some("1"));
+}
+
+#[tokio::test]
+async fn a_request_repeated_with_its_client_token_gets_the_same_answer() {
+    let h = Harness::start().await;
+    let s = h.scheduler();
+    let q = "arn:aws:sqs:us-east-1:000000000000:q";
+    let create = |token: &str, expression: &str| {
+        s.create_schedule()
+            .name("once-only")
+            .client_token(token)
+            .schedule_expression(expression)
+            .flexible_time_window(off())
+            .target(target(q, "x").build().unwrap())
+            .send()
+    };
+    let first = create("token-1", "rate(1 hour)").await.unwrap();
+    let again = create("token-1", "rate(1 hour)").await.unwrap();
+    assert_eq!(first.schedule_arn(), again.schedule_arn());
+    // The same token with other members is another request: the schedule exists.
+    let err = create("token-1", "rate(2 hours)")
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let err = create("token-2", "rate(1 hour)")
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let err = create("not a token!", "rate(1 hour)")
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_validation_exception(), "{err:?}");
+    assert!(err.meta().message().unwrap().contains("'clientToken'"));
+
+    let group = || {
+        s.create_schedule_group()
+            .name("g")
+            .client_token("group-1")
+            .send()
+    };
+    let arn = group().await.unwrap().schedule_group_arn;
+    assert_eq!(group().await.unwrap().schedule_group_arn, arn);
+    let err = s
+        .create_schedule_group()
+        .name("g")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let listed = s.list_schedule_groups().send().await.unwrap();
+    assert_eq!(listed.schedule_groups().len(), 2);
+}
+
+#[tokio::test]
+async fn a_deleted_group_is_deleting_until_it_and_its_schedules_are_gone() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "from-team").await;
+    until(&h, "2027-09-01T00:00:00Z").await;
+    let s = h.scheduler();
+    let group_arn = s
+        .create_schedule_group()
+        .name("team")
+        .send()
+        .await
+        .unwrap()
+        .schedule_group_arn;
+    let schedule = |name: &str| {
+        s.create_schedule()
+            .name(name)
+            .group_name("team")
+            .schedule_expression("rate(1 minute)")
+            .flexible_time_window(off())
+            .target(target(&arn, "tick").build().unwrap())
+            .send()
+    };
+    schedule("ticks").await.unwrap();
+    s.delete_schedule_group().name("team").send().await.unwrap();
+    let got = s.get_schedule_group().name("team").send().await.unwrap();
+    assert_eq!(got.state(), Some(&ScheduleGroupState::Deleting));
+    let listed = s.list_schedule_groups().name_prefix("te").send().await;
+    let listed = listed.unwrap();
+    assert_eq!(
+        listed.schedule_groups()[0].state(),
+        Some(&ScheduleGroupState::Deleting)
+    );
+    // Until it is gone, the group takes no change.
+    let err = schedule("more").await.unwrap_err().into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let err = s.delete_schedule_group().name("team").send().await;
+    assert!(
+        err.unwrap_err()
+            .into_service_error()
+            .is_conflict_exception()
+    );
+    let err = s
+        .tag_resource()
+        .resource_arn(&group_arn)
+        .tags(Tag::builder().key("k").value("v").build().unwrap())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_conflict_exception(), "{err:?}");
+    let err = s.create_schedule_group().name("team").send().await;
+    assert!(
+        err.unwrap_err()
+            .into_service_error()
+            .is_conflict_exception()
+    );
+    assert!(
+        s.get_schedule()
+            .name("ticks")
+            .group_name("team")
+            .send()
+            .await
+            .is_ok()
+    );
+
+    h.advance(1.0).await;
+    let err = s.get_schedule_group().name("team").send().await;
+    assert!(
+        err.unwrap_err()
+            .into_service_error()
+            .is_resource_not_found_exception()
+    );
+    let err = s
+        .get_schedule()
+        .name("ticks")
+        .group_name("team")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    // Gone, it runs no more, and its name is free again.
+    drain(&h, &url).await;
+    h.advance(300.0).await;
+    assert!(drain(&h, &url).await.is_empty());
+    s.create_schedule_group().name("team").send().await.unwrap();
+}
+
+async fn scheduler_metric(h: &Harness, name: &str, schedule: &str) -> Option<u64> {
+    let r = h.request("GET", "/_switchyard/metrics", &[], "").await;
+    let want = format!(
+        "switchyard_aws_metric_total{{namespace=\"AWS/Scheduler\",metric=\"{name}\",resource=\"{schedule}\"}} "
+    );
+    r.body
+        .lines()
+        .find_map(|l| l.strip_prefix(&want))
+        .map(|n| n.parse().unwrap())
+}
+
+/// The hours and minutes each run of schedule `name` was due at, from the bodies it sent.
+fn runs(got: &[Value], name: &str) -> Vec<String> {
+    got.iter()
+        .filter(|b| b["name"] == name)
+        .map(|b| b["at"].as_str().unwrap()[11..16].to_string())
+        .collect()
+}
+
+fn at_millis(time: &str) -> i64 {
+    let at: jiff::Timestamp = time.parse().unwrap();
+    at.as_millisecond()
+}
+
+#[tokio::test]
+async fn rates_start_and_end_dates_states_updates_and_flexible_windows() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "ticks").await;
+    until(&h, "2027-10-01T00:00:00Z").await;
+    let s = h.scheduler();
+    let input = r#"{"name":"NAME","at":"<aws.scheduler.scheduled-time>"}"#;
+    let date = |t: &str| aws_sdk_scheduler::primitives::DateTime::from_millis(at_millis(t));
+    // Every 10 minutes from 01:00 until 01:55: 01:00 ... 01:50.
+    let bounded = s
+        .create_schedule()
+        .name("bounded")
+        .schedule_expression("rate(10 minutes)")
+        .start_date(date("2027-10-01T01:00:00Z"))
+        .end_date(date("2027-10-01T01:55:00Z"))
+        .flexible_time_window(off())
+        .target(
+            target(&arn, &input.replace("NAME", "bounded"))
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // Disabled: nothing until it is updated to ENABLED.
+    s.create_schedule()
+        .name("paused")
+        .state(ScheduleState::Disabled)
+        .schedule_expression("cron(30 * * * ? *)")
+        .flexible_time_window(off())
+        .target(
+            target(&arn, &input.replace("NAME", "paused"))
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    // Flexible: delayed by a seeded draw inside its 15 minutes.
+    let window = FlexibleTimeWindow::builder()
+        .mode(FlexibleTimeWindowMode::Flexible)
+        .maximum_window_in_minutes(15)
+        .build()
+        .unwrap();
+    s.create_schedule()
+        .name("flexible")
+        .schedule_expression("at(2027-10-01T03:00:00)")
+        .flexible_time_window(window)
+        .target(
+            target(&arn, &input.replace("NAME", "flexible"))
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-10-01T02:40:00Z").await;
+    let got = bodies(&drain(&h, &url).await);
+    assert_eq!(
+        runs(&got, "bounded"),
+        ["01:00", "01:10", "01:20", "01:30", "01:40", "01:50"]
+    );
+    assert!(runs(&got, "paused").is_empty());
+    let schedule_arn = bounded.schedule_arn();
+    assert_eq!(
+        scheduler_metric(&h, "InvocationAttemptCount", schedule_arn).await,
+        Some(6)
+    );
+
+    s.update_schedule()
+        .name("paused")
+        .state(ScheduleState::Enabled)
+        .schedule_expression("cron(30 * * * ? *)")
+        .flexible_time_window(off())
+        .target(
+            target(&arn, &input.replace("NAME", "paused"))
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let updated = s.get_schedule().name("paused").send().await.unwrap();
+    assert_eq!(updated.state(), Some(&ScheduleState::Enabled));
+    until(&h, "2027-10-01T03:40:00Z").await;
+    let messages = drain(&h, &url).await;
+    let got = bodies(&messages);
+    assert_eq!(runs(&got, "paused"), ["03:30"]);
+    assert_eq!(runs(&got, "flexible"), ["03:00"]);
+    assert!(runs(&got, "bounded").is_empty());
+    // The flexible run's message was sent inside its window, after the time it was due.
+    let flexible = messages
+        .iter()
+        .find(|m| m.body().unwrap().contains("flexible"))
+        .unwrap();
+    let sent = flexible.attributes().unwrap()
+        [&aws_sdk_sqs::types::MessageSystemAttributeName::SentTimestamp]
+        .parse::<i64>()
+        .unwrap();
+    let due = at_millis("2027-10-01T03:00:00Z");
+    assert!((due..due + 15 * 60_000).contains(&sent), "{sent}");
+}
+
+#[tokio::test]
+async fn topics_and_lambda_functions_are_targets_too() {
+    let h = Harness::start().await;
+    let (url, queue_arn) = queue(&h, "from-topic").await;
+    let topic = h
+        .sns()
+        .create_topic()
+        .name("alerts")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    h.sns()
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(&queue_arn)
+        .attributes("RawMessageDelivery", "true")
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-11-01T00:00:00Z").await;
+    let lambda = "arn:aws:lambda:us-east-1:000000000000:function:nightly";
+    let s = h.scheduler();
+    for (name, arn) in [("to-topic", topic.as_str()), ("to-lambda", lambda)] {
+        s.create_schedule()
+            .name(name)
+            .schedule_expression("at(2027-11-01T00:05:00)")
+            .flexible_time_window(off())
+            .target(
+                target(arn, r#"{"job":"<aws.scheduler.schedule-arn>"}"#)
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap();
+    }
+    until(&h, "2027-11-01T00:06:00Z").await;
+    let published = bodies(&drain(&h, &url).await);
+    let schedule = "arn:aws:scheduler:us-east-1:000000000000:schedule/default";
+    assert_eq!(published, [json!({"job": format!("{schedule}/to-topic")})]);
+    let outbox = h.control_get("outbox").await;
+    let sent: Vec<&Value> = outbox["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["target"] == lambda)
+        .collect();
+    assert_eq!(sent.len(), 1, "{outbox}");
+    let body: Value = serde_json::from_str(sent[0]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body, json!({"job": format!("{schedule}/to-lambda")}));
 }
