@@ -4,6 +4,7 @@
 
 use crate::harness::Harness;
 use aws_sdk_pipes::error::ProvideErrorMetadata;
+use aws_sdk_pipes::operation::create_pipe::CreatePipeError;
 use aws_sdk_pipes::types::{
     Filter, FilterCriteria, PipeEnrichmentParameters, PipeSourceParameters,
     PipeSourceSqsQueueParameters, PipeState, PipeTargetParameters, RequestedPipeState,
@@ -520,6 +521,17 @@ async fn bad_input_gets_pipes_errors() {
             .contains("'sourceParameters.sqsQueueParameters.batchSize'"),
         "{err:?}"
     );
+    // The model's fieldList names the member too.
+    let CreatePipeError::ValidationException(invalid) = err.into_service_error() else {
+        panic!("not a ValidationException");
+    };
+    let fields = invalid.field_list();
+    assert_eq!(fields.len(), 1, "{invalid:?}");
+    assert_eq!(
+        fields[0].name(),
+        "sourceParameters.sqsQueueParameters.batchSize"
+    );
+    assert!(fields[0].message().contains("greater than or equal to 1"));
     let err = create()
         .source_parameters(sqs_source(100, 0))
         .send()
@@ -541,8 +553,38 @@ async fn bad_input_gets_pipes_errors() {
     create().send().await.unwrap();
     let err = create().send().await.unwrap_err();
     assert_eq!(err.code(), Some("ConflictException"));
+    let CreatePipeError::ConflictException(conflict) = err.into_service_error() else {
+        panic!("not a ConflictException");
+    };
+    assert_eq!(conflict.resource_id(), "p");
+    assert_eq!(conflict.resource_type(), "pipe");
     let err = client.start_pipe().name("p").send().await.unwrap_err();
     assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    let err = client
+        .update_pipe()
+        .name("p")
+        .role_arn(ROLE)
+        .description("changed while CREATING")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    assert!(err.message().unwrap().contains("CREATING"), "{err:?}");
+    let err = client.delete_pipe().name("p").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    h.advance(1.0).await;
+    let err = client.start_pipe().name("p").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "already RUNNING");
+    let err = client.stop_pipe().name("none").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("NotFoundException"));
+    let err = client
+        .update_pipe()
+        .name("none")
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NotFoundException"));
     let err = client
         .describe_pipe()
         .name("none")
@@ -558,4 +600,87 @@ async fn bad_input_gets_pipes_errors() {
         .unwrap_err();
     assert_eq!(err.code(), Some("NotFoundException"));
     h.assert_alive().await;
+}
+
+#[tokio::test]
+async fn an_account_holds_at_most_a_thousand_pipes() {
+    let h = Harness::start().await;
+    queue(&h, "src", &[]).await;
+    queue(&h, "dst", &[]).await;
+    let client = pipes(&h);
+    let create = |name: String| {
+        client
+            .create_pipe()
+            .name(name)
+            .source(arn("src"))
+            .target(arn("dst"))
+            .role_arn(ROLE)
+            .desired_state(RequestedPipeState::Stopped)
+            .send()
+    };
+    for n in 0..1000 {
+        create(format!("p{n}")).await.unwrap();
+    }
+    let err = create("one-too-many".into()).await.unwrap_err();
+    assert_eq!(err.raw_response().unwrap().status().as_u16(), 402);
+    let CreatePipeError::ServiceQuotaExceededException(quota) = err.into_service_error() else {
+        panic!("not a ServiceQuotaExceededException");
+    };
+    assert_eq!(quota.resource_id(), "one-too-many");
+    assert_eq!(quota.resource_type(), "pipe");
+    assert_eq!(quota.service_code(), "pipes");
+    assert!(!quota.quota_code().is_empty());
+    h.assert_alive().await;
+}
+
+#[tokio::test]
+async fn updates_settle_or_fail_with_a_reason_and_a_lost_source_fails_the_pipe() {
+    let h = Harness::start().await;
+    let src = queue(&h, "src", &[]).await;
+    let dst = queue(&h, "dst", &[]).await;
+    let client = pipes(&h);
+    client
+        .create_pipe()
+        .name("p")
+        .source(arn("src"))
+        .target(arn("dst"))
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    assert_eq!(current(&h, "p").await, PipeState::Running);
+    let update = |target: String| {
+        client
+            .update_pipe()
+            .name("p")
+            .role_arn(ROLE)
+            .target(target)
+            .send()
+    };
+    let out = update(arn("nowhere")).await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::Updating));
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::UpdateFailed));
+    let why = out.state_reason.unwrap();
+    assert!(why.contains(&arn("nowhere")), "{why}");
+    // Updated again to a target that exists, it runs and moves messages.
+    update(arn("dst")).await.unwrap();
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::Running));
+    assert_eq!(out.state_reason, None);
+    send(&h, &src, "after the update").await;
+    let moved = drain(&h, &dst).await;
+    assert_eq!(moved.len(), 1);
+    let record: Value = serde_json::from_str(&moved[0]).unwrap();
+    assert_eq!(record["body"], "after the update");
+    // Its source deleted, the pipe can no longer run.
+    h.sqs().delete_queue().queue_url(&src).send().await.unwrap();
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::StartFailed));
+    let why = out.state_reason.unwrap();
+    assert!(why.contains(&arn("src")), "{why}");
 }
