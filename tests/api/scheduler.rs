@@ -439,6 +439,110 @@ async fn bad_input_gets_aws_errors_naming_the_member() {
     assert!(err.is_resource_not_found_exception(), "{err:?}");
     let err = s.delete_schedule().name("ghost").send().await.unwrap_err();
     assert!(err.into_service_error().is_resource_not_found_exception());
+    let err = s
+        .update_schedule()
+        .name("ghost")
+        .schedule_expression("rate(1 minute)")
+        .flexible_time_window(off())
+        .target(target(q, "x").build().unwrap())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    let err = s
+        .list_tags_for_resource()
+        .resource_arn("arn:aws:scheduler:us-east-1:000000000000:schedule-group/ghost")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+
+    // Each of these is a ValidationException, the member named where AWS names it.
+    let refused = |expression: &str, window: FlexibleTimeWindow, target: Target| {
+        s.create_schedule()
+            .name("refused")
+            .schedule_expression(expression)
+            .flexible_time_window(window)
+            .target(target)
+            .send()
+    };
+    let flexible_without_window = FlexibleTimeWindow::builder()
+        .mode(FlexibleTimeWindowMode::Flexible)
+        .build()
+        .unwrap();
+    let too_wide = FlexibleTimeWindow::builder()
+        .mode(FlexibleTimeWindowMode::Flexible)
+        .maximum_window_in_minutes(1441)
+        .build()
+        .unwrap();
+    let not_sqs = DeadLetterConfig::builder()
+        .arn("arn:aws:sns:us-east-1:000000000000:t")
+        .build();
+    let bus = "arn:aws:events:us-east-1:000000000000:event-bus/default";
+    let cases = [
+        (
+            "at(2027-01-01 10:00)",
+            off(),
+            target(q, "x"),
+            "at(2027-01-01 10:00)",
+        ),
+        (
+            "rate(1 minute)",
+            flexible_without_window,
+            target(q, "x"),
+            "MaximumWindowInMinutes",
+        ),
+        (
+            "rate(1 minute)",
+            too_wide,
+            target(q, "x"),
+            "flexibleTimeWindow.maximumWindowInMinutes",
+        ),
+        (
+            "rate(1 minute)",
+            off(),
+            target(q, "x").dead_letter_config(not_sqs),
+            "target.deadLetterConfig.arn",
+        ),
+        (
+            "rate(1 minute)",
+            off(),
+            target("arn:aws:scheduler:::aws-sdk:dynamodb:putItem", "{}"),
+            "dynamodb",
+        ),
+        (
+            "rate(1 minute)",
+            off(),
+            target(bus, "{}"),
+            "EventBridgeParameters",
+        ),
+    ];
+    for (expression, window, target, named) in cases {
+        let err = refused(expression, window, target.build().unwrap())
+            .await
+            .unwrap_err()
+            .into_service_error();
+        assert!(err.is_validation_exception(), "{named}: {err:?}");
+        let message = err.meta().message().unwrap();
+        assert!(message.contains(named), "{named}: {message}");
+    }
+    let start = aws_sdk_scheduler::primitives::DateTime::from_secs(1_900_000_000);
+    let err = s
+        .create_schedule()
+        .name("refused")
+        .schedule_expression("rate(1 minute)")
+        .start_date(start)
+        .end_date(start)
+        .flexible_time_window(off())
+        .target(target(q, "x").build().unwrap())
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_validation_exception(), "{err:?}");
+    assert!(err.meta().message().unwrap().contains("EndDate"));
 
     // 500 schedule groups per account and region, `default` included.
     for n in 1..500 {
@@ -846,4 +950,71 @@ async fn topics_and_lambda_functions_are_targets_too() {
     assert_eq!(sent.len(), 1, "{outbox}");
     let body: Value = serde_json::from_str(sent[0]["body"].as_str().unwrap()).unwrap();
     assert_eq!(body, json!({"job": format!("{schedule}/to-lambda")}));
+}
+
+#[tokio::test]
+async fn a_custom_bus_and_a_lambda_function_behind_its_local_url_are_targets() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let kept = seen.clone();
+    let app = axum::Router::new().route(
+        "/invoke",
+        axum::routing::post(move |body: String| async move {
+            kept.lock()
+                .unwrap()
+                .push(serde_json::from_str(&body).unwrap());
+            "{}"
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    let lambda = "arn:aws:lambda:us-east-1:000000000000:function:report";
+    let h = Harness::with(switchyard::Config {
+        lambda_endpoints: vec![(lambda.into(), format!("http://{addr}/invoke"))],
+        ..switchyard::Config::for_tests()
+    })
+    .await;
+    let (url, queue_arn) = queue(&h, "from-custom-bus").await;
+    let bus = crate::custom_bus::bus(&h, "scheduled").await;
+    crate::custom_bus::subscriber(&h, "to-queue", &bus, &queue_arn, json!({})).await;
+    until(&h, "2027-12-01T00:00:00Z").await;
+    let s = h.scheduler();
+    let params = EventBridgeParameters::builder()
+        .detail_type("Tick")
+        .source("my.scheduler")
+        .build()
+        .unwrap();
+    let input = r#"{"try":"<aws.scheduler.attempt-number>"}"#;
+    s.create_schedule()
+        .name("to-custom-bus")
+        .schedule_expression("at(2027-12-01T00:01:00)")
+        .flexible_time_window(off())
+        .target(
+            target(&bus, input)
+                .event_bridge_parameters(params)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    s.create_schedule()
+        .name("to-lambda")
+        .schedule_expression("at(2027-12-01T00:01:00)")
+        .flexible_time_window(off())
+        .target(target(lambda, input).build().unwrap())
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2027-12-01T00:02:00Z").await;
+    let events = bodies(&drain(&h, &url).await);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["detail-type"], "Tick");
+    assert_eq!(events[0]["source"], "my.scheduler");
+    assert_eq!(events[0]["detail"], json!({"try": "1"}));
+    let schedule = "arn:aws:scheduler:us-east-1:000000000000:schedule/default/to-custom-bus";
+    assert_eq!(events[0]["resources"], json!([schedule]));
+    assert_eq!(seen.lock().unwrap().clone(), [json!({"try": "1"})]);
 }
