@@ -680,6 +680,39 @@ async fn a_request_repeated_with_its_client_token_gets_the_same_answer() {
     assert!(err.is_conflict_exception(), "{err:?}");
     let listed = s.list_schedule_groups().send().await.unwrap();
     assert_eq!(listed.schedule_groups().len(), 2);
+
+    // Deleting: a repeat with the token succeeds again, one without it finds nothing.
+    let delete = || {
+        s.delete_schedule()
+            .name("once-only")
+            .client_token("delete-1")
+            .send()
+    };
+    delete().await.unwrap();
+    delete().await.unwrap();
+    let err = s
+        .delete_schedule()
+        .name("once-only")
+        .send()
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    let delete_group = || {
+        s.delete_schedule_group()
+            .name("g")
+            .client_token("delete-g")
+            .send()
+    };
+    delete_group().await.unwrap();
+    delete_group().await.unwrap();
+    let err = s
+        .delete_schedule_group()
+        .name("g")
+        .send()
+        .await
+        .unwrap_err();
+    assert!(err.into_service_error().is_conflict_exception(), "DELETING");
 }
 
 #[tokio::test]

@@ -28,7 +28,11 @@ pub fn call(
 ) -> Result<Value, AwsError> {
     let input = Input(input);
     let token = match operation {
-        "CreateSchedule" | "CreateScheduleGroup" | "UpdateSchedule" => input.opt("ClientToken"),
+        "CreateSchedule"
+        | "UpdateSchedule"
+        | "DeleteSchedule"
+        | "CreateScheduleGroup"
+        | "DeleteScheduleGroup" => input.opt("ClientToken"),
         _ => None,
     };
     let Some(token) = token else {
