@@ -713,6 +713,12 @@ async fn a_request_repeated_with_its_client_token_gets_the_same_answer() {
         .await
         .unwrap_err();
     assert!(err.into_service_error().is_conflict_exception(), "DELETING");
+
+    // A token lasts an hour: then the same request is carried out again.
+    h.advance(3601.0).await;
+    create("token-1", "rate(1 hour)").await.unwrap();
+    let again = s.get_schedule().name("once-only").send().await.unwrap();
+    assert_eq!(again.schedule_expression(), Some("rate(1 hour)"));
 }
 
 #[tokio::test]

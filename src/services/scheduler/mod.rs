@@ -42,18 +42,26 @@ pub fn call(
     // A request repeated with its ClientToken gets the first one's answer and changes nothing
     // again; the same token with other members is a request of its own.
     let key = (groups::scope(cx), operation.to_string(), token.to_string());
-    if let Some((seen, answer)) = state.scheduler.tokens.get(&key)
+    let now = state.now();
+    if let Some((at, seen, answer)) = state.scheduler.tokens.get(&key)
+        && now - at < TOKEN_LIFETIME_MS
         && *seen == input.0
     {
         return Ok(answer.clone());
     }
     let answer = dispatch(state, cx, operation, &input)?;
-    state
-        .scheduler
-        .tokens
-        .insert(key, (input.0.clone(), answer.clone()));
+    let tokens = &mut state.scheduler.tokens;
+    if tokens.len() >= TOKENS_KEPT {
+        tokens.retain(|_, (at, _, _)| now - *at < TOKEN_LIFETIME_MS);
+    }
+    tokens.insert(key, (now, input.0.clone(), answer.clone()));
     Ok(answer)
 }
+
+/// How long a ClientToken makes a repeat answer the same (virtual time; AWS names no duration).
+const TOKEN_LIFETIME_MS: crate::engine::time::Millis = 60 * 60 * 1000;
+/// Past this many tokens kept, the expired ones are dropped (every SDK call brings a new one).
+const TOKENS_KEPT: usize = 1_000;
 
 fn dispatch(
     state: &mut State,

@@ -17,9 +17,10 @@ pub struct Store {
     /// Makes every armed timer unique, so a timer of a schedule since updated or deleted is
     /// recognised as stale when it fires.
     pub next_generation: u64,
-    /// (scope, operation, ClientToken) → the input and the answer of the request that used it
-    /// first, so that a repeat is answered the same without being carried out again.
-    pub tokens: BTreeMap<(Scope, String, String), (Value, Value)>,
+    /// (scope, operation, ClientToken) → when, with what input and with what answer the request
+    /// that used it first was carried out, so that a repeat is answered the same without being
+    /// carried out again.
+    pub tokens: BTreeMap<(Scope, String, String), (Millis, Value, Value)>,
 }
 
 #[derive(Debug, Clone)]
