@@ -1025,7 +1025,8 @@ async fn a_custom_bus_and_a_lambda_function_behind_its_local_url_are_targets() {
         .source("my.scheduler")
         .build()
         .unwrap();
-    let input = r#"{"try":"<aws.scheduler.attempt-number>"}"#;
+    // Outside a string, the attempt number is a number.
+    let input = r#"{"try": <aws.scheduler.attempt-number>}"#;
     s.create_schedule()
         .name("to-custom-bus")
         .schedule_expression("at(2027-12-01T00:01:00)")
@@ -1052,8 +1053,8 @@ async fn a_custom_bus_and_a_lambda_function_behind_its_local_url_are_targets() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["detail-type"], "Tick");
     assert_eq!(events[0]["source"], "my.scheduler");
-    assert_eq!(events[0]["detail"], json!({"try": "1"}));
+    assert_eq!(events[0]["detail"], json!({"try": 1}));
     let schedule = "arn:aws:scheduler:us-east-1:000000000000:schedule/default/to-custom-bus";
     assert_eq!(events[0]["resources"], json!([schedule]));
-    assert_eq!(seen.lock().unwrap().clone(), [json!({"try": "1"})]);
+    assert_eq!(seen.lock().unwrap().clone(), [json!({"try": 1})]);
 }

@@ -179,7 +179,7 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
             timer.scheduled,
             &execution_id,
         ) {
-            Some(event) => event.to_string(),
+            Some(event) => event,
             None => {
                 doomed = Some(Failure::InvalidJson);
                 String::new()
@@ -250,7 +250,8 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
 }
 
 /// The event a PutEvents target puts on its bus: EventBridgeParameters' DetailType and Source,
-/// the input as its detail, the schedule as its resource.
+/// the input as its detail, the schedule as its resource. The input goes in as written, so that
+/// an attempt number it holds outside a string is filled in by each attempt as well.
 fn event_of(
     target: &Value,
     body: &str,
@@ -258,11 +259,12 @@ fn event_of(
     schedule_arn: &str,
     scheduled: Millis,
     id: &str,
-) -> Option<Value> {
-    let detail: Value = serde_json::from_str(body).ok()?;
+) -> Option<String> {
+    serde_json::from_str::<Value>(&body.replace(ATTEMPT, "1")).ok()?;
+    const DETAIL: &str = "<aws.scheduler.detail>";
     let params = target.get("EventBridgeParameters");
     let field = |k: &str| params.and_then(|p| p.get(k)).cloned().unwrap_or_default();
-    Some(json!({
+    let event = json!({
         "version": "0",
         "id": id,
         "detail-type": field("DetailType"),
@@ -271,8 +273,13 @@ fn event_of(
         "time": time(scheduled),
         "region": scope.1,
         "resources": [schedule_arn],
-        "detail": detail,
-    }))
+        "detail": DETAIL,
+    });
+    Some(
+        event
+            .to_string()
+            .replace(&format!("\"{DETAIL}\""), body.trim()),
+    )
 }
 
 /// The target's RetryPolicy, Scheduler's defaults (185 retries, 24 hours) where it sets none.
