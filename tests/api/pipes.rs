@@ -851,3 +851,35 @@ async fn topics_custom_buses_and_api_destinations_are_targets_and_enrichments() 
         assert_eq!(counts(&h, url).await, ("0".to_string(), "0".to_string()));
     }
 }
+
+#[tokio::test]
+async fn a_lambda_enrichment_without_a_url_is_in_the_outbox_and_passes_the_batch_on() {
+    let h = Harness::start().await;
+    let src = queue(&h, "src", &[]).await;
+    let dst = queue(&h, "dst", &[]).await;
+    let enrich = "arn:aws:lambda:us-east-1:000000000000:function:enrich";
+    pipes(&h)
+        .create_pipe()
+        .name("p")
+        .source(arn("src"))
+        .enrichment(enrich)
+        .target(arn("dst"))
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    send(&h, &src, "unchanged").await;
+    h.advance(1.0).await;
+    let outbox = h.control_get("outbox?protocol=lambda").await;
+    let invoked = outbox["messages"].as_array().unwrap();
+    assert_eq!(invoked.len(), 1, "{outbox}");
+    assert_eq!(invoked[0]["target"], enrich);
+    let batch: Value = serde_json::from_str(invoked[0]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(batch[0]["body"], "unchanged");
+    let moved = drain(&h, &dst).await;
+    assert_eq!(moved.len(), 1);
+    let record: Value = serde_json::from_str(&moved[0]).unwrap();
+    assert_eq!(record["body"], "unchanged");
+    assert_eq!(counts(&h, &src).await, ("0".to_string(), "0".to_string()));
+}
