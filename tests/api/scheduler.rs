@@ -1058,3 +1058,41 @@ async fn a_custom_bus_and_a_lambda_function_behind_its_local_url_are_targets() {
     assert_eq!(events[0]["resources"], json!([schedule]));
     assert_eq!(seen.lock().unwrap().clone(), [json!({"try": 1})]);
 }
+
+/// When the run of a FLEXIBLE schedule due at 06:00 was delivered, on an emulator seeded `seed`.
+async fn flexible_run_with_seed(seed: u64) -> Value {
+    let h = Harness::with(switchyard::Config {
+        seed: Some(seed),
+        ..switchyard::Config::for_tests()
+    })
+    .await;
+    let (_, arn) = queue(&h, "seeded").await;
+    until(&h, "2028-01-01T00:00:00Z").await;
+    let window = FlexibleTimeWindow::builder()
+        .mode(FlexibleTimeWindowMode::Flexible)
+        .maximum_window_in_minutes(60)
+        .build()
+        .unwrap();
+    let created = h
+        .scheduler()
+        .create_schedule()
+        .name("seeded")
+        .schedule_expression("at(2028-01-01T06:00:00)")
+        .flexible_time_window(window)
+        .target(target(&arn, "x").build().unwrap())
+        .send()
+        .await
+        .unwrap();
+    until(&h, "2028-01-01T08:00:00Z").await;
+    let source = created.schedule_arn();
+    let log = h.control_get(&format!("deliveries?source={source}")).await;
+    log["records"][0]["at"].clone()
+}
+
+#[tokio::test]
+async fn a_flexible_window_draws_the_same_delay_from_the_same_seed() {
+    let first = flexible_run_with_seed(7).await;
+    assert_eq!(flexible_run_with_seed(7).await, first);
+    assert!(first.as_str().unwrap() > "2028-01-01T06:00:00", "{first}");
+    assert!(first.as_str().unwrap() < "2028-01-01T07:00:00", "{first}");
+}
