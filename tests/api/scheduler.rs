@@ -1096,3 +1096,63 @@ async fn a_flexible_window_draws_the_same_delay_from_the_same_seed() {
     assert!(first.as_str().unwrap() > "2028-01-01T06:00:00", "{first}");
     assert!(first.as_str().unwrap() < "2028-01-01T07:00:00", "{first}");
 }
+
+/// AWS (re:Post, "adjust for Daylight Saving Time"): a cron time the spring-forward skips does not
+/// run that day; one the fall-back repeats runs once.
+#[tokio::test]
+async fn a_skipped_local_time_does_not_run_and_a_repeated_one_runs_once() {
+    let h = Harness::start().await;
+    let (url, arn) = queue(&h, "dst-edges").await;
+    until(&h, "2027-03-12T00:00:00Z").await;
+    let input = r#"{"at":"<aws.scheduler.scheduled-time>"}"#;
+    let create = |name: &str, expression: &str| {
+        h.scheduler()
+            .create_schedule()
+            .name(name)
+            .schedule_expression(expression)
+            .schedule_expression_timezone("America/New_York")
+            .flexible_time_window(off())
+            .target(target(&arn, input).build().unwrap())
+            .send()
+    };
+    create("half-past-two", "cron(30 2 * * ? *)").await.unwrap();
+    until(&h, "2027-03-16T00:00:00Z").await;
+    let mut runs: Vec<String> = bodies(&drain(&h, &url).await)
+        .iter()
+        .map(|b| b["at"].as_str().unwrap().to_string())
+        .collect();
+    runs.sort();
+    // 02:30 EST is 07:30Z; on 14 March 02:30 does not exist; 02:30 EDT is 06:30Z.
+    assert_eq!(
+        runs,
+        [
+            "2027-03-12T07:30:00Z",
+            "2027-03-13T07:30:00Z",
+            "2027-03-15T06:30:00Z"
+        ]
+    );
+    h.scheduler()
+        .delete_schedule()
+        .name("half-past-two")
+        .send()
+        .await
+        .unwrap();
+
+    until(&h, "2027-11-06T00:00:00Z").await;
+    create("half-past-one", "cron(30 1 * * ? *)").await.unwrap();
+    until(&h, "2027-11-09T00:00:00Z").await;
+    let mut runs: Vec<String> = bodies(&drain(&h, &url).await)
+        .iter()
+        .map(|b| b["at"].as_str().unwrap().to_string())
+        .collect();
+    runs.sort();
+    // On 7 November 01:30 comes twice (05:30Z in EDT, 06:30Z in EST): one run, the first.
+    assert_eq!(
+        runs,
+        [
+            "2027-11-06T05:30:00Z",
+            "2027-11-07T05:30:00Z",
+            "2027-11-08T06:30:00Z"
+        ]
+    );
+}
