@@ -12,6 +12,12 @@ pub struct AwsError {
     pub message: String,
     /// The HTTP status; for modeled errors the model's status wins.
     pub status: u16,
+    /// Further string members of the error shape (Pipes' `resourceId`, `resourceType` ...),
+    /// rendered by the restJson1 front-end beside the message.
+    pub members: Vec<(&'static str, String)>,
+    /// The fields at fault, as (name, message), for error shapes that list them (Pipes'
+    /// ValidationException `fieldList`).
+    pub fields: Vec<(String, String)>,
 }
 
 impl AwsError {
@@ -20,7 +26,21 @@ impl AwsError {
             code,
             message: message.into(),
             status,
+            members: Vec::new(),
+            fields: Vec::new(),
         }
+    }
+
+    /// With a further member of the error shape.
+    pub fn with_member(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.members.push((name, value.into()));
+        self
+    }
+
+    /// With a field at fault (its name and what is wrong with it).
+    pub fn with_field(mut self, name: impl Into<String>, message: impl Into<String>) -> Self {
+        self.fields.push((name.into(), message.into()));
+        self
     }
 
     /// A client error (400) with the given code.

@@ -10,6 +10,7 @@ import json
 import pytest
 from botocore.exceptions import ClientError
 
+from events_helpers import error_of
 from test_eventsv2 import drain, make_queue
 
 ROLE = "arn:aws:iam::000000000000:role/pipe"
@@ -135,12 +136,24 @@ def test_bad_input(sqs, pipes, control):
             pipes.create_pipe(**args)
         return e.value.response["Error"]["Code"], e.value.response["Error"]["Message"]
 
-    c, m = code(SourceParameters={"SqsQueueParameters": {"MaximumBatchingWindowInSeconds": 301}})
+    with pytest.raises(ClientError) as e:
+        pipes.create_pipe(Name="p", Source=src, Target=dst, RoleArn=ROLE,
+                          SourceParameters={"SqsQueueParameters": {"MaximumBatchingWindowInSeconds": 301}})
+    c, m = error_of(e)
     assert c == "ValidationException" and "maximumBatchingWindowInSeconds" in m, m
+    # The model's fieldList names the member too.
+    assert e.value.response["fieldList"] == [
+        {"name": "sourceParameters.sqsQueueParameters.maximumBatchingWindowInSeconds",
+         "message": "Member must have value less than or equal to 300"}]
     c, m = code(SourceParameters={"FilterCriteria": {"Filters": [{"Pattern": "{not json"}]}})
     assert c == "ValidationException" and "filterCriteria" in m, m
     pipes.create_pipe(Name="p", Source=src, Target=dst, RoleArn=ROLE)
     assert code()[0] == "ConflictException"
+    with pytest.raises(ClientError) as e:
+        pipes.update_pipe(Name="p", RoleArn=ROLE, Description="while CREATING")
+    assert e.value.response["Error"]["Code"] == "ConflictException"
+    assert (e.value.response["resourceId"], e.value.response["resourceType"]) == ("p", "pipe")
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 409
     with pytest.raises(ClientError) as e:
         pipes.describe_pipe(Name="missing")
     assert e.value.response["Error"]["Code"] == "NotFoundException"

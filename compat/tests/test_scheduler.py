@@ -50,7 +50,7 @@ def test_a_one_time_schedule_delivers_its_context_and_deletes_itself(scheduler, 
     assert refusal(e) == (404, "ResourceNotFoundException")
 
 
-def test_groups_tags_and_listing(scheduler):
+def test_groups_tags_and_listing(scheduler, control):
     arn = scheduler.create_schedule_group(Name="team", Tags=[{"Key": "k", "Value": "v"}])["ScheduleGroupArn"]
     assert scheduler.list_tags_for_resource(ResourceArn=arn)["Tags"] == [{"Key": "k", "Value": "v"}]
     scheduler.untag_resource(ResourceArn=arn, TagKeys=["k"])
@@ -66,6 +66,15 @@ def test_groups_tags_and_listing(scheduler):
     groups = [g["Name"] for g in scheduler.list_schedule_groups()["ScheduleGroups"]]
     assert groups == ["default", "team"]
     scheduler.delete_schedule_group(Name="team")
+    assert scheduler.get_schedule_group(Name="team")["State"] == "DELETING"
+    assert [s["Name"] for s in scheduler.list_schedules()["Schedules"]] == ["a", "b", "c"]
+    with pytest.raises(ClientError) as e:
+        scheduler.delete_schedule_group(Name="team")
+    assert refusal(e) == (409, "ConflictException")
+    control.advance(1)
+    with pytest.raises(ClientError) as e:
+        scheduler.get_schedule_group(Name="team")
+    assert refusal(e) == (404, "ResourceNotFoundException")
     assert scheduler.list_schedules()["Schedules"] == []
 
 
@@ -88,3 +97,49 @@ def test_bad_input_is_refused_as_aws_refuses_it(scheduler):
     with pytest.raises(ClientError) as e:
         scheduler.delete_schedule_group(Name="default")
     assert refusal(e) == (400, "ValidationException")
+
+
+def test_attempts_are_numbered_and_the_dead_letter_says_how_the_run_ended(scheduler, sqs, control):
+    url = sqs.create_queue(QueueName="sched-flaky")["QueueUrl"]
+    dlq_url = sqs.create_queue(QueueName="sched-flaky-dlq")["QueueUrl"]
+    arn = "arn:aws:sqs:us-east-1:000000000000:sched-flaky"
+    dlq_arn = "arn:aws:sqs:us-east-1:000000000000:sched-flaky-dlq"
+    r = control.post("/faults", {"target": arn, "status": 500, "count": 1})
+    assert r.status_code == 201, r.text
+    target = {"Arn": arn, "RoleArn": ROLE, "Input": '{"try":"<aws.scheduler.attempt-number>"}'}
+    scheduler.create_schedule(Name="flaky", ScheduleExpression=local_at(control, 60), FlexibleTimeWindow=OFF,
+                              Target=target)
+    control.advance(120)
+    messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [json.loads(m["Body"]) for m in messages] == [{"try": "2"}]
+
+    r = control.post("/faults", {"target": arn, "status": 500})
+    assert r.status_code == 201, r.text
+    expression = local_at(control, 60)
+    scheduler.create_schedule(Name="doomed", ScheduleExpression=expression, FlexibleTimeWindow=OFF,
+                              Target={**target, "RetryPolicy": {"MaximumRetryAttempts": 2},
+                                      "DeadLetterConfig": {"Arn": dlq_arn}})
+    control.advance(600)
+    letters = sqs.receive_message(QueueUrl=dlq_url, MaxNumberOfMessages=10,
+                                  MessageAttributeNames=["All"])["Messages"]
+    assert len(letters) == 1 and json.loads(letters[0]["Body"]) == {"try": "3"}
+    attributes = {k: v["StringValue"] for k, v in letters[0]["MessageAttributes"].items()}
+    assert attributes["SCHEDULE_ARN"] == "arn:aws:scheduler:us-east-1:000000000000:schedule/default/doomed"
+    assert attributes["TARGET_ARN"] == arn
+    assert attributes["EXHAUSTED_RETRY_CONDITION"] == "MaximumRetryAttempts"
+    assert attributes["RETRY_ATTEMPTS"] == "2"
+    assert attributes["SCHEDULED_TIME"] == expression[3:-1] + "Z"
+    assert attributes["ERROR_CODE"] and attributes["ERROR_MESSAGE"] and len(attributes["EXECUTION_ID"]) == 36
+
+
+def test_a_client_token_makes_a_repeat_harmless(scheduler):
+    args = dict(Name="once", ScheduleExpression="rate(1 hour)", FlexibleTimeWindow=OFF, ClientToken="t-1",
+                Target={"Arn": "arn:aws:sqs:us-east-1:000000000000:q", "RoleArn": ROLE})
+    first = scheduler.create_schedule(**args)
+    assert scheduler.create_schedule(**args)["ScheduleArn"] == first["ScheduleArn"]
+    with pytest.raises(ClientError) as e:
+        scheduler.create_schedule(**{**args, "ClientToken": "t-2"})
+    assert refusal(e) == (409, "ConflictException")
+    with pytest.raises(ClientError) as e:
+        scheduler.create_schedule(**{**args, "ClientToken": "no spaces please"})
+    assert refusal(e) == (400, "ValidationException") and "clientToken" in error_of(e)[1]

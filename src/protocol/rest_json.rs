@@ -322,9 +322,19 @@ pub fn error_body(model: Option<&Model>, err: &AwsError) -> Vec<u8> {
         Some(m) if m.contains_key("Message") => "Message",
         _ => "message",
     };
-    serde_json::json!({ key: err.message })
-        .to_string()
-        .into_bytes()
+    let mut body = serde_json::json!({ key: err.message });
+    for (name, value) in &err.members {
+        body[*name] = Value::String(value.clone());
+    }
+    if !err.fields.is_empty() {
+        let fields: Vec<Value> = err
+            .fields
+            .iter()
+            .map(|(name, message)| serde_json::json!({ "name": name, "message": message }))
+            .collect();
+        body["fieldList"] = Value::Array(fields);
+    }
+    body.to_string().into_bytes()
 }
 
 #[cfg(test)]
@@ -409,5 +419,22 @@ mod tests {
         let scheduler = error_body(Some(&SCHEDULER), &err);
         assert_eq!(scheduler, br#"{"Message":"bad"}"#);
         assert_eq!(error_body(Some(&PIPES), &err), br#"{"message":"bad"}"#);
+        let conflict = AwsError::new("ConflictException", 409, "busy")
+            .with_member("resourceId", "p")
+            .with_member("resourceType", "pipe");
+        let body: Value = serde_json::from_slice(&error_body(Some(&PIPES), &conflict)).unwrap();
+        let want =
+            serde_json::json!({"message": "busy", "resourceId": "p", "resourceType": "pipe"});
+        assert_eq!(body, want);
+        let invalid = AwsError::client("ValidationException", "1 validation error detected")
+            .with_field(
+                "batchSize",
+                "Member must have value greater than or equal to 1",
+            );
+        let body: Value = serde_json::from_slice(&error_body(Some(&PIPES), &invalid)).unwrap();
+        assert_eq!(
+            body["fieldList"],
+            serde_json::json!([{"name": "batchSize", "message": "Member must have value greater than or equal to 1"}])
+        );
     }
 }

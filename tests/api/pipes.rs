@@ -4,6 +4,7 @@
 
 use crate::harness::Harness;
 use aws_sdk_pipes::error::ProvideErrorMetadata;
+use aws_sdk_pipes::operation::create_pipe::CreatePipeError;
 use aws_sdk_pipes::types::{
     Filter, FilterCriteria, PipeEnrichmentParameters, PipeSourceParameters,
     PipeSourceSqsQueueParameters, PipeState, PipeTargetParameters, RequestedPipeState,
@@ -520,6 +521,17 @@ async fn bad_input_gets_pipes_errors() {
             .contains("'sourceParameters.sqsQueueParameters.batchSize'"),
         "{err:?}"
     );
+    // The model's fieldList names the member too.
+    let CreatePipeError::ValidationException(invalid) = err.into_service_error() else {
+        panic!("not a ValidationException");
+    };
+    let fields = invalid.field_list();
+    assert_eq!(fields.len(), 1, "{invalid:?}");
+    assert_eq!(
+        fields[0].name(),
+        "sourceParameters.sqsQueueParameters.batchSize"
+    );
+    assert!(fields[0].message().contains("greater than or equal to 1"));
     let err = create()
         .source_parameters(sqs_source(100, 0))
         .send()
@@ -541,8 +553,38 @@ async fn bad_input_gets_pipes_errors() {
     create().send().await.unwrap();
     let err = create().send().await.unwrap_err();
     assert_eq!(err.code(), Some("ConflictException"));
+    let CreatePipeError::ConflictException(conflict) = err.into_service_error() else {
+        panic!("not a ConflictException");
+    };
+    assert_eq!(conflict.resource_id(), "p");
+    assert_eq!(conflict.resource_type(), "pipe");
     let err = client.start_pipe().name("p").send().await.unwrap_err();
     assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    let err = client
+        .update_pipe()
+        .name("p")
+        .role_arn(ROLE)
+        .description("changed while CREATING")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    assert!(err.message().unwrap().contains("CREATING"), "{err:?}");
+    let err = client.delete_pipe().name("p").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "still CREATING");
+    h.advance(1.0).await;
+    let err = client.start_pipe().name("p").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("ConflictException"), "already RUNNING");
+    let err = client.stop_pipe().name("none").send().await.unwrap_err();
+    assert_eq!(err.code(), Some("NotFoundException"));
+    let err = client
+        .update_pipe()
+        .name("none")
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("NotFoundException"));
     let err = client
         .describe_pipe()
         .name("none")
@@ -558,4 +600,286 @@ async fn bad_input_gets_pipes_errors() {
         .unwrap_err();
     assert_eq!(err.code(), Some("NotFoundException"));
     h.assert_alive().await;
+}
+
+#[tokio::test]
+async fn an_account_holds_at_most_a_thousand_pipes() {
+    let h = Harness::start().await;
+    queue(&h, "src", &[]).await;
+    queue(&h, "dst", &[]).await;
+    let client = pipes(&h);
+    let create = |name: String| {
+        client
+            .create_pipe()
+            .name(name)
+            .source(arn("src"))
+            .target(arn("dst"))
+            .role_arn(ROLE)
+            .desired_state(RequestedPipeState::Stopped)
+            .send()
+    };
+    for n in 0..1000 {
+        create(format!("p{n}")).await.unwrap();
+    }
+    let err = create("one-too-many".into()).await.unwrap_err();
+    assert_eq!(err.raw_response().unwrap().status().as_u16(), 402);
+    let CreatePipeError::ServiceQuotaExceededException(quota) = err.into_service_error() else {
+        panic!("not a ServiceQuotaExceededException");
+    };
+    assert_eq!(quota.resource_id(), "one-too-many");
+    assert_eq!(quota.resource_type(), "pipe");
+    assert_eq!(quota.service_code(), "pipes");
+    assert!(!quota.quota_code().is_empty());
+    h.assert_alive().await;
+}
+
+#[tokio::test]
+async fn updates_settle_or_fail_with_a_reason_and_a_lost_source_fails_the_pipe() {
+    let h = Harness::start().await;
+    let src = queue(&h, "src", &[]).await;
+    let dst = queue(&h, "dst", &[]).await;
+    let client = pipes(&h);
+    client
+        .create_pipe()
+        .name("p")
+        .source(arn("src"))
+        .target(arn("dst"))
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    assert_eq!(current(&h, "p").await, PipeState::Running);
+    let update = |target: String| {
+        client
+            .update_pipe()
+            .name("p")
+            .role_arn(ROLE)
+            .target(target)
+            .send()
+    };
+    let out = update(arn("nowhere")).await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::Updating));
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::UpdateFailed));
+    let why = out.state_reason.unwrap();
+    assert!(why.contains(&arn("nowhere")), "{why}");
+    // Updated again to a target that exists, it runs and moves messages.
+    update(arn("dst")).await.unwrap();
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::Running));
+    assert_eq!(out.state_reason, None);
+    send(&h, &src, "after the update").await;
+    let moved = drain(&h, &dst).await;
+    assert_eq!(moved.len(), 1);
+    let record: Value = serde_json::from_str(&moved[0]).unwrap();
+    assert_eq!(record["body"], "after the update");
+    // Its source deleted, the pipe can no longer run.
+    h.sqs().delete_queue().queue_url(&src).send().await.unwrap();
+    h.advance(1.0).await;
+    let out = client.describe_pipe().name("p").send().await.unwrap();
+    assert_eq!(out.current_state, Some(PipeState::StartFailed));
+    let why = out.state_reason.unwrap();
+    assert!(why.contains(&arn("src")), "{why}");
+}
+
+/// A local HTTP endpoint for API destinations: `/enrich` answers each record as
+/// `{"enriched": <body>}`, `/target` keeps what it gets. Every request body is kept.
+async fn api_endpoint() -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (enrich_seen, target_seen) = (seen.clone(), seen.clone());
+    let app = axum::Router::new()
+        .route(
+            "/enrich",
+            axum::routing::post(move |body: String| async move {
+                let batch: Value = serde_json::from_str(&body).unwrap();
+                enrich_seen
+                    .lock()
+                    .unwrap()
+                    .push(("enrich".to_string(), batch.clone()));
+                let out: Vec<Value> = batch
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| json!({"enriched": r["body"]}))
+                    .collect();
+                json_answer(Value::Array(out))
+            }),
+        )
+        .route(
+            "/target",
+            axum::routing::post(move |body: String| async move {
+                let got: Value = serde_json::from_str(&body).unwrap();
+                target_seen
+                    .lock()
+                    .unwrap()
+                    .push(("target".to_string(), got));
+                json_answer(json!({}))
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (format!("http://{addr}"), seen)
+}
+
+async fn api_destination(h: &Harness, name: &str, endpoint: &str) -> String {
+    use aws_sdk_eventbridge::types::{
+        ApiDestinationHttpMethod, ConnectionAuthorizationType,
+        CreateConnectionApiKeyAuthRequestParameters, CreateConnectionAuthRequestParameters,
+    };
+    let auth = CreateConnectionAuthRequestParameters::builder()
+        .api_key_auth_parameters(
+            CreateConnectionApiKeyAuthRequestParameters::builder()
+                .api_key_name("x-api-key")
+                .api_key_value("secret")
+                .build()
+                .unwrap(),
+        )
+        .build();
+    let connection = h
+        .events()
+        .create_connection()
+        .name(format!("{name}-connection"))
+        .authorization_type(ConnectionAuthorizationType::ApiKey)
+        .auth_parameters(auth)
+        .send()
+        .await
+        .unwrap()
+        .connection_arn
+        .unwrap();
+    h.events()
+        .create_api_destination()
+        .name(name)
+        .connection_arn(connection)
+        .invocation_endpoint(endpoint)
+        .http_method(ApiDestinationHttpMethod::Post)
+        .send()
+        .await
+        .unwrap()
+        .api_destination_arn
+        .unwrap()
+}
+
+#[tokio::test]
+async fn topics_custom_buses_and_api_destinations_are_targets_and_enrichments() {
+    let (endpoint, seen) = api_endpoint().await;
+    let h = Harness::start().await;
+    let src_topic = queue(&h, "src-topic", &[]).await;
+    let src_bus = queue(&h, "src-bus", &[]).await;
+    let src_api = queue(&h, "src-api", &[]).await;
+    let from_topic = queue(&h, "from-topic", &[]).await;
+    let from_bus = queue(&h, "from-bus", &[]).await;
+    let topic = h
+        .sns()
+        .create_topic()
+        .name("pipe-topic")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn
+        .unwrap();
+    h.sns()
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("sqs")
+        .endpoint(arn("from-topic"))
+        .attributes("RawMessageDelivery", "true")
+        .send()
+        .await
+        .unwrap();
+    let bus = crate::custom_bus::bus(&h, "pipe-bus").await;
+    crate::custom_bus::subscriber(&h, "to-queue", &bus, &arn("from-bus"), json!({})).await;
+    let enrich = api_destination(&h, "enrich", &format!("{endpoint}/enrich")).await;
+    let deliver = api_destination(&h, "deliver", &format!("{endpoint}/target")).await;
+    let client = pipes(&h);
+    let create = |name: &str, source: String, target: &str| {
+        client
+            .create_pipe()
+            .name(name)
+            .source(source)
+            .target(target)
+            .role_arn(ROLE)
+    };
+    create("to-topic", arn("src-topic"), &topic)
+        .send()
+        .await
+        .unwrap();
+    create("to-bus", arn("src-bus"), &bus).send().await.unwrap();
+    create("to-api", arn("src-api"), &deliver)
+        .enrichment(&enrich)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    for name in ["to-topic", "to-bus", "to-api"] {
+        assert_eq!(current(&h, name).await, PipeState::Running, "{name}");
+    }
+    send(&h, &src_topic, "for the topic").await;
+    send(&h, &src_bus, r#"{"n": 1}"#).await;
+    send(&h, &src_api, "for the API").await;
+    h.advance(1.0).await;
+
+    // The topic publishes the record, as a raw subscription receives it.
+    let published = drain(&h, &from_topic).await;
+    assert_eq!(published.len(), 1);
+    let record: Value = serde_json::from_str(&published[0]).unwrap();
+    assert_eq!(record["body"], "for the topic");
+    assert_eq!(record["eventSource"], "aws:sqs");
+    // The custom bus gets an event whose detail is the record.
+    let events = drain(&h, &from_bus).await;
+    assert_eq!(events.len(), 1);
+    let event: Value = serde_json::from_str(&events[0]).unwrap();
+    assert_eq!(event["source"], "Pipe to-bus", "{event}");
+    assert_eq!(event["detail-type"], "Event from aws:sqs");
+    assert_eq!(event["detail"]["body"], r#"{"n": 1}"#);
+    // The API destination enriches the batch, and another delivers what it answered.
+    let calls = seen.lock().unwrap().clone();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0].0, "enrich");
+    assert_eq!(calls[0].1[0]["body"], "for the API");
+    assert_eq!(
+        calls[1],
+        ("target".to_string(), json!({"enriched": "for the API"}))
+    );
+    // Every source was emptied: each message was delivered.
+    for url in [&src_topic, &src_bus, &src_api] {
+        assert_eq!(counts(&h, url).await, ("0".to_string(), "0".to_string()));
+    }
+}
+
+#[tokio::test]
+async fn a_lambda_enrichment_without_a_url_is_in_the_outbox_and_passes_the_batch_on() {
+    let h = Harness::start().await;
+    let src = queue(&h, "src", &[]).await;
+    let dst = queue(&h, "dst", &[]).await;
+    let enrich = "arn:aws:lambda:us-east-1:000000000000:function:enrich";
+    pipes(&h)
+        .create_pipe()
+        .name("p")
+        .source(arn("src"))
+        .enrichment(enrich)
+        .target(arn("dst"))
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    send(&h, &src, "unchanged").await;
+    h.advance(1.0).await;
+    let outbox = h.control_get("outbox?protocol=lambda").await;
+    let invoked = outbox["messages"].as_array().unwrap();
+    assert_eq!(invoked.len(), 1, "{outbox}");
+    assert_eq!(invoked[0]["target"], enrich);
+    let batch: Value = serde_json::from_str(invoked[0]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(batch[0]["body"], "unchanged");
+    let moved = drain(&h, &dst).await;
+    assert_eq!(moved.len(), 1);
+    let record: Value = serde_json::from_str(&moved[0]).unwrap();
+    assert_eq!(record["body"], "unchanged");
+    assert_eq!(counts(&h, &src).await, ("0".to_string(), "0".to_string()));
 }

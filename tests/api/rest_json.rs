@@ -72,6 +72,13 @@ async fn schedule_groups_round_trip_through_the_sdk() {
         .send()
         .await
         .unwrap();
+    // Deleted asynchronously: DELETING for a second of virtual time, then gone.
+    let deleting = s.get_schedule_group().name("nightly").send().await.unwrap();
+    assert_eq!(
+        deleting.state(),
+        Some(&aws_sdk_scheduler::types::ScheduleGroupState::Deleting)
+    );
+    h.advance(1.0).await;
     let err = s
         .get_schedule_group()
         .name("nightly")

@@ -133,6 +133,9 @@ impl<T> Engine<T> {
         let now = self.now;
         let d = self.deliveries.get_mut(&id).expect("held_back checked it");
         d.attempts += 1;
+        if let Some((first, render)) = &d.per_attempt {
+            d.target = render(first, d.attempts);
+        }
         d.last_request_id = match d.request_ids && d.doomed.is_none() {
             true => Some(self.rng.uuid()),
             false => None,

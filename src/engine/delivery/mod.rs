@@ -82,7 +82,14 @@ pub struct Delivery<T> {
     /// function's partial batch failures) when it asked for it.
     answer: Option<String>,
     keeps_answer: bool,
+    /// The target as first given and how to render it for each attempt (EventBridge
+    /// Scheduler's `<aws.scheduler.attempt-number>`): see [`Delivery::rendered_per_attempt`].
+    per_attempt: Option<(Target, RenderAttempt)>,
 }
+
+/// How a delivery renders its target for attempt `n` from the target it was made with
+/// ([`Delivery::rendered_per_attempt`]).
+pub type RenderAttempt = fn(&Target, u32) -> Target;
 
 /// The AWS-named metrics a delivery counts in (`switchyard_aws_metric_total`): their namespace,
 /// the resource they are kept per, and the name of each counter the delivery has. Each delivering
@@ -206,7 +213,15 @@ impl<T> Delivery<T> {
             follow: None,
             answer: None,
             keeps_answer: false,
+            per_attempt: None,
         }
+    }
+
+    /// Renders the target afresh for each attempt: `render(first, n)` is what attempt `n` (1 for
+    /// the first) hands over, `first` the target this delivery was made with.
+    pub fn rendered_per_attempt(mut self, render: RenderAttempt) -> Delivery<T> {
+        self.per_attempt = Some((self.target.clone(), render));
+        self
     }
 
     /// Has the layer above told how the delivery ends ([`Work::Ended`] with `follow.then`).

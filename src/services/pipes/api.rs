@@ -112,11 +112,21 @@ fn own<'e>(e: &'e mut State, cx: &Context, name: &str) -> Result<&'e mut Pipe, P
 
 /// A change refused while another is under way.
 fn busy(p: &Pipe) -> PipesError {
-    PipesError::Conflict(format!(
-        "Pipe {} cannot be changed while it is {}.",
-        p.name,
-        p.state.name()
-    ))
+    conflict(
+        p,
+        format!(
+            "Pipe {} cannot be changed while it is {}.",
+            p.name,
+            p.state.name()
+        ),
+    )
+}
+
+fn conflict(p: &Pipe, message: String) -> PipesError {
+    PipesError::Conflict {
+        message,
+        pipe: p.name.clone(),
+    }
 }
 
 fn length(value: &str, member: &str, min: usize, max: usize) -> Result<(), PipesError> {
@@ -237,9 +247,11 @@ fn source_parameters(
         window_s: window.unwrap_or(old.window_s),
     };
     if source.batch_size > 10 && source.window_s == 0 {
-        return Err(PipesError::Validation(format!(
-            "1 validation error detected: Value '0' at '{window_member}' failed to satisfy constraint: MaximumBatchingWindowInSeconds must be greater than 0 when BatchSize is greater than 10"
-        )));
+        return Err(field(
+            0,
+            &window_member,
+            "MaximumBatchingWindowInSeconds must be greater than 0 when BatchSize is greater than 10",
+        ));
     }
     let filters = match params.get("FilterCriteria") {
         None | Some(Value::Null) => None,
@@ -270,10 +282,12 @@ fn filters(criteria: &Value) -> Result<Vec<Filter>, PipesError> {
         let member = format!("{member}.{}.pattern", i + 1);
         length(text, &member, 0, 4096)?;
         let pattern = EventPattern::parse(text).map_err(|e| {
-            PipesError::Validation(format!(
-                "Invalid FilterCriteria pattern at '{member}': {}",
-                e.message()
-            ))
+            let message = format!("Invalid FilterCriteria pattern: {}", e.message());
+            PipesError::Field {
+                message: format!("{message} (at '{member}')"),
+                member: member.clone(),
+                rule: message,
+            }
         })?;
         out.push(Filter {
             text: text.to_string(),
@@ -391,10 +405,10 @@ pub fn create_pipe(
     check_tags(&tags)?;
     let arn = arn_of(cx, &input.name);
     if e.pipes.pipes.contains_key(&arn) {
-        return Err(PipesError::Conflict(format!(
-            "Pipe {} already exists.",
-            input.name
-        )));
+        return Err(PipesError::Conflict {
+            message: format!("Pipe {} already exists.", input.name),
+            pipe: input.name,
+        });
     }
     let mine = e
         .pipes
@@ -403,9 +417,10 @@ pub fn create_pipe(
         .filter(|p| p.account == cx.account && p.region == cx.region)
         .count();
     if mine >= MAX_PIPES {
-        return Err(PipesError::Quota(format!(
-            "You have reached the quota of {MAX_PIPES} pipes."
-        )));
+        return Err(PipesError::Quota {
+            message: format!("You have reached the quota of {MAX_PIPES} pipes."),
+            pipe: input.name,
+        });
     }
     let now = e.now();
     let settings = Settings {
@@ -590,11 +605,12 @@ pub fn start_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value
     match p.state {
         s if s.in_transition() => return Err(busy(p)),
         PipeState::Running | PipeState::CreateFailed => {
-            return Err(PipesError::Conflict(format!(
+            let message = format!(
                 "Pipe {} cannot be started while it is {}.",
                 p.name,
                 p.state.name()
-            )));
+            );
+            return Err(conflict(p, message));
         }
         _ => {}
     }
@@ -611,11 +627,12 @@ pub fn stop_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value,
     match p.state {
         s if s.in_transition() => return Err(busy(p)),
         PipeState::Stopped | PipeState::CreateFailed => {
-            return Err(PipesError::Conflict(format!(
+            let message = format!(
                 "Pipe {} cannot be stopped while it is {}.",
                 p.name,
                 p.state.name()
-            )));
+            );
+            return Err(conflict(p, message));
         }
         _ => {}
     }

@@ -118,9 +118,13 @@ fn settle(e: &mut State, arn: &str, token: u64) {
             p.state = failed;
             p.reason = reason(why);
         }
-        (_, None) => p.state = PipeState::Stopped,
+        (_, None) => {
+            p.state = PipeState::Stopped;
+            p.reason = None;
+        }
         (Ok(()), Some(_)) => {
             p.state = desired;
+            p.reason = None;
             if desired == PipeState::Running {
                 schedule_poll(e, arn, e.now());
             }

@@ -6,11 +6,12 @@
 //! ActionAfterCompletion DELETE).
 
 use super::expression::{Expression, zone};
-use super::store::{Schedule, Scope, Timer};
+use super::store::{Run, Schedule, Scope, Timer};
+use super::universal::UNIVERSAL;
 use crate::arn::Arn;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, GiveUp, MessageAttributeValue, Outcome, Publisher,
-    SqsMessage,
+    SqsMessage, Target,
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::events::put_events::failure;
@@ -20,9 +21,6 @@ use crate::services::target::{Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-
-/// The prefix of universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
-pub const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
 
 fn schedule_mut<'a>(
     state: &'a mut State,
@@ -66,19 +64,27 @@ pub fn arm(state: &mut State, scope: &Scope, group: &str, name: &str, after: Mil
         0 => 0,
         w => (state.engine.rng.next_f64() * w as f64) as Millis,
     };
-    let timer = Timer {
+    let timer = Run {
         scope: scope.clone(),
         group: group.to_string(),
         name: name.to_string(),
         generation,
         scheduled: next,
     };
-    state.schedule(next + delay, Step::Scheduler(timer));
+    state.schedule(next + delay, Step::Scheduler(Timer::Run(timer)));
 }
 
-/// A schedule's timer is due: run it, then arm the next run or complete it. A timer of a
-/// schedule since updated, disabled or deleted does nothing.
+/// A timer of Scheduler is due: a schedule's run, or the end of a group's deletion.
 pub fn fire(state: &mut State, timer: Timer) {
+    match timer {
+        Timer::Run(run) => fire_run(state, run),
+        Timer::GroupDeleted { scope, name } => super::groups::deleted(state, &scope, &name),
+    }
+}
+
+/// A schedule's run is due: run it, then arm the next run or complete it. A timer of a
+/// schedule since updated, disabled or deleted does nothing.
+fn fire_run(state: &mut State, timer: Run) {
     let Some(s) = schedule_mut(state, &timer.scope, &timer.group, &timer.name) else {
         return;
     };
@@ -106,18 +112,50 @@ pub fn fire(state: &mut State, timer: Timer) {
     }
 }
 
-/// The target input with the context attributes filled in.
+/// The placeholder of the attempt number, filled in for each attempt ([`per_attempt`]).
+const ATTEMPT: &str = "<aws.scheduler.attempt-number>";
+
+/// The target input with the context attributes of the run filled in; the attempt number is
+/// filled in by each attempt.
 fn render(text: &str, s: &Schedule, scheduled: Millis, execution_id: &str) -> String {
-    let time = format_rfc3339(scheduled);
-    let time = format!("{}Z", &time[..19]);
     text.replace("<aws.scheduler.schedule-arn>", &s.arn)
-        .replace("<aws.scheduler.scheduled-time>", &time)
+        .replace("<aws.scheduler.scheduled-time>", &time(scheduled))
         .replace("<aws.scheduler.execution-id>", execution_id)
-        .replace("<aws.scheduler.attempt-number>", "1")
+}
+
+/// An instant as Scheduler writes it: `2027-03-14T13:00:00Z`.
+fn time(at: Millis) -> String {
+    let text = format_rfc3339(at);
+    format!("{}Z", &text[..19])
+}
+
+/// What attempt `n` of a run hands its target: the input with `<aws.scheduler.attempt-number>`
+/// (1 for the first attempt, 2 for the first retry ...).
+fn per_attempt(first: &Target, n: u32) -> Target {
+    let fill = |text: &mut String| {
+        if text.contains(ATTEMPT) {
+            *text = text.replace(ATTEMPT, &n.to_string());
+        }
+    };
+    let mut target = first.clone();
+    match &mut target {
+        Target::Sqs { message, .. } => fill(&mut message.body),
+        Target::Http { body, .. } | Target::Sns { body, .. } | Target::Outbox { body, .. } => {
+            fill(body)
+        }
+        Target::Bus { event, .. } => fill(event),
+        Target::Call { input, .. } => fill(input),
+        Target::SqsBatch { entries, .. } => {
+            for entry in entries {
+                fill(&mut entry.message.body);
+            }
+        }
+    }
+    target
 }
 
 /// Starts the delivery of one run of `s` to its target.
-fn run(state: &mut State, timer: &Timer, s: &Schedule) {
+fn run(state: &mut State, timer: &Run, s: &Schedule) {
     let execution_id = state.engine.rng.uuid();
     let target = &s.target;
     let arn = target["Arn"].as_str().unwrap_or_default().to_string();
@@ -141,7 +179,7 @@ fn run(state: &mut State, timer: &Timer, s: &Schedule) {
             timer.scheduled,
             &execution_id,
         ) {
-            Some(event) => event.to_string(),
+            Some(event) => event,
             None => {
                 doomed = Some(Failure::InvalidJson);
                 String::new()
@@ -150,7 +188,8 @@ fn run(state: &mut State, timer: &Timer, s: &Schedule) {
     } else {
         String::new()
     };
-    if Arn::service_of(&arn) == "lambda" && serde_json::from_str::<Value>(&body).is_err() {
+    let first_attempt = body.replace(ATTEMPT, "1");
+    if Arn::service_of(&arn) == "lambda" && serde_json::from_str::<Value>(&first_attempt).is_err() {
         doomed = Some(Failure::InvalidJson);
     }
     let payload = Payload {
@@ -179,7 +218,7 @@ fn run(state: &mut State, timer: &Timer, s: &Schedule) {
     let dead_letter = target
         .pointer("/DeadLetterConfig/Arn")
         .and_then(Value::as_str)
-        .map(|queue| dead_letter(queue, s, &arn, &body, &execution_id));
+        .map(|queue| dead_letter(queue, s, &arn, &body, &execution_id, timer.scheduled));
     let is_http = adapted.is_http();
     let mut delivery = Delivery::new(
         "scheduler",
@@ -207,11 +246,12 @@ fn run(state: &mut State, timer: &Timer, s: &Schedule) {
     if let Some(failure) = doomed {
         delivery = delivery.doomed(Outcome::Permanent(failure));
     }
-    state.deliver(delivery);
+    state.deliver(delivery.rendered_per_attempt(per_attempt));
 }
 
 /// The event a PutEvents target puts on its bus: EventBridgeParameters' DetailType and Source,
-/// the input as its detail, the schedule as its resource.
+/// the input as its detail, the schedule as its resource. The input goes in as written, so that
+/// an attempt number it holds outside a string is filled in by each attempt as well.
 fn event_of(
     target: &Value,
     body: &str,
@@ -219,22 +259,27 @@ fn event_of(
     schedule_arn: &str,
     scheduled: Millis,
     id: &str,
-) -> Option<Value> {
-    let detail: Value = serde_json::from_str(body).ok()?;
+) -> Option<String> {
+    serde_json::from_str::<Value>(&body.replace(ATTEMPT, "1")).ok()?;
+    const DETAIL: &str = "<aws.scheduler.detail>";
     let params = target.get("EventBridgeParameters");
     let field = |k: &str| params.and_then(|p| p.get(k)).cloned().unwrap_or_default();
-    let time = format_rfc3339(scheduled);
-    Some(json!({
+    let event = json!({
         "version": "0",
         "id": id,
         "detail-type": field("DetailType"),
         "source": field("Source"),
         "account": scope.0,
-        "time": format!("{}Z", &time[..19]),
+        "time": time(scheduled),
         "region": scope.1,
         "resources": [schedule_arn],
-        "detail": detail,
-    }))
+        "detail": DETAIL,
+    });
+    Some(
+        event
+            .to_string()
+            .replace(&format!("\"{DETAIL}\""), body.trim()),
+    )
 }
 
 /// The target's RetryPolicy, Scheduler's defaults (185 retries, 24 hours) where it sets none.
@@ -249,9 +294,17 @@ fn retry_policy(target: &Value) -> TargetRetry {
     }
 }
 
-/// The dead letter of a run: the target input, with the schedule's and target's ARNs and the
-/// execution id as attributes; how the delivery ended is added when it is written.
-fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &str) -> DeadLetter {
+/// The dead letter of a run: the target input, with the schedule's and target's ARNs, the
+/// execution id and the scheduled time as attributes; how the delivery ended is added when it
+/// is written.
+fn dead_letter(
+    queue: &str,
+    s: &Schedule,
+    target: &str,
+    body: &str,
+    execution: &str,
+    scheduled: Millis,
+) -> DeadLetter {
     let attributes = BTreeMap::from([
         (
             "SCHEDULE_ARN".to_string(),
@@ -264,6 +317,10 @@ fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &
         (
             "EXECUTION_ID".to_string(),
             MessageAttributeValue::string(execution),
+        ),
+        (
+            "SCHEDULED_TIME".to_string(),
+            MessageAttributeValue::string(&time(scheduled)),
         ),
     ]);
     DeadLetter {
@@ -280,13 +337,23 @@ fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &
     }
 }
 
-/// ERROR_CODE, ERROR_MESSAGE and RETRY_ATTEMPTS of a dead letter (EventBridge's table of
-/// delivery failures).
+/// ERROR_CODE, ERROR_MESSAGE (EventBridge's table of delivery failures), the retry limit that
+/// ended the run (EXHAUSTED_RETRY_CONDITION, only when one did) and RETRY_ATTEMPTS of a dead
+/// letter; its body is the input of the last attempt.
 fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
+    message.body = message
+        .body
+        .replace(ATTEMPT, &how.attempts.max(1).to_string());
     let attrs = &mut message.attributes;
     attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
     attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
+    if let Some(limit) = how.exhausted {
+        attrs.insert(
+            "EXHAUSTED_RETRY_CONDITION".into(),
+            MessageAttributeValue::string(limit),
+        );
+    }
     let retries = how.attempts.saturating_sub(1).to_string();
     attrs.insert(
         "RETRY_ATTEMPTS".into(),

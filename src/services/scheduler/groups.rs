@@ -1,11 +1,12 @@
 //! Schedule groups (with the `default` group every account and region has) and their tags.
 
-use super::store::{Group, Scope};
+use super::store::{Group, Scope, Timer};
 use super::{Input, check_name, conflict, date, not_found, validation};
+use crate::engine::time::Millis;
 use crate::error::AwsError;
 use crate::services::Context;
 use crate::services::page::{Pager, Sizes, Tokens, size_rule};
-use crate::state::State;
+use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -33,6 +34,7 @@ pub fn groups<'a>(state: &'a mut State, cx: &Context) -> &'a mut BTreeMap<String
         created: now,
         modified: now,
         tags: Vec::new(),
+        deleting: false,
     });
     groups
 }
@@ -64,6 +66,7 @@ pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
         created: now,
         modified: now,
         tags,
+        deleting: false,
     };
     groups.insert(name.to_string(), group);
     Ok(json!({ "ScheduleGroupArn": arn }))
@@ -75,7 +78,7 @@ fn summary(name: &str, group: &Group) -> Value {
         "CreationDate": date(group.created),
         "LastModificationDate": date(group.modified),
         "Name": name,
-        "State": "ACTIVE",
+        "State": if group.deleting { "DELETING" } else { "ACTIVE" },
     })
 }
 
@@ -116,24 +119,58 @@ pub fn list(state: &mut State, cx: &Context, input: &Input) -> Result<Value, Aws
     Ok(out)
 }
 
+/// How long a deleted group stays `DELETING` before it and its schedules are gone (virtual
+/// time; AWS deletes them asynchronously and names no duration).
+pub const DELETION_MS: Millis = 1_000;
+
+/// Starts deleting a group: it is `DELETING` (its schedules may still run) until its timer
+/// removes it and its schedules, [`DELETION_MS`] later.
 pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
     let name = input.str("Name");
     if name == DEFAULT {
         return Err(validation("The default schedule group cannot be deleted."));
     }
-    groups(state, cx)
-        .remove(name)
+    let now = state.now();
+    let group = groups(state, cx)
+        .get_mut(name)
         .ok_or_else(|| group_not_found(name))?;
-    // Its schedules go with it.
-    if let Some(all) = state.scheduler.schedules.get_mut(&scope(cx)) {
+    if group.deleting {
+        return Err(being_deleted(name));
+    }
+    group.deleting = true;
+    group.modified = now;
+    let timer = Timer::GroupDeleted {
+        scope: scope(cx),
+        name: name.to_string(),
+    };
+    state.schedule(now + DELETION_MS, Step::Scheduler(timer));
+    Ok(json!({}))
+}
+
+/// The ConflictException of a change to a group being deleted, or to a schedule in it.
+pub fn being_deleted(name: &str) -> AwsError {
+    conflict(format!("Schedule group {name} is being deleted."))
+}
+
+/// A group's deletion is over: it and its schedules are gone.
+pub fn deleted(state: &mut State, scope: &Scope, name: &str) {
+    if let Some(groups) = state.scheduler.groups.get_mut(scope) {
+        groups.remove(name);
+    }
+    if let Some(all) = state.scheduler.schedules.get_mut(scope) {
         all.retain(|(group, _), _| group != name);
     }
-    Ok(json!({}))
 }
 
 /// The group a taggable ARN names (`arn:aws:scheduler:<region>:<account>:schedule-group/<name>`)
 /// in the caller's scope.
-fn tagged<'a>(state: &'a mut State, cx: &Context, arn: &str) -> Result<&'a mut Group, AwsError> {
+/// `changing`: the caller changes it, which a group being deleted refuses.
+fn tagged<'a>(
+    state: &'a mut State,
+    cx: &Context,
+    arn: &str,
+    changing: bool,
+) -> Result<&'a mut Group, AwsError> {
     let name = arn
         .strip_prefix(&group_arn(cx, ""))
         .filter(|n| !n.is_empty() && !n.contains('/'));
@@ -145,9 +182,13 @@ fn tagged<'a>(state: &'a mut State, cx: &Context, arn: &str) -> Result<&'a mut G
              arn:aws(-[a-z]+)?:scheduler:[a-z0-9\\-]+:\\d{12}:schedule-group\\/[0-9a-zA-Z-_.]+",
         )));
     };
-    groups(state, cx)
+    let group = groups(state, cx)
         .get_mut(name)
-        .ok_or_else(|| group_not_found(name))
+        .ok_or_else(|| group_not_found(name))?;
+    if changing && group.deleting {
+        return Err(being_deleted(name));
+    }
+    Ok(group)
 }
 
 fn check_tags(tags: &[(String, String)]) -> Result<(), AwsError> {
@@ -165,7 +206,7 @@ pub fn tag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsE
     let added = input.tags();
     check_tags(&added)?;
     let now = state.now();
-    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    let group = tagged(state, cx, input.str("ResourceArn"), true)?;
     for (key, value) in added {
         match group.tags.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
@@ -178,13 +219,13 @@ pub fn tag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsE
 
 pub fn untag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
     let keys = input.strings("TagKeys");
-    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    let group = tagged(state, cx, input.str("ResourceArn"), true)?;
     group.tags.retain(|(k, _)| !keys.contains(k));
     Ok(json!({}))
 }
 
 pub fn list_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let group = tagged(state, cx, input.str("ResourceArn"))?;
+    let group = tagged(state, cx, input.str("ResourceArn"), false)?;
     let tags: Vec<Value> = group
         .tags
         .iter()

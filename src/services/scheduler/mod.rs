@@ -27,19 +27,61 @@ pub fn call(
     input: Value,
 ) -> Result<Value, AwsError> {
     let input = Input(input);
+    let token = match operation {
+        "CreateSchedule"
+        | "UpdateSchedule"
+        | "DeleteSchedule"
+        | "CreateScheduleGroup"
+        | "DeleteScheduleGroup" => input.opt("ClientToken"),
+        _ => None,
+    };
+    let Some(token) = token else {
+        return dispatch(state, cx, operation, &input);
+    };
+    check_client_token(token)?;
+    // A request repeated with its ClientToken gets the first one's answer and changes nothing
+    // again; the same token with other members is a request of its own.
+    let key = (groups::scope(cx), operation.to_string(), token.to_string());
+    let now = state.now();
+    if let Some((at, seen, answer)) = state.scheduler.tokens.get(&key)
+        && now - at < TOKEN_LIFETIME_MS
+        && *seen == input.0
+    {
+        return Ok(answer.clone());
+    }
+    let answer = dispatch(state, cx, operation, &input)?;
+    let tokens = &mut state.scheduler.tokens;
+    if tokens.len() >= TOKENS_KEPT {
+        tokens.retain(|_, (at, _, _)| now - *at < TOKEN_LIFETIME_MS);
+    }
+    tokens.insert(key, (now, input.0.clone(), answer.clone()));
+    Ok(answer)
+}
+
+/// How long a ClientToken makes a repeat answer the same (virtual time; AWS names no duration).
+const TOKEN_LIFETIME_MS: crate::engine::time::Millis = 60 * 60 * 1000;
+/// Past this many tokens kept, the expired ones are dropped (every SDK call brings a new one).
+const TOKENS_KEPT: usize = 1_000;
+
+fn dispatch(
+    state: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: &Input,
+) -> Result<Value, AwsError> {
     match operation {
-        "CreateSchedule" => schedules::create(state, cx, &input),
-        "GetSchedule" => schedules::get(state, cx, &input),
-        "UpdateSchedule" => schedules::update(state, cx, &input),
-        "DeleteSchedule" => schedules::delete(state, cx, &input),
-        "ListSchedules" => schedules::list(state, cx, &input),
-        "CreateScheduleGroup" => groups::create(state, cx, &input),
-        "GetScheduleGroup" => groups::get(state, cx, &input),
-        "ListScheduleGroups" => groups::list(state, cx, &input),
-        "DeleteScheduleGroup" => groups::delete(state, cx, &input),
-        "TagResource" => groups::tag(state, cx, &input),
-        "UntagResource" => groups::untag(state, cx, &input),
-        "ListTagsForResource" => groups::list_tags(state, cx, &input),
+        "CreateSchedule" => schedules::create(state, cx, input),
+        "GetSchedule" => schedules::get(state, cx, input),
+        "UpdateSchedule" => schedules::update(state, cx, input),
+        "DeleteSchedule" => schedules::delete(state, cx, input),
+        "ListSchedules" => schedules::list(state, cx, input),
+        "CreateScheduleGroup" => groups::create(state, cx, input),
+        "GetScheduleGroup" => groups::get(state, cx, input),
+        "ListScheduleGroups" => groups::list(state, cx, input),
+        "DeleteScheduleGroup" => groups::delete(state, cx, input),
+        "TagResource" => groups::tag(state, cx, input),
+        "UntagResource" => groups::untag(state, cx, input),
+        "ListTagsForResource" => groups::list_tags(state, cx, input),
         _ => Err(super::not_yet(operation)),
     }
 }
@@ -101,6 +143,27 @@ fn conflict(message: impl Into<String>) -> AwsError {
 /// An instant as the model's JSON form carries timestamps: epoch seconds.
 fn date(at: crate::engine::time::Millis) -> Value {
     json!(at as f64 / 1000.0)
+}
+
+/// A ClientToken: 1 to 64 of `[a-zA-Z0-9-_]`.
+fn check_client_token(token: &str) -> Result<(), AwsError> {
+    let valid = (1..=64).contains(&token.len())
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+    if valid {
+        return Ok(());
+    }
+    let rule = if token.len() > 64 {
+        "Member must have length less than or equal to 64"
+    } else {
+        "Member must satisfy regular expression pattern: [a-zA-Z0-9-_]+"
+    };
+    Err(validation(super::validation_message(
+        token,
+        "clientToken",
+        rule,
+    )))
 }
 
 /// Checks a resource name (schedule or group): 1 to 64 of `[0-9a-zA-Z-_.]`.

@@ -30,9 +30,12 @@ pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
     check_name(name, "name")?;
     let now = state.now();
     let schedule = checked(cx, input, now)?;
-    groups::groups(state, cx)
+    let found = groups::groups(state, cx)
         .get(group)
         .ok_or_else(|| not_found(format!("Schedule group {group} does not exist.")))?;
+    if found.deleting {
+        return Err(groups::being_deleted(group));
+    }
     let key = (group.to_string(), name.to_string());
     let all = state.scheduler.schedules.entry(scope(cx)).or_default();
     if all.contains_key(&key) {
@@ -54,6 +57,12 @@ pub fn update(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
     let (group, name) = (group_of(input), input.str("Name"));
     let now = state.now();
     let mut schedule = checked(cx, input, now)?;
+    if groups::groups(state, cx)
+        .get(group)
+        .is_some_and(|g| g.deleting)
+    {
+        return Err(groups::being_deleted(group));
+    }
     let key = (group.to_string(), name.to_string());
     let all = state.scheduler.schedules.entry(scope(cx)).or_default();
     let old = all
@@ -203,7 +212,7 @@ fn check_target(target: &Value) -> Result<(), AwsError> {
         )));
     }
     let arn = target["Arn"].as_str().unwrap_or_default();
-    if arn.starts_with(fire::UNIVERSAL) && super::universal::resolve(arn).is_none() {
+    if arn.starts_with(super::universal::UNIVERSAL) && super::universal::resolve(arn).is_none() {
         return Err(validation(format!(
             "Invalid target {arn}: switchyard serves no such service action."
         )));

@@ -17,6 +17,10 @@ pub struct Store {
     /// Makes every armed timer unique, so a timer of a schedule since updated or deleted is
     /// recognised as stale when it fires.
     pub next_generation: u64,
+    /// (scope, operation, ClientToken) → when, with what input and with what answer the request
+    /// that used it first was carried out, so that a repeat is answered the same without being
+    /// carried out again.
+    pub tokens: BTreeMap<(Scope, String, String), (Millis, Value, Value)>,
 }
 
 #[derive(Debug, Clone)]
@@ -25,6 +29,9 @@ pub struct Group {
     pub created: Millis,
     pub modified: Millis,
     pub tags: Vec<(String, String)>,
+    /// DeleteScheduleGroup was called: the group is `DELETING` until its timer removes it and
+    /// its schedules.
+    pub deleting: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -51,10 +58,19 @@ pub struct Schedule {
     pub generation: Option<u64>,
 }
 
+/// Scheduler's timers in the engine's queue.
+#[derive(Debug, Clone)]
+pub enum Timer {
+    /// A schedule's next run.
+    Run(Run),
+    /// A group in the DELETING state is gone, its schedules with it.
+    GroupDeleted { scope: Scope, name: String },
+}
+
 /// A schedule's next run: the schedule it is for (and the generation of that arming), and
 /// the time it is due by its expression (before any flexible delay).
 #[derive(Debug, Clone)]
-pub struct Timer {
+pub struct Run {
     pub scope: Scope,
     pub group: String,
     pub name: String,

@@ -3,12 +3,14 @@
 //! emulator by name, as the schedule's account and region. Its error ends the attempt: a
 //! server error is retried, anything else is not.
 
-use super::fire::UNIVERSAL;
 use crate::engine::delivery::{Failure, Publisher, Target};
 use crate::services::target::Adapted;
 use crate::services::{Context, ServiceId};
 use crate::state::State;
 use serde_json::Value;
+
+/// The prefix of universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
+pub const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
 
 /// The service and operation a universal target names, if switchyard serves it
 /// (`sqs:sendMessage` → SQS `SendMessage`).
