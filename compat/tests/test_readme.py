@@ -193,6 +193,10 @@ def check_clock(out):
     assert out.index('"fired"') < out.index('"Body": "hi"'), "received only after the advance"
 
 
+def check_state(out):
+    assert bodies(out) == ["still here"], out
+
+
 def check_start_up(out):
     assert bodies(out) == ["seeded"], out
     (progress,) = json_docs(out, "completed")
@@ -315,6 +319,7 @@ def check_pipe(out):
 
 EXPECTED = {
     "Clock modes": check_clock,
+    "State that survives restarts": check_state,
     "Start-up resources": check_start_up,
     "Coming from LocalStack": check_coming_from_localstack,
     "Control API": check_control,
