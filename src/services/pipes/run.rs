@@ -449,7 +449,7 @@ fn delivery(
         adapted.protocol.clone(),
         message_id,
         adapted.target,
-        Box::new(NoRetries),
+        NoRetries,
         None,
     )
     .followed_by(Follow {

@@ -187,7 +187,7 @@ fn run(state: &mut State, timer: &Timer, s: &Schedule) {
         adapted.protocol,
         execution_id,
         adapted.target,
-        Box::new(retry_policy(target)),
+        retry_policy(target),
         dead_letter,
     )
     .counted(Counters {
@@ -251,7 +251,13 @@ fn retry_policy(target: &Value) -> TargetRetry {
 
 /// The dead letter of a run: the target input, with the schedule's and target's ARNs and the
 /// execution id as attributes; how the delivery ended is added when it is written.
-fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &str) -> DeadLetter {
+fn dead_letter(
+    queue: &str,
+    s: &Schedule,
+    target: &str,
+    body: &str,
+    execution: &str,
+) -> DeadLetter<crate::state::Finish> {
     let attributes = BTreeMap::from([
         (
             "SCHEDULE_ARN".to_string(),
@@ -275,14 +281,14 @@ fn dead_letter(queue: &str, s: &Schedule, target: &str, body: &str, execution: &
             dedup_id: None,
             trace_header: None,
         },
-        finish: Some(finish_dead_letter),
+        finish: Some(crate::state::Finish::Scheduler),
         bus: None,
     }
 }
 
 /// ERROR_CODE, ERROR_MESSAGE and RETRY_ATTEMPTS of a dead letter (EventBridge's table of
 /// delivery failures).
-fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
+pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
     let attrs = &mut message.attributes;
     attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));

@@ -8,18 +8,20 @@ use std::collections::BTreeMap;
 /// Where resources live: (account, region).
 pub type Scope = (String, String);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Scope → group name → group. The `default` group is made when a scope is first used.
+    #[serde(with = "crate::pairs")]
     pub groups: BTreeMap<Scope, BTreeMap<String, Group>>,
     /// Scope → (group, name) → schedule.
+    #[serde(with = "crate::pairs::nested")]
     pub schedules: BTreeMap<Scope, BTreeMap<(String, String), Schedule>>,
     /// Makes every armed timer unique, so a timer of a schedule since updated or deleted is
     /// recognised as stale when it fires.
     pub next_generation: u64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Group {
     pub arn: String,
     pub created: Millis,
@@ -27,7 +29,7 @@ pub struct Group {
     pub tags: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Schedule {
     pub arn: String,
     /// The host clients reached the emulator at when they made it (URLs in what it delivers).
@@ -53,7 +55,7 @@ pub struct Schedule {
 
 /// A schedule's next run: the schedule it is for (and the generation of that arming), and
 /// the time it is due by its expression (before any flexible delay).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Timer {
     pub scope: Scope,
     pub group: String,

@@ -44,6 +44,12 @@ impl serde::Serialize for MessageId {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for MessageId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(MessageId::from)
+    }
+}
+
 /// A message body, held without spare capacity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Body(Box<str>);
@@ -85,8 +91,14 @@ impl serde::Serialize for Body {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Body::from)
+    }
+}
+
 /// What most messages lack, boxed apart so that a plain message does not carry its room.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Extra {
     pub(super) attributes: BTreeMap<String, MessageAttributeValue>,
     pub(super) trace_header: Option<String>,
@@ -101,7 +113,7 @@ pub(super) struct Extra {
 /// No message attributes.
 static NO_ATTRIBUTES: BTreeMap<String, MessageAttributeValue> = BTreeMap::new();
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     pub id: MessageId,
     pub body: Body,
