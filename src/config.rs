@@ -76,6 +76,10 @@ pub struct Config {
     /// owner's queue or topic) need the target's resource policy, as in AWS
     /// (`--enforce-policies`); without it they pass, as users expect locally.
     pub enforce_policies: bool,
+    /// A state snapshot to start from (`--state-file`; docs/control-api.md, "State
+    /// snapshots"): [`crate::Emulator::start`] fails with a [`crate::server::StateFileError`]
+    /// when it cannot be read.
+    pub state_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -99,6 +103,7 @@ impl Default for Config {
             init_scripts: None,
             idle_timeout: Duration::from_secs(60),
             enforce_policies: false,
+            state_file: None,
         }
     }
 }
