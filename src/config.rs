@@ -82,6 +82,10 @@ pub struct Config {
     /// With `state_dir`: the clock mode is the one the directory was last run with, when it has
     /// one (`--clock` not given), rather than `clock`.
     pub clock_from_state_dir: bool,
+    /// A state snapshot to start from (`--state-file`; docs/control-api.md, "State
+    /// snapshots"): [`crate::Emulator::start`] fails with a [`crate::server::StateFileError`]
+    /// when it cannot be read.
+    pub state_file: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -107,6 +111,7 @@ impl Default for Config {
             enforce_policies: false,
             state_dir: None,
             clock_from_state_dir: false,
+            state_file: None,
         }
     }
 }

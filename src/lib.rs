@@ -19,6 +19,7 @@ pub mod localstack_env;
 pub mod logfmt;
 pub mod memory;
 pub mod model;
+pub mod pairs;
 pub mod protocol;
 pub mod runtime;
 pub mod server;

@@ -36,6 +36,24 @@ enum Command {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Work with state snapshots (docs/control-api.md, "State snapshots").
+    State {
+        #[command(subcommand)]
+        command: StateCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum StateCommand {
+    /// Write the whole state of a running switchyard to FILE (`-` for standard output), to
+    /// start from with --state-file or load with POST /_switchyard/state.
+    Export {
+        /// Where to write the snapshot; `-` for standard output.
+        file: String,
+        /// The running switchyard (http only).
+        #[arg(long, default_value = "http://localhost:4566")]
+        endpoint: String,
+    },
 }
 
 #[derive(Args)]
@@ -181,6 +199,14 @@ struct ServeArgs {
     #[arg(long, env = "SWITCHYARD_IDLE_TIMEOUT", value_name = "SECONDS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
+    /// A state snapshot to start from (written by `switchyard state export` or
+    /// GET /_switchyard/state); a file that cannot be read stops switchyard.
+    #[arg(
+        long = "state-file",
+        env = "SWITCHYARD_STATE_FILE",
+        value_name = "FILE"
+    )]
+    state_file: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -285,6 +311,7 @@ impl From<ServeArgs> for Config {
             idle_timeout: std::time::Duration::from_secs(a.idle_timeout),
             enforce_policies: a.enforce_policies,
             state_dir: a.state_dir,
+            state_file: a.state_file,
             hostname: a.hostname,
             queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
                 UrlStyle::Auto => QueueUrlStyle::Auto,
@@ -304,6 +331,9 @@ async fn main() -> std::process::ExitCode {
     let args = match cli.command {
         Some(Command::Serve(args)) => *args,
         Some(Command::Endpoint(args)) => return endpoint(args).await,
+        Some(Command::State {
+            command: StateCommand::Export { file, endpoint },
+        }) => return export(&file, &endpoint).await,
         Some(Command::Policy {
             command:
                 PolicyCommand::Simulate {
@@ -359,7 +389,9 @@ async fn main() -> std::process::ExitCode {
         Ok(e) => e,
         Err(e)
             if e.get_ref().is_some_and(|e| {
-                e.is::<InitError>() || e.is::<switchyard::runtime::durable::StateDirError>()
+                e.is::<InitError>()
+                    || e.is::<switchyard::runtime::durable::StateDirError>()
+                    || e.is::<switchyard::server::StateFileError>()
             }) =>
         {
             eprintln!("switchyard: {e}");
@@ -416,6 +448,57 @@ async fn endpoint(args: EndpointArgs) -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("switchyard endpoint: cannot serve on {address}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `switchyard state export`: GETs `/_switchyard/state` from `endpoint` and writes it to `file`
+/// (`-`: standard output).
+async fn export(file: &str, endpoint: &str) -> std::process::ExitCode {
+    use http_body_util::{BodyExt, Empty};
+    let url = format!("{}/_switchyard/state", endpoint.trim_end_matches('/'));
+    let uri = match url.parse::<hyper::Uri>() {
+        Ok(uri) if uri.scheme_str() == Some("http") => uri,
+        _ => {
+            eprintln!("switchyard: --endpoint {endpoint:?}: expected http://host:port");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<Empty<bytes::Bytes>>();
+    let answer = match client.get(uri).await {
+        Ok(response) => {
+            let status = response.status();
+            match response.into_body().collect().await {
+                Ok(body) => Ok((status, body.to_bytes())),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let bytes = match answer {
+        Ok((status, bytes)) if status.is_success() => bytes,
+        Ok((status, bytes)) => {
+            let text = String::from_utf8_lossy(&bytes);
+            eprintln!("switchyard: {url} answered {status}: {text}");
+            return std::process::ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("switchyard: cannot get {url} (is switchyard running there?): {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let written = if file == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&bytes).and_then(|()| out.flush())
+    } else {
+        std::fs::write(file, &bytes)
+    };
+    match written {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("switchyard: {file}: {e}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -918,3 +918,109 @@ fn idle_and_stalled_connections_are_closed() {
     assert!(read_until_closed(&mut idle, "the idle connection").is_empty());
     assert_eq!(get_json(&server.url, "/_switchyard/health")["status"], "ok");
 }
+
+/// `switchyard state export FILE` writes the running server's state (`-`: to stdout), and a
+/// switchyard started with `--state-file FILE` (or `SWITCHYARD_STATE_FILE`) has its queues.
+#[test]
+fn state_export_writes_a_file_that_state_file_starts_from() {
+    let dir = scratch("state-export");
+    let server = Running::from_command(switchyard(&[], &[]));
+    create_queue(&server, "kept");
+    let file = dir.join("world.json");
+    let out = bare(
+        &[
+            "state",
+            "export",
+            file.to_str().unwrap(),
+            "--endpoint",
+            &server.url,
+        ],
+        &[],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(doc["format"], "switchyard-state");
+    assert_eq!(doc["version"], 1);
+    let out = bare(&["state", "export", "-", "--endpoint", &server.url], &[])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let streamed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(streamed, doc, "stdout gets the same file");
+    drop(server);
+
+    let path = file.to_str().unwrap();
+    let flag = Running::from_command(switchyard(&["--state-file", path], &[]));
+    let resources = get_json(&flag.url, "/_switchyard/resources");
+    assert_eq!(
+        queue_names(&resources, "000000000000", "us-east-1"),
+        ["kept"]
+    );
+    let variable = Running::from_command(switchyard(&[], &[("SWITCHYARD_STATE_FILE", path)]));
+    let resources = get_json(&variable.url, "/_switchyard/resources");
+    assert_eq!(
+        queue_names(&resources, "000000000000", "us-east-1"),
+        ["kept"]
+    );
+}
+
+/// A state file that is missing, not JSON or of another version stops switchyard before its
+/// ready line with the path and the cause, and a failure status; no panic.
+#[test]
+fn a_bad_state_file_names_the_path_and_the_cause_and_exits_non_zero() {
+    let dir = scratch("bad-state");
+    let cases = [
+        ("missing.json", None, "No such file"),
+        ("text.json", Some("hello"), "not a JSON document"),
+        (
+            "v9.json",
+            Some(r#"{"format":"switchyard-state","version":9,"state":{}}"#),
+            "version 9 is not supported",
+        ),
+        (
+            "other.json",
+            Some(r#"{"format":"something","version":1,"state":{}}"#),
+            "not a switchyard state",
+        ),
+    ];
+    for (name, text, cause) in cases {
+        let file = dir.join(name);
+        if let Some(text) = text {
+            std::fs::write(&file, text).unwrap();
+        }
+        let out = bare(
+            &["--port", "0", "--state-file", file.to_str().unwrap()],
+            &[],
+        )
+        .output()
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: {stderr}");
+        let expected = format!("switchyard: state file {}: ", file.display());
+        assert!(stderr.contains(&expected), "{name}: {stderr}");
+        assert!(stderr.contains(cause), "{name}: {cause} in {stderr}");
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: no ready line");
+    }
+}
+
+/// `switchyard state export` with no switchyard at the endpoint says so and fails.
+#[test]
+fn state_export_without_a_server_fails_with_a_message() {
+    let free = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", free.local_addr().unwrap());
+    drop(free);
+    let out = bare(&["state", "export", "-", "--endpoint", &url], &[])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("cannot get"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

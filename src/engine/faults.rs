@@ -2,10 +2,10 @@
 //! are in force. Plain data.
 //! Part of the engine: it depends on nothing above it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A failure injected on purpose for every delivery attempt to `target`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Fault {
     pub id: String,
@@ -16,7 +16,7 @@ pub struct Fault {
     pub count: Option<u64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Faults {
     faults: Vec<Fault>,
 }

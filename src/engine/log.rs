@@ -3,8 +3,9 @@
 //! serde.
 //! Part of the engine: it depends on nothing above it.
 
-use super::time::{Millis, format_rfc3339};
-use serde::{Serialize, Serializer};
+use super::statics;
+use super::time::{Millis, format_rfc3339, parse_rfc3339};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::VecDeque;
 
 pub(crate) fn rfc3339<S: Serializer>(at: &Millis, s: S) -> Result<S::Ok, S::Error> {
@@ -18,24 +19,41 @@ pub(crate) fn rfc3339_opt<S: Serializer>(at: &Option<Millis>, s: S) -> Result<S:
     }
 }
 
+/// A time written by [`rfc3339`], read back.
+pub(crate) fn rfc3339_de<'de, D: Deserializer<'de>>(d: D) -> Result<Millis, D::Error> {
+    let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+    parse_rfc3339(&text)
+        .ok_or_else(|| serde::de::Error::custom(format_args!("not an RFC 3339 time: {text:?}")))
+}
+
+/// A time written by [`rfc3339_opt`], read back.
+pub(crate) fn rfc3339_opt_de<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
+    #[derive(Deserialize)]
+    struct Time(#[serde(deserialize_with = "rfc3339_de")] Millis);
+    Ok(Option::<Time>::deserialize(d)?.map(|t| t.0))
+}
+
 /// One decision of the delivery engine, as docs/control-api.md describes it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryRecord {
-    #[serde(serialize_with = "rfc3339")]
+    #[serde(serialize_with = "rfc3339", deserialize_with = "rfc3339_de")]
     pub at: Millis,
-    pub event: &'static str,
+    #[serde(deserialize_with = "statics::deserialize")]
+    pub event: statics::Label,
     pub source: String,
     pub target: String,
     pub protocol: String,
     pub message_id: String,
     pub attempt: u32,
-    pub phase: &'static str,
+    #[serde(deserialize_with = "statics::deserialize")]
+    pub phase: statics::Label,
     pub delay_seconds: f64,
-    pub outcome: Option<&'static str>,
+    #[serde(deserialize_with = "statics::option::deserialize")]
+    pub outcome: Option<statics::Label>,
     pub status: Option<u16>,
     pub error_code: Option<String>,
-    #[serde(serialize_with = "rfc3339_opt")]
+    #[serde(serialize_with = "rfc3339_opt", deserialize_with = "rfc3339_opt_de")]
     pub next_attempt_at: Option<Millis>,
 }
 
@@ -84,7 +102,7 @@ pub struct DeliveryFilter {
 }
 
 /// A bounded log: when full, the oldest record makes room for the newest.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct DeliveryLog {
     records: VecDeque<DeliveryRecord>,
     capacity: usize,

@@ -28,7 +28,7 @@ fn triples(counts: &Counts) -> impl Iterator<Item = ([&str; 3], u64)> {
 }
 
 /// Counters shown by `GET /_switchyard/metrics` in Prometheus text format.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Metrics {
     deliveries: Counts,
     aws: Counts,

@@ -17,21 +17,23 @@ pub mod metrics;
 pub mod outbox;
 pub mod rng;
 pub mod scheduler;
+pub mod statics;
 pub mod time;
 pub mod timeline;
 
-use delivery::{Delivery, DeliveryId, Work};
+use delivery::{Delivery, DeliveryId, Layer, Work};
 use faults::Faults;
 use log::DeliveryLog;
 use metrics::Metrics;
 use outbox::OutboxMessage;
 use rng::Rng;
 use scheduler::Scheduler;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use time::Millis;
 
 /// Something that must happen at a virtual instant.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum Timer<T> {
     /// Wake whoever waits on this key (long polls checking their queue or deadline again).
     Wake(String),
@@ -76,7 +78,16 @@ pub enum Fired<T> {
     Wake(String),
 }
 
-pub struct Engine<T> {
+/// The engine; written to a state snapshot and read back whole, but for what only lives between
+/// two calls of the layer above (effects taken by the async side, work and arrivals taken by
+/// the layer above before it lets go of the state): [`Engine::resume`] makes the effects again.
+#[derive(Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "T: Serialize, T::Policy: Serialize, T::Finish: Serialize, T::Render: Serialize",
+    deserialize = "T: serde::de::DeserializeOwned, T::Policy: serde::de::DeserializeOwned, \
+                   T::Finish: serde::de::DeserializeOwned, T::Render: serde::de::DeserializeOwned"
+))]
+pub struct Engine<T: Layer> {
     now: Millis,
     timers: Scheduler<Timer<T>>,
     pub rng: Rng,
@@ -85,23 +96,30 @@ pub struct Engine<T> {
     pub outbox: Vec<OutboxMessage>,
     pub faults: Faults,
     pub metrics: Metrics,
+    #[serde(with = "crate::pairs")]
     deliveries: HashMap<DeliveryId, Delivery<T>>,
     /// Deliveries given up whose dead letter is being written by the layer above.
+    #[serde(with = "crate::pairs")]
     dead_lettering: HashMap<DeliveryId, Delivery<T>>,
     next_delivery_id: DeliveryId,
     /// Effects waiting to be picked up by the async side.
+    #[serde(skip)]
     effects: Vec<Effect>,
     /// Work waiting for the layer above, in the order it arose.
+    #[serde(skip)]
     work: VecDeque<Work<T>>,
     /// Keys where something arrived since the layer above last looked.
+    #[serde(skip)]
     arrivals: Vec<String>,
     /// Throttled deliveries: the next free slot per throttle key.
+    #[serde(with = "crate::pairs")]
     throttles: HashMap<String, Millis>,
     /// Ordered lanes: the deliveries of each, the first under way.
+    #[serde(with = "crate::pairs")]
     lanes: HashMap<String, VecDeque<DeliveryId>>,
 }
 
-impl<T> Engine<T> {
+impl<T: Layer> Engine<T> {
     pub fn new(s: Settings) -> Self {
         Engine {
             now: s.start,

@@ -2,16 +2,16 @@
 //! locally. Plain data.
 //! Part of the engine: it depends on nothing above it.
 
-use super::log::rfc3339;
+use super::log::{rfc3339, rfc3339_de};
 use super::time::Millis;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A message "sent" to a receiver that cannot exist locally (e-mail, SMS, push, Lambda, ...).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct OutboxMessage {
-    #[serde(serialize_with = "rfc3339")]
+    #[serde(serialize_with = "rfc3339", deserialize_with = "rfc3339_de")]
     pub at: Millis,
     pub protocol: String,
     pub target: String,

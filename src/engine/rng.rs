@@ -3,7 +3,7 @@
 //! Part of the engine: it depends on nothing above it, and never on the wall clock.
 
 /// SplitMix64: small, fast and statistically sound for ids and jitter (not for secrets).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Rng {
     state: u64,
 }

@@ -3,6 +3,7 @@
 //! Part of the engine: it depends on nothing above it, and never on the wall clock.
 
 use super::time::Millis;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
@@ -78,6 +79,37 @@ impl<T> Scheduler<T> {
 
     pub fn clear(&mut self) {
         self.heap.clear();
+    }
+}
+
+/// Written as the sequence counter and the timers in firing order, each `[due, seq, item]`, so
+/// that a scheduler read back fires the same timers in the same order and numbers the next ones
+/// as this one would have.
+impl<T: Serialize> Serialize for Scheduler<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut entries: Vec<&Entry<T>> = self.heap.iter().map(|Reverse(e)| e).collect();
+        entries.sort_unstable();
+        let timers: Vec<(Millis, u64, &T)> = entries
+            .into_iter()
+            .map(|e| (e.due, e.seq, &e.item))
+            .collect();
+        (self.seq, timers).serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Scheduler<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (seq, timers) = <(u64, Vec<(Millis, u64, T)>)>::deserialize(d)?;
+        if let Some((_, late, _)) = timers.iter().find(|(_, n, _)| *n > seq) {
+            return Err(serde::de::Error::custom(format_args!(
+                "timer number {late} is past the scheduler's count {seq}"
+            )));
+        }
+        let heap = timers
+            .into_iter()
+            .map(|(due, seq, item)| Reverse(Entry { due, seq, item }))
+            .collect();
+        Ok(Scheduler { heap, seq })
     }
 }
 

@@ -19,6 +19,7 @@ use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings};
 use crate::state::State;
 use crate::state::commands::{Applied, Command, HttpResult};
+use crate::state::snapshot::SnapshotError;
 use bytes::Bytes;
 use http::{build_request, delivery_client, is_tls_error};
 use http_body_util::{BodyExt, Full, Limited};
@@ -27,7 +28,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -55,6 +56,9 @@ pub struct Runtime {
     advancing: tokio::sync::Mutex<()>,
     request_ids: Mutex<Rng>,
     closing: tokio::sync::watch::Sender<bool>,
+    /// Counts the states put in place of the running one ([`Runtime::install`]): an HTTP
+    /// delivery of an earlier state does not complete into a later one.
+    generation: AtomicU64,
     /// Effects running on the async side, and a wake-up for when none are left.
     in_flight: AtomicUsize,
     idle: Notify,
@@ -196,6 +200,7 @@ impl Runtime {
             advancing: tokio::sync::Mutex::new(()),
             request_ids: Mutex::new(Rng::new(seed.rotate_left(17) ^ 0x5EED)),
             closing: tokio::sync::watch::Sender::new(false),
+            generation: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
             http: std::sync::OnceLock::new(),
@@ -316,6 +321,60 @@ impl Runtime {
         self.waiting.store(waiters.len(), Ordering::SeqCst);
     }
 
+    /// Wakes every waiter (the state they wait on was replaced).
+    fn wake_all(&self) {
+        let waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        for notify in waiters.values() {
+            notify.notify_waiters();
+        }
+    }
+
+    /// The running state as a snapshot file (`GET /_switchyard/state`; docs/control-api.md,
+    /// "State snapshots").
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.state().snapshot()
+    }
+
+    /// Reads a snapshot file with this process's settings (`--lambda-endpoint`,
+    /// `--enforce-policies`).
+    pub fn read_snapshot(&self, bytes: &[u8]) -> Result<State, SnapshotError> {
+        let lambdas = self.config.lambda_endpoints.iter().cloned().collect();
+        State::read_snapshot(bytes, lambdas, self.config.enforce_policies)
+    }
+
+    /// Replaces the running state with the snapshot in `bytes` (`POST /_switchyard/state`),
+    /// between two clock advances; a file that cannot be read leaves the running state as it
+    /// was.
+    pub async fn load_snapshot(&self, bytes: &[u8]) -> Result<(), SnapshotError> {
+        let state = self.read_snapshot(bytes)?;
+        let _one_at_a_time = self.advancing.lock().await;
+        self.install(state);
+        Ok(())
+    }
+
+    /// Puts `state` in place of the running state. A manual clock moves to the state's time
+    /// (earlier or later); real and fast clocks keep theirs, and what the state has due by then
+    /// fires. Long polls look again; HTTP deliveries of the state replaced still under way are
+    /// not completed into this one; the state's own HTTP attempts awaiting an answer are sent.
+    pub fn install(&self, mut state: State) {
+        if self.clock.mode() == ClockMode::Manual {
+            let _ = self.clock.jump_to(state.now());
+        } else {
+            state.run_until(self.clock.now());
+        }
+        let mut running = self.lock_raw();
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        let replaced = std::mem::replace(&mut *running, state);
+        let effects = running.take_effects();
+        let woken = running.take_woken();
+        drop(running);
+        drop(replaced);
+        self.wake_all();
+        self.wake(woken);
+        self.start_effects(effects);
+        self.ticker.notify_one();
+    }
+
     pub fn request_id(&self) -> String {
         self.request_ids
             .lock()
@@ -400,11 +459,12 @@ impl Runtime {
         let Some(app) = self.this.upgrade() else {
             return;
         };
+        let generation = self.generation.load(Ordering::SeqCst);
         for effect in effects {
             self.in_flight.fetch_add(1, Ordering::SeqCst);
             let app = app.clone();
             tokio::spawn(async move {
-                app.run_effect(effect).await;
+                app.run_effect(effect, generation).await;
                 if app.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
                     app.idle.notify_waiters();
                 }
@@ -412,7 +472,9 @@ impl Runtime {
         }
     }
 
-    async fn run_effect(&self, effect: Effect) {
+    /// Carries out `effect` of the state of `generation`; its outcome is dropped when that
+    /// state was replaced meanwhile.
+    async fn run_effect(&self, effect: Effect, generation: u64) {
         match effect {
             Effect::Http {
                 delivery,
@@ -426,7 +488,19 @@ impl Runtime {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
                 let result = self.send(&method, &url, headers, body, timeout).await;
-                let _ = self.run(Command::Answered { delivery, result }).await;
+                let command = Command::Answered { delivery, result };
+                let encoded = self.encode(&command);
+                let ticket = {
+                    let mut state = self.state();
+                    // The answer of a state replaced meanwhile is not this state's.
+                    if self.generation.load(Ordering::SeqCst) != generation {
+                        return;
+                    }
+                    let ticket = self.record(&state, encoded);
+                    state.apply(command);
+                    ticket
+                };
+                let _ = self.durable(ticket).await;
             }
         }
     }

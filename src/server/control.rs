@@ -1,5 +1,5 @@
 //! The control API of docs/control-api.md under `/_switchyard/`: health, reset, clock, deliveries,
-//! outbox, faults and metrics. JSON in and out; errors are `{"error","message"}`.
+//! outbox, faults, metrics and state snapshots. JSON in and out; errors are `{"error","message"}`.
 //! It talks to the runtime only: never to a service's operations.
 
 use crate::engine::log::DeliveryFilter;
@@ -41,6 +41,12 @@ pub fn routes() -> Router<Arc<Runtime>> {
             axum::routing::delete(remove_fault),
         )
         .route("/_switchyard/metrics", get(metrics))
+        .route(
+            "/_switchyard/state",
+            get(state_file)
+                .post(load_state)
+                .layer(axum::extract::DefaultBodyLimit::disable()),
+        )
         .route("/_switchyard", any(not_found))
         .route("/_switchyard/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
@@ -153,6 +159,27 @@ fn done<T>(applied: Result<T, crate::error::AwsError>) -> Response {
             "InternalFailure",
             e.message,
         ),
+    }
+}
+
+/// `GET /_switchyard/state`: the whole state as one file (docs/control-api.md, "State
+/// snapshots").
+async fn state_file(State(app): Shared) -> Response {
+    let bytes = app.snapshot();
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        bytes,
+    )
+        .into_response()
+}
+
+/// `POST /_switchyard/state`: replaces the running state with the file; a file that cannot be
+/// read is `400 InvalidState` naming the cause, and the running state stays as it was.
+async fn load_state(State(app): Shared, body: Bytes) -> Response {
+    match app.load_snapshot(&body).await {
+        Ok(()) => ok(json!({})),
+        Err(e) => error(StatusCode::BAD_REQUEST, "InvalidState", e.to_string()),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::engine::time::Millis;
 use crate::runtime::init_status::Stage;
 use crate::runtime::{self, Advance, AdvanceError, Advanced, Runtime};
+use crate::state::snapshot::SnapshotError;
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -39,13 +40,23 @@ impl Emulator {
     /// init resources and runs the init scripts the config names ([`init`]; `/_localstack/init`
     /// shows how far it got). An init that cannot start or whose resource file fails is an
     /// error carrying an [`init::InitError`].
+    ///
+    /// With `config.state_file` it starts from that snapshot; a file that cannot be read is an
+    /// error carrying a [`StateFileError`].
     pub async fn start(mut config: Config) -> io::Result<Emulator> {
         let plan = init::Plan::load(&config).map_err(io::Error::other)?;
+        let initial = match &config.state_file {
+            Some(path) => Some(read_state_file(path, &config)?),
+            None => None,
+        };
         let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
         let addr = listener.local_addr()?;
         config.port = addr.port();
         let url = format!("http://{}:{}", config.host, addr.port());
         let app = Runtime::open(config).map_err(io::Error::other)?;
+        if let Some(state) = initial {
+            app.install(state);
+        }
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();
         let routes = router(app.clone());
@@ -84,6 +95,16 @@ impl Emulator {
         &self.app
     }
 
+    /// The running state as a snapshot file, as `GET /_switchyard/state` answers it.
+    pub fn state_snapshot(&self) -> Vec<u8> {
+        self.app.snapshot()
+    }
+
+    /// Replaces the running state with a snapshot file, as `POST /_switchyard/state` does.
+    pub async fn load_state(&self, bytes: &[u8]) -> Result<(), SnapshotError> {
+        self.app.load_snapshot(bytes).await
+    }
+
     /// Moves virtual time forward by `by`, exactly as `POST /_switchyard/clock/advance
     /// {"seconds": ...}` does: due timers fire in order, each seeing its own due time, and this
     /// returns once the work they set off (HTTP deliveries included) has finished, with the new
@@ -108,6 +129,12 @@ impl Emulator {
     /// Stops accepting requests, ends long polls at once and waits for the server to finish:
     /// every connection is closed within [`connections::SHUTDOWN_GRACE`].
     pub async fn stop(mut self) -> io::Result<()> {
+        self.close().await
+    }
+
+    /// [`Emulator::stop`] for an emulator that cannot be given away (one a test harness holds):
+    /// afterwards it answers nothing, and its state directory is free for another.
+    pub async fn close(&mut self) -> io::Result<()> {
         self.app.close();
         self.timers.abort();
         let served = match self.server.take() {
@@ -118,6 +145,36 @@ impl Emulator {
         served
     }
 }
+
+/// The state in the snapshot file at `path`, with `config`'s settings.
+fn read_state_file(path: &std::path::Path, config: &Config) -> io::Result<crate::state::State> {
+    let bytes = std::fs::read(path).map_err(|e| StateFileError::io(path, &e))?;
+    let lambdas = config.lambda_endpoints.iter().cloned().collect();
+    crate::state::State::read_snapshot(&bytes, lambdas, config.enforce_policies)
+        .map_err(|e| StateFileError::io(path, &e))
+}
+
+/// The state file given to start from cannot be read: its path and the cause.
+#[derive(Debug)]
+pub struct StateFileError(String);
+
+impl StateFileError {
+    /// The error `Emulator::start` answers: the path and the cause.
+    fn io(path: &std::path::Path, cause: &dyn std::fmt::Display) -> io::Error {
+        io::Error::other(StateFileError(format!(
+            "state file {}: {cause}",
+            path.display()
+        )))
+    }
+}
+
+impl std::fmt::Display for StateFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateFileError {}
 
 impl Drop for Emulator {
     fn drop(&mut self) {

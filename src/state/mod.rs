@@ -11,16 +11,19 @@
 
 mod calls;
 pub mod commands;
+mod kinds;
+pub mod snapshot;
 mod steps;
 
 use crate::engine::delivery::{Delivery, DeliveryId, Outcome};
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings, Timer};
+pub use kinds::{Finish, Policy, Render};
 use std::collections::HashMap;
 
 /// A service's own piece of work the engine keeps for it: a timer's step when due, or the
 /// follow-up of a followed delivery when it ends.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     /// EventBridge: a scheduled rule's next firing, a replay's next step.
     Events(crate::services::events::store::Timer),
@@ -45,9 +48,12 @@ pub enum Step {
 /// The engine as the services see it: its service steps are [`Step`]s.
 pub type Engine = crate::engine::Engine<Step>;
 
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub engine: Engine,
-    /// Lambda function ARN → the local HTTP URL that invokes it (`--lambda-endpoint`).
+    /// Lambda function ARN → the local HTTP URL that invokes it (`--lambda-endpoint`): the
+    /// running process's setting, not part of a snapshot.
+    #[serde(skip)]
     pub lambda_endpoints: HashMap<String, String>,
     pub sqs: crate::services::sqs::store::Store,
     pub sns: crate::services::sns::store::Store,
@@ -58,9 +64,11 @@ pub struct State {
     pub iam: crate::services::iam::store::Store,
     pub scheduler: crate::services::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
+    #[serde(skip)]
     woken: Vec<String>,
     /// `--enforce-policies`: a service's delivery within one account needs the target's
-    /// policy too, as in AWS (docs/policies.md).
+    /// policy too, as in AWS (docs/policies.md). The running process's setting.
+    #[serde(skip)]
     pub enforce_policies: bool,
 }
 

@@ -306,3 +306,50 @@ pub fn xml_texts(xml: &str, tag: &str) -> Vec<String> {
     }
     out
 }
+
+/// Every test's world, as it is at the end, survives a state snapshot: written, read back and
+/// written again, it is the same file (docs/control-api.md, "State snapshots"). A store change
+/// that a snapshot does not carry fails here, in whichever test made such a state.
+impl Harness {
+    /// Stops the emulator (its state directory is free afterwards); the end-of-test snapshot
+    /// check still runs when the harness is dropped.
+    #[allow(dead_code)]
+    pub async fn stop(&mut self) {
+        self.emulator.close().await.expect("the emulator stops");
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let bytes = self.emulator.state_snapshot();
+        let state = match self.emulator.app().read_snapshot(&bytes) {
+            Ok(state) => state,
+            Err(e) => panic!("the state snapshot does not read back: {e}"),
+        };
+        let again = state.snapshot();
+        if again != bytes {
+            let (a, b) = (
+                String::from_utf8_lossy(&bytes),
+                String::from_utf8_lossy(&again),
+            );
+            let at = a
+                .bytes()
+                .zip(b.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let around = |s: &str| {
+                s.get(at.saturating_sub(200)..(at + 100).min(s.len()))
+                    .unwrap_or("")
+                    .to_string()
+            };
+            panic!(
+                "the state read back writes another file, at byte {at}:\n{}\n{}",
+                around(&a),
+                around(&b)
+            );
+        }
+    }
+}

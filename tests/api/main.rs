@@ -27,6 +27,7 @@ mod query_protocol;
 mod rest_json;
 mod routing;
 mod scheduler;
+mod snapshot;
 mod sns_archive;
 mod sns_http;
 mod sns_https;

@@ -204,10 +204,10 @@ async fn a_restarted_emulator_goes_on_as_one_that_never_stopped() {
     drop(h);
 
     let dir = state_dir("restart");
-    let h = Harness::with(config(Some(&dir))).await;
+    let mut h = Harness::with(config(Some(&dir))).await;
     before(&h).await;
-    h.emulator.stop().await.unwrap();
-    let h = Harness::with(config(Some(&dir))).await;
+    h.stop().await;
+    let mut h = Harness::with(config(Some(&dir))).await;
     let got = after(&h).await;
     assert_eq!(got, expected);
     // Every message, in flight, delayed, published or sent after, came back once; the deleted
@@ -224,33 +224,33 @@ async fn a_restarted_emulator_goes_on_as_one_that_never_stopped() {
         "{bodies:?}"
     );
     assert!(!bodies.contains(&"fifo-a"));
-    h.emulator.stop().await.unwrap();
+    h.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn a_manual_clock_resumes_at_its_stored_time() {
     let dir = state_dir("clock");
-    let h = Harness::with(config(Some(&dir))).await;
+    let mut h = Harness::with(config(Some(&dir))).await;
     h.advance(3600.0).await;
     let before = h.control_get("clock").await["epochMillis"].clone();
-    h.emulator.stop().await.unwrap();
-    let h = Harness::with(config(Some(&dir))).await;
+    h.stop().await;
+    let mut h = Harness::with(config(Some(&dir))).await;
     assert_eq!(h.control_get("clock").await["epochMillis"], before);
-    h.emulator.stop().await.unwrap();
+    h.stop().await;
     // Started without --clock, it runs with the mode the directory was last run with.
     let without_clock = Config {
         clock: switchyard::ClockMode::Real,
         clock_from_state_dir: true,
         ..config(Some(&dir))
     };
-    let h = Harness::with(without_clock).await;
+    let mut h = Harness::with(without_clock).await;
     let clock = h.control_get("clock").await;
     assert_eq!(
         (&clock["mode"], &clock["epochMillis"]),
         (&json!("manual"), &before)
     );
-    h.emulator.stop().await.unwrap();
+    h.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -298,12 +298,12 @@ async fn a_retry_schedule_goes_on_after_a_restart() {
         if let Some(at) = stop_after {
             h.advance(at).await;
             advanced = at;
-            h.emulator.stop().await.unwrap();
+            h.stop().await;
             h = Harness::with(config(dir)).await;
         }
         h.advance(600.0 - advanced).await;
         let log = h.control_get("deliveries?limit=100").await;
-        h.emulator.stop().await.unwrap();
+        h.stop().await;
         log["records"]
             .as_array()
             .unwrap()
@@ -355,8 +355,8 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
 
     // A directory of another version.
     let dir = state_dir("version");
-    let h = Harness::with(config(Some(&dir))).await;
-    h.emulator.stop().await.unwrap();
+    let mut h = Harness::with(config(Some(&dir))).await;
+    h.stop().await;
     {
         use redb::ReadableTable;
         let db = redb::Database::create(dir.join("switchyard.redb")).unwrap();
@@ -385,7 +385,7 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
 
     // A directory in use.
     let dir = state_dir("in-use");
-    let h = Harness::with(config(Some(&dir))).await;
+    let mut h = Harness::with(config(Some(&dir))).await;
     let err = switchyard::Emulator::start(config(Some(&dir)))
         .await
         .err()
@@ -393,6 +393,6 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
     let text = err.to_string();
     assert!(text.contains("in use by another switchyard"), "{text}");
     h.assert_alive().await;
-    h.emulator.stop().await.unwrap();
+    h.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,14 +4,15 @@
 //! Part of the engine: it must not depend on anything above it (services, state, runtime).
 
 use super::{
-    Counters, Delivery, DeliveryId, Ending, Failure, GiveUp, Outcome, Retry, Target, Work,
+    Counters, Delivery, DeliveryId, Ending, Failure, Finish, GiveUp, Layer, Outcome, Retry,
+    RetryPolicy, Target, Work,
 };
 use crate::engine::log::DeliveryRecord;
 use crate::engine::outbox::OutboxMessage;
 use crate::engine::time::Millis;
-use crate::engine::{Effect, Engine, Timer};
+use crate::engine::{Engine, Timer};
 
-impl<T> Engine<T> {
+impl<T: Layer> Engine<T> {
     /// Starts a delivery: its first attempt happens now (after the one before it in its lane).
     pub fn deliver(&mut self, delivery: Delivery<T>) -> DeliveryId {
         self.next_delivery_id += 1;
@@ -53,6 +54,20 @@ impl<T> Engine<T> {
     /// Deliveries still under way (waiting for a retry, an HTTP answer or a hand-over).
     pub fn deliveries_in_progress(&self) -> usize {
         self.deliveries.len() + self.dead_lettering.len()
+    }
+
+    /// The HTTP attempts sent and not answered yet, sent again: for a state read back from a
+    /// snapshot, whose answers would otherwise never come (the process that sent them may have
+    /// gone, or answers into the state it replaced). In the order the deliveries started.
+    pub fn resume(&mut self) {
+        let mut waiting: Vec<_> = (self.deliveries.iter())
+            .filter(|(_, d)| d.awaiting_answer)
+            .filter_map(|(&id, d)| d.http_effect(id))
+            .collect();
+        waiting.sort_by_key(|e| match e {
+            crate::engine::Effect::Http { delivery, .. } => *delivery,
+        });
+        self.effects = waiting;
     }
 
     /// A delivery is over: the next one of its lane may start.
@@ -134,7 +149,7 @@ impl<T> Engine<T> {
         let d = self.deliveries.get_mut(&id).expect("held_back checked it");
         d.attempts += 1;
         if let Some((first, render)) = &d.per_attempt {
-            d.target = render(first, d.attempts);
+            d.target = super::Render::render(render, first, d.attempts);
         }
         d.last_request_id = match d.request_ids && d.doomed.is_none() {
             true => Some(self.rng.uuid()),
@@ -168,20 +183,9 @@ impl<T> Engine<T> {
                     self.outbox.push(message);
                     Some(Outcome::Delivered { status: None })
                 }
-                Target::Http {
-                    method,
-                    url,
-                    headers,
-                    body,
-                } => {
-                    let effect = Effect::Http {
-                        delivery: id,
-                        method: method.clone(),
-                        url: url.clone(),
-                        headers: headers.clone(),
-                        body: body.clone(),
-                        timeout_ms: d.timeout_ms,
-                    };
+                Target::Http { .. } => {
+                    d.awaiting_answer = true;
+                    let effect = d.http_effect(id).expect("an HTTP target");
                     self.effects.push(effect);
                     None
                 }
@@ -292,6 +296,7 @@ impl<T> Engine<T> {
         let Some(d) = self.deliveries.get_mut(&id) else {
             return;
         };
+        d.awaiting_answer = false;
         let delay_seconds = d
             .last_attempt_at
             .map_or(0.0, |at| (now - at) as f64 / 1000.0);
@@ -352,8 +357,8 @@ impl<T> Engine<T> {
             return self.gave_up(d, "dlq-failed");
         }
         let mut message = dlq.message.clone();
-        if let (Some(finish), Some(how)) = (dlq.finish, &how) {
-            finish(&mut message, how);
+        if let (Some(finish), Some(how)) = (&dlq.finish, &how) {
+            finish.finish(&mut message, how);
         }
         let letter = dlq.clone();
         self.dead_lettering.insert(id, d);

@@ -3,26 +3,28 @@
 //! delivering service maps it to its own dead-letter and error codes in one table; nothing
 //! parses a failure back out of a string, except the error code a user gives an injected fault.
 
+use crate::engine::statics;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Why an attempt failed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Failure {
     /// The target does not exist (a queue, topic, bus, API destination or its connection);
     /// the code is the one its service answers with.
-    NotFound(&'static str),
+    NotFound(#[serde(with = "statics")] statics::Label),
     /// The target refuses the sender (a bus or topic policy, a connection that cannot
     /// authorize); the code is the one its service answers with.
-    AccessDenied(&'static str),
+    AccessDenied(#[serde(with = "statics")] statics::Label),
     /// The event already passed the bus (`LOOP_DETECTED`), or would reach a third account
     /// (`THIRD_ACCOUNT_HOP_DETECTED`).
-    Loop(&'static str),
+    Loop(#[serde(with = "statics")] statics::Label),
     /// The target input could not be made from the event (an input path or template failed).
     InputTransformation,
     /// The target input is not the JSON the target takes.
     InvalidJson,
     /// The target refused the message as invalid; the code is the one its service answers with.
-    InvalidParameter(&'static str),
+    InvalidParameter(#[serde(with = "statics")] statics::Label),
     /// The message or batch is over the target's size limit.
     TooLarge,
     /// Part of a batch was taken, the rest refused.

@@ -23,22 +23,83 @@ pub use policy::*;
 pub use target::*;
 
 use super::log::DeliveryRecord;
+use super::statics;
 use super::time::Millis;
+use serde::{Deserialize, Serialize};
 
 pub type DeliveryId = u64;
 
+/// What the layer above chooses for the deliveries it starts: the engine's `T` is the type of
+/// its services' steps, and it names the retry policies and dead-letter finishes its deliveries
+/// use. They are values of the layer above's own types (not boxed functions or trait objects), so
+/// a delivery under way can be written to a state snapshot and read back.
+pub trait Layer: Sized {
+    /// Every retry schedule a delivery may follow.
+    type Policy: RetryPolicy;
+    /// Every way a dead letter may be completed with how its delivery ended.
+    type Finish: Finish;
+    /// Every way a delivery's target may be made again for each attempt.
+    type Render: Render;
+}
+
+/// Makes the target attempt `n` (1 for the first) hands over from the target a delivery was
+/// made with (EventBridge Scheduler's `<aws.scheduler.attempt-number>`).
+pub trait Render: std::fmt::Debug + Clone + Send {
+    fn render(&self, first: &Target, n: u32) -> Target;
+}
+
+/// No rendering: for layers whose targets are made once.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum NoRender {}
+
+impl Render for NoRender {
+    fn render(&self, _: &Target, _: u32) -> Target {
+        match *self {}
+    }
+}
+
+/// Completes a dead letter with how its delivery ended (EventBridge: the ERROR_CODE, ...
+/// attributes) before it is written.
+pub trait Finish: std::fmt::Debug + Clone + Send {
+    fn finish(&self, message: &mut SqsMessage, how: &GiveUp);
+}
+
+/// No finish: for layers whose dead letters go as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum NoFinish {}
+
+impl Finish for NoFinish {
+    fn finish(&self, _: &mut SqsMessage, _: &GiveUp) {
+        match *self {}
+    }
+}
+
+/// The engine's own tests: steps are numbers, policies boxed.
+#[cfg(test)]
+impl Layer for u32 {
+    type Policy = Box<dyn RetryPolicy>;
+    type Finish = NoFinish;
+    type Render = NoRender;
+}
+
 /// A message on its way to one target.
-#[derive(Debug)]
-pub struct Delivery<T> {
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "T: Serialize, T::Policy: Serialize, T::Finish: Serialize, T::Render: Serialize",
+    deserialize = "T: serde::de::DeserializeOwned, T::Policy: serde::de::DeserializeOwned, \
+                   T::Finish: serde::de::DeserializeOwned, T::Render: serde::de::DeserializeOwned"
+))]
+pub struct Delivery<T: Layer> {
     /// The label of the delivering service in `switchyard_deliveries_total`: `sns`, `events`, ...
-    pub service: &'static str,
+    #[serde(with = "statics")]
+    pub service: statics::Label,
     /// What delivers: SNS subscription ARN, `<rule ARN>#<target id>`, ...
     pub source: String,
     pub protocol: String,
     pub message_id: String,
     pub target: Target,
-    pub policy: Box<dyn RetryPolicy>,
-    pub dead_letter: Option<DeadLetter>,
+    pub policy: T::Policy,
+    pub dead_letter: Option<DeadLetter<T::Finish>>,
     /// A rate limit shared by every delivery with the same key (SNS: maxReceivesPerSecond per
     /// subscription): (key, deliveries per second).
     pub throttle: Option<(String, u32)>,
@@ -46,13 +107,15 @@ pub struct Delivery<T> {
     /// the one before it in its lane is over, so a retry never breaks the order.
     pub lane: Option<String>,
     attempts: u32,
-    phase: &'static str,
+    #[serde(with = "statics")]
+    phase: statics::Label,
     last_attempt_at: Option<Millis>,
     /// When the message came into being, for age limits (set when the delivery starts).
     born_at: Option<Millis>,
     /// How the last attempt ended and, once over, the limit that ended the retries.
     last_outcome: Option<Outcome>,
-    exhausted: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    exhausted: Option<statics::Label>,
     /// A delivery that cannot be made (its target input failed to render, its target is
     /// misconfigured): every attempt ends so.
     doomed: Option<Outcome>,
@@ -84,41 +147,49 @@ pub struct Delivery<T> {
     keeps_answer: bool,
     /// The target as first given and how to render it for each attempt (EventBridge
     /// Scheduler's `<aws.scheduler.attempt-number>`): see [`Delivery::rendered_per_attempt`].
-    per_attempt: Option<(Target, RenderAttempt)>,
+    per_attempt: Option<(Target, T::Render)>,
+    /// An HTTP attempt was sent and its answer has not come back yet (a snapshot read back sends
+    /// it again: see [`crate::engine::Engine::resume`]).
+    #[serde(default)]
+    awaiting_answer: bool,
 }
-
-/// How a delivery renders its target for attempt `n` from the target it was made with
-/// ([`Delivery::rendered_per_attempt`]).
-pub type RenderAttempt = fn(&Target, u32) -> Target;
 
 /// The AWS-named metrics a delivery counts in (`switchyard_aws_metric_total`): their namespace,
 /// the resource they are kept per, and the name of each counter the delivery has. Each delivering
 /// service says which it has; the engine only counts.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counters {
-    pub namespace: &'static str,
+    #[serde(with = "statics")]
+    pub namespace: statics::Label,
     pub resource: String,
     /// Every attempt that reached its target.
-    pub attempted: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub attempted: Option<statics::Label>,
     /// Every failed attempt after which another follows.
-    pub retried: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub retried: Option<statics::Label>,
     /// Every attempt that delivered.
-    pub delivered: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub delivered: Option<statics::Label>,
     /// A failure: once per message when it is given up, or at every failed attempt when
     /// `every_failure`.
-    pub failed: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub failed: Option<statics::Label>,
     pub every_failure: bool,
     /// The message written to its dead-letter queue.
-    pub dead_lettered: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub dead_lettered: Option<statics::Label>,
     /// Writing it to its dead-letter queue failed.
-    pub dlq_failed: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub dlq_failed: Option<statics::Label>,
     /// Given up without a dead-letter queue: one per undelivered item (batch entries).
-    pub dropped: Option<&'static str>,
+    #[serde(with = "statics::option")]
+    pub dropped: Option<statics::Label>,
 }
 
 /// A source that follows its deliveries (event streams: the next event waits for the end of
 /// the one before, and the source message is deleted only once it is delivered or disposed of).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Follow<T> {
     /// Whether a delivery given up stays with its source instead of going to its dead-letter
     /// queue or being discarded.
@@ -128,11 +199,11 @@ pub struct Follow<T> {
 }
 
 /// When a delivery given up stays with its source.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Keep {
     Always,
     /// Only when the retries ended by this limit (a failure not worth retrying).
-    WhenExhaustedBy(&'static str),
+    WhenExhaustedBy(#[serde(with = "statics")] statics::Label),
 }
 
 impl Keep {
@@ -146,7 +217,7 @@ impl Keep {
 
 /// What a delivery needs of the layer above, in the order it arose.
 #[derive(Debug)]
-pub enum Work<T> {
+pub enum Work<T: Layer> {
     /// Hand `target` (an SQS queue, an SNS topic, an event bus of this emulator) its message,
     /// then answer with [`Engine::complete`](super::Engine::complete) (or
     /// [`Engine::complete_batch`](super::Engine::complete_batch) for a batch).
@@ -158,7 +229,7 @@ pub enum Work<T> {
     /// [`Engine::dead_letter_written`](super::Engine::dead_letter_written).
     DeadLetter {
         delivery: DeliveryId,
-        letter: DeadLetter,
+        letter: DeadLetter<T::Finish>,
         message: SqsMessage,
     },
     /// A followed delivery is over.
@@ -172,15 +243,15 @@ pub enum Work<T> {
     },
 }
 
-impl<T> Delivery<T> {
+impl<T: Layer> Delivery<T> {
     pub fn new(
         service: &'static str,
         source: String,
         protocol: String,
         message_id: String,
         target: Target,
-        policy: Box<dyn RetryPolicy>,
-        dead_letter: Option<DeadLetter>,
+        policy: impl Into<T::Policy>,
+        dead_letter: Option<DeadLetter<T::Finish>>,
     ) -> Delivery<T> {
         Delivery {
             service,
@@ -188,7 +259,7 @@ impl<T> Delivery<T> {
             protocol,
             message_id,
             target,
-            policy,
+            policy: policy.into(),
             dead_letter,
             throttle: None,
             lane: None,
@@ -214,12 +285,13 @@ impl<T> Delivery<T> {
             answer: None,
             keeps_answer: false,
             per_attempt: None,
+            awaiting_answer: false,
         }
     }
 
     /// Renders the target afresh for each attempt: `render(first, n)` is what attempt `n` (1 for
     /// the first) hands over, `first` the target this delivery was made with.
-    pub fn rendered_per_attempt(mut self, render: RenderAttempt) -> Delivery<T> {
+    pub fn rendered_per_attempt(mut self, render: T::Render) -> Delivery<T> {
         self.per_attempt = Some((self.target.clone(), render));
         self
     }
@@ -268,6 +340,26 @@ impl<T> Delivery<T> {
     pub fn counted(mut self, counters: Counters) -> Delivery<T> {
         self.counters = Some(counters);
         self
+    }
+
+    /// The request an HTTP attempt of this delivery sends, as delivery `id`.
+    fn http_effect(&self, id: DeliveryId) -> Option<super::Effect> {
+        match &self.target {
+            Target::Http {
+                method,
+                url,
+                headers,
+                body,
+            } => Some(super::Effect::Http {
+                delivery: id,
+                method: method.clone(),
+                url: url.clone(),
+                headers: headers.clone(),
+                body: body.clone(),
+                timeout_ms: self.timeout_ms,
+            }),
+            _ => None,
+        }
     }
 
     /// The batch entries not delivered yet ([`Target::SqsBatch`]).

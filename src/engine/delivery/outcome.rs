@@ -3,9 +3,10 @@
 //! Part of the engine: it depends on nothing above it.
 
 use super::failure::Failure;
+use serde::{Deserialize, Serialize};
 
 /// How an attempt ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
     Delivered {
         status: Option<u16>,

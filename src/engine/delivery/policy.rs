@@ -6,6 +6,7 @@
 use super::outcome::Outcome;
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
+use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
@@ -63,12 +64,48 @@ pub trait RetryPolicy: Send + Debug {
 }
 
 /// One attempt and no retries.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NoRetries;
 
 impl RetryPolicy for NoRetries {
     fn next(&self, _: u32, _: &mut Rng, _: bool) -> Option<Retry> {
         None
+    }
+}
+
+/// A boxed policy is a policy (the engine's own tests use them).
+impl RetryPolicy for Box<dyn RetryPolicy> {
+    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
+        (**self).next(attempts, rng, jitter)
+    }
+
+    fn next_after(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
+        (**self).next_after(attempts, outcome, rng, jitter)
+    }
+
+    fn retry(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        (**self).retry(attempts, outcome, age_ms, rng, jitter)
+    }
+
+    fn retries_permanent(&self) -> bool {
+        (**self).retries_permanent()
+    }
+
+    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        (**self).internal_delay_ms(failures, rng, jitter)
     }
 }
 
@@ -140,10 +177,12 @@ pub trait BackoffSchedule: Debug + Clone + Copy + PartialEq + Send + 'static {
 
 /// Retries under `S`'s capped backoff until `max_retries` retries were made or the message is
 /// `max_age_ms` old, whichever comes first (the attempt limit is checked first).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(bound = "")]
 pub struct BackoffRetry<S> {
     pub max_retries: u32,
     pub max_age_ms: Millis,
+    #[serde(skip)]
     pub schedule: PhantomData<S>,
 }
 

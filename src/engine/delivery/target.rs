@@ -2,7 +2,6 @@
 //! emulator is handed, batches, the publisher of in-process hand-overs and dead-letter settings.
 //! Values only: no engine state, and nothing of the services they are handed to.
 
-use super::outcome::GiveUp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -32,7 +31,7 @@ impl MessageAttributeValue {
 }
 
 /// A message as it is put on an SQS queue.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SqsMessage {
     pub body: String,
     pub attributes: BTreeMap<String, MessageAttributeValue>,
@@ -43,7 +42,7 @@ pub struct SqsMessage {
 }
 
 /// One message of a [`Target::SqsBatch`], with the id its source knows it by.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchEntry {
     pub id: String,
     pub message: SqsMessage,
@@ -53,7 +52,7 @@ pub struct BatchEntry {
 pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// Where a delivery goes and what it carries.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Target {
     /// An SQS queue of this emulator, by ARN.
     Sqs {
@@ -133,28 +132,29 @@ impl Target {
 
 /// Who hands a message on to an in-process service target: the account it acts as, and the host
 /// clients reach the emulator at (for URLs inside the message).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Publisher {
     pub account: String,
     pub host: String,
 }
 
-/// Where a message goes when its deliveries are over without success.
-#[derive(Debug, Clone)]
-pub struct DeadLetter {
+/// Where a message goes when its deliveries are over without success; `F` is the layer above's
+/// [`super::Finish`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeadLetter<F> {
     /// An SQS queue, or an event bus when `bus` is set.
     pub queue_arn: String,
     pub message: SqsMessage,
     /// Completes the message with how the delivery ended (EventBridge: the ERROR_CODE, ...
     /// attributes) before it is written.
-    pub finish: Option<fn(&mut SqsMessage, &GiveUp)>,
+    pub finish: Option<F>,
     /// `queue_arn` names an event bus: the message body (an event) is put on it as this
     /// publisher (event streams).
     pub bus: Option<Publisher>,
 }
 
-impl DeadLetter {
-    pub fn new(queue_arn: String, message: SqsMessage) -> DeadLetter {
+impl<F> DeadLetter<F> {
+    pub fn new(queue_arn: String, message: SqsMessage) -> DeadLetter<F> {
         DeadLetter {
             queue_arn,
             message,

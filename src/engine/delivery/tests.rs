@@ -158,7 +158,7 @@ fn a_lane_keeps_order_through_retries() {
             "email".into(),
             body.into(),
             target,
-            Box::new(Every10s),
+            Box::new(Every10s) as Box<dyn RetryPolicy>,
             None,
         );
         e.deliver(d.in_lane(lane.into()));
@@ -245,7 +245,7 @@ fn retry_after_lengthens_the_wait_and_a_negative_one_ends_the_retries() {
     assert_eq!(e.next_due(), Some(50_000));
 }
 
-fn to_queue(dead_letter: Option<DeadLetter>) -> Delivery<Step> {
+fn to_queue(dead_letter: Option<DeadLetter<NoFinish>>) -> Delivery<Step> {
     let message = SqsMessage {
         body: "b".into(),
         attributes: BTreeMap::new(),
@@ -263,7 +263,7 @@ fn to_queue(dead_letter: Option<DeadLetter>) -> Delivery<Step> {
         "sqs".into(),
         "m".into(),
         target,
-        Box::new(NoRetries),
+        Box::new(NoRetries) as Box<dyn RetryPolicy>,
         dead_letter,
     )
 }

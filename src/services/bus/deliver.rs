@@ -283,7 +283,7 @@ fn delivery(
         protocol.to_string(),
         first.id.clone(),
         target,
-        Box::new(s.retry),
+        s.retry,
         dead_letter,
     )
     .born_at(born_at)
@@ -320,7 +320,7 @@ fn dead_letter(
     batch: &[&Retained],
     arn: &str,
     message: Option<&str>,
-) -> Option<DeadLetter> {
+) -> Option<DeadLetter<crate::state::Finish>> {
     let first = batch[0];
     s.on_failure.as_ref().map(|queue_arn| {
         let fifo_dlq = queue_arn.ends_with(".fifo");
@@ -345,7 +345,7 @@ fn dead_letter(
                 dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
                 trace_header: None,
             },
-            finish: Some(finish_record),
+            finish: Some(crate::state::Finish::Bus),
             bus: None,
         }
     })
@@ -422,7 +422,7 @@ pub fn failure(outcome: &Outcome, target: &str, known: Option<&str>) -> (String,
 
 /// Completes the record with how the delivery ended; a batch's record lists only the events still
 /// undelivered.
-fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
+pub(crate) fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
     let Ok(mut record) = serde_json::from_str::<Value>(&message.body) else {
         return;
     };

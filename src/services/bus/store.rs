@@ -15,7 +15,7 @@ pub const DEDUP_WINDOW_MS: Millis = 300_000;
 /// AWS documents the range 1-365 but no default; docs/custom-bus.md).
 pub const DEFAULT_RETENTION_DAYS: i64 = 7;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Bus ARN → bus.
     pub buses: BTreeMap<String, Bus>,
@@ -24,10 +24,12 @@ pub struct Store {
     /// Resource ARN → tags, in key order.
     pub tags: BTreeMap<String, BTreeMap<String, String>>,
     /// Dedup scope and key → (when the entry it repeats was accepted, that entry's event id).
+    #[serde(with = "crate::pairs")]
     pub dedup: HashMap<DedupKey, (Millis, String)>,
     /// Bus ARN → its subscribers by what their EVENT filters require of an event's envelope
     /// (issue 17): [`Store::file_subscriber`] after a subscriber is made or its filters change,
     /// [`Store::remove_subscriber`] deletes one.
+    #[serde(skip)]
     pub routes: BTreeMap<String, MatchIndex<String>>,
 }
 
@@ -69,7 +71,9 @@ impl Store {
 
 /// The scope of a dedup key: the bus, the publishing account and the event group (`None` for
 /// ungrouped entries, which share one scope per account and bus).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct DedupKey {
     pub bus_arn: String,
     pub account: String,
@@ -77,7 +81,7 @@ pub struct DedupKey {
     pub key: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bus {
     pub arn: String,
     pub name: String,
@@ -102,7 +106,7 @@ impl Bus {
 }
 
 /// An event as the bus keeps it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Retained {
     pub id: String,
     /// The publishing account.
@@ -123,7 +127,7 @@ pub struct Retained {
     pub sequence: u64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Subscriber {
     pub arn: String,
     pub name: String,
@@ -159,13 +163,15 @@ impl Subscriber {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PointInTime {
     pub start: Option<Millis>,
     pub end: Option<Millis>,
 }
 
-#[derive(Debug, Clone)]
+/// Written as its text; read back, the pattern is compiled again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "RawFilter", try_from = "RawFilter")]
 pub struct Filter {
     /// `EVENT` or `SYSTEM_METADATA`.
     pub scope: String,
@@ -173,7 +179,7 @@ pub struct Filter {
     pub pattern: EventPattern,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Invoke {
     pub target_arn: String,
     pub role_arn: String,
@@ -184,8 +190,38 @@ pub struct Invoke {
     pub transformer: Option<Transformer>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Transformer {
     pub paths: BTreeMap<String, String>,
     pub template: String,
+}
+
+/// [`Filter`] as a snapshot holds it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RawFilter {
+    scope: String,
+    text: String,
+}
+
+impl From<Filter> for RawFilter {
+    fn from(f: Filter) -> Self {
+        RawFilter {
+            scope: f.scope,
+            text: f.text,
+        }
+    }
+}
+
+impl TryFrom<RawFilter> for Filter {
+    type Error = String;
+
+    fn try_from(r: RawFilter) -> Result<Self, String> {
+        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
+        Ok(Filter {
+            scope: r.scope,
+            text: r.text,
+            pattern,
+        })
+    }
 }

@@ -255,3 +255,55 @@ use compile::{first_token_end, jackson_location, json_error, ors_well_formed, pa
 mod routing_tests;
 #[cfg(test)]
 mod tests;
+
+/// Serde for a pattern kept with its text (`(text, compiled)`): a state snapshot holds the text
+/// only, and reading it back compiles the pattern again.
+pub mod as_text {
+    use super::EventPattern;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// The pattern compiled from `text`, or the error a snapshot reader names.
+    pub fn compile<E: serde::de::Error>(text: &str) -> Result<EventPattern, E> {
+        EventPattern::parse(text)
+            .map_err(|e| E::custom(format_args!("invalid event pattern: {}", e.message())))
+    }
+
+    pub fn serialize<S: Serializer>(
+        pattern: &(String, EventPattern),
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&pattern.0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<(String, EventPattern), D::Error> {
+        let text = String::deserialize(d)?;
+        let pattern = compile(&text)?;
+        Ok((text, pattern))
+    }
+
+    /// The same for `Option<(text, compiled)>`.
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            pattern: &Option<(String, EventPattern)>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match pattern {
+                Some((text, _)) => s.serialize_some(text),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<(String, EventPattern)>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                Some(text) => compile(&text).map(|p| Some((text, p))),
+                None => Ok(None),
+            }
+        }
+    }
+}

@@ -364,7 +364,7 @@ fn delivery_for(
         adapted.protocol,
         message_id,
         adapted.target,
-        Box::new(policy),
+        policy,
         dead_letter,
     )
     .born_at(ingested_at)
@@ -413,7 +413,11 @@ fn retry_policy(target: &RuleTarget) -> TargetRetry {
 
 /// The dead letter of an event `text` to `target` of `rule`, when the target has a dead-letter
 /// queue: the event, with the rule's and target's ARNs as attributes.
-fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLetter> {
+fn dead_letter(
+    rule: &Rule,
+    target: &RuleTarget,
+    text: &str,
+) -> Option<DeadLetter<crate::state::Finish>> {
     target
         .dead_letter_config
         .as_ref()
@@ -438,7 +442,7 @@ fn dead_letter(rule: &Rule, target: &RuleTarget, text: &str) -> Option<DeadLette
                     dedup_id: None,
                     trace_header: None,
                 },
-                finish: Some(finish_dead_letter),
+                finish: Some(crate::state::Finish::Events),
                 bus: None,
             }
         })
@@ -510,7 +514,7 @@ pub fn failure(outcome: &Outcome, target: &str) -> (String, String) {
 }
 
 /// Adds how the delivery ended to its dead-letter message, as AWS does (eb-rule-dlq).
-fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
+pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
     let attrs = &mut message.attributes;
     attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));

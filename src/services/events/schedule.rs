@@ -40,14 +40,14 @@ impl std::fmt::Display for InvalidSchedule {
 impl std::error::Error for InvalidSchedule {}
 
 /// A parsed `ScheduleExpression`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Schedule {
     Rate { every_ms: Millis },
     Cron(Cron),
 }
 
 /// A parsed `cron(...)` expression.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cron {
     minutes: Set,
     hours: Set,
@@ -57,7 +57,7 @@ pub struct Cron {
 }
 
 /// Which days of a month match, from whichever day field is not `?`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 enum DayRule {
     /// Day-of-month values (`*`, lists, ranges, steps).
     MonthDays(Set),
@@ -76,7 +76,7 @@ enum DayRule {
 }
 
 /// A set of values in `lo..=lo + 255`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Set {
     lo: i64,
     bits: [u64; 4],

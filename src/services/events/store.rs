@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Bus ARN → bus. Every account and region has a `default` bus, made when first needed.
     pub buses: BTreeMap<String, Bus>,
@@ -33,12 +33,13 @@ pub struct Store {
     /// Bus ARN → the rules events on it may match, by what their patterns require (issue 17):
     /// [`Store::file_rule`] after a rule is made or its pattern changes, [`Store::remove_rule`]
     /// deletes one.
+    #[serde(skip)]
     pub routes: BTreeMap<String, MatchIndex<String>>,
 }
 
 /// A partner event source: made by a partner account for one customer account, which may
 /// match it with a partner event bus of the same name.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PartnerSource {
     pub name: String,
     pub arn: String,
@@ -54,7 +55,7 @@ pub struct PartnerSource {
     pub deactivated: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bus {
     pub name: String,
     pub arn: String,
@@ -70,7 +71,7 @@ pub struct Bus {
     pub modified_at: Millis,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Rule {
     pub name: String,
     pub arn: String,
@@ -79,6 +80,7 @@ pub struct Rule {
     pub account: String,
     pub region: String,
     /// The pattern as given (echoed back) and compiled.
+    #[serde(with = "crate::services::event::pattern::as_text::option")]
     pub event_pattern: Option<(String, EventPattern)>,
     pub schedule: Option<(String, Schedule)>,
     pub state: String,
@@ -178,7 +180,7 @@ pub struct HttpParameters {
     pub query_string_parameters: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Archive {
     pub name: String,
     pub arn: String,
@@ -188,6 +190,7 @@ pub struct Archive {
     /// The managed rule (`Events-Archive-<name>`) made on the source bus with the archive.
     pub rule_arn: String,
     pub description: Option<String>,
+    #[serde(with = "crate::services::event::pattern::as_text::option")]
     pub event_pattern: Option<(String, EventPattern)>,
     /// 0: kept for ever.
     pub retention_days: i64,
@@ -205,7 +208,7 @@ impl Archive {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ArchivedEvent {
     /// When the event reached the bus.
     pub ingested_at: Millis,
@@ -216,7 +219,7 @@ pub struct ArchivedEvent {
     pub size: usize,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
     pub name: String,
     pub arn: String,
@@ -237,7 +240,7 @@ pub struct Replay {
     pub pending: std::collections::VecDeque<ArchivedEvent>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Connection {
     pub name: String,
     pub arn: String,
@@ -348,7 +351,7 @@ pub struct Parameter {
     pub is_value_secret: Option<bool>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ApiDestination {
     pub name: String,
     pub arn: String,
@@ -454,7 +457,7 @@ impl Store {
 }
 
 /// Something EventBridge must do at a virtual instant.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Timer {
     /// A scheduled rule fires (if it still is the version that scheduled this).
     Schedule { rule_arn: String, generation: u64 },

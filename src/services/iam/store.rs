@@ -5,15 +5,17 @@
 use crate::engine::time::Millis;
 use std::collections::{BTreeMap, HashMap};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
+    #[serde(with = "crate::pairs")]
     pub accounts: HashMap<String, Account>,
     /// Access key id of an AssumeRole session → the session, for GetCallerIdentity.
+    #[serde(with = "crate::pairs")]
     pub sessions: HashMap<String, Session>,
 }
 
 /// One account's IAM resources. IAM is global: no region.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Account {
     /// Lowercased role name → role (IAM names are unique regardless of case).
     pub roles: BTreeMap<String, Role>,
@@ -21,7 +23,7 @@ pub struct Account {
     pub policies: BTreeMap<String, Policy>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Role {
     pub name: String,
     pub id: String,
@@ -39,7 +41,7 @@ pub struct Role {
     pub tags: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Policy {
     pub name: String,
     pub id: String,
@@ -53,7 +55,7 @@ pub struct Policy {
 }
 
 /// Credentials AssumeRole handed out.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Session {
     pub account: String,
     pub role_name: String,

@@ -453,7 +453,7 @@ fn delivery(
         adapted.protocol.clone(),
         message_id,
         adapted.target,
-        Box::new(NoRetries),
+        NoRetries,
         None,
     )
     .followed_by(Follow {

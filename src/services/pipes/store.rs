@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The pipes of every account and region.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Pipe ARN → pipe.
     pub pipes: BTreeMap<String, Pipe>,
@@ -18,7 +18,7 @@ pub struct Store {
 }
 
 /// Something a pipe must do at a virtual instant.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Timer {
     /// Finish a change of state (CREATING, STARTING, STOPPING, UPDATING, DELETING) begun under
     /// `token`; a later change makes it stale.
@@ -28,7 +28,7 @@ pub enum Timer {
 }
 
 /// What part of a batch's way a delivery is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stage {
     /// The batch at the enrichment.
     Enrichment,
@@ -39,7 +39,7 @@ pub enum Stage {
     Item(usize),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PipeState {
     Running,
     Stopped,
@@ -86,14 +86,16 @@ impl PipeState {
 }
 
 /// A filter of FilterCriteria: the pattern as given, and parsed.
-#[derive(Debug, Clone)]
+/// Written as its text; read back, the pattern is compiled again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "RawFilter", try_from = "RawFilter")]
 pub struct Filter {
     pub text: String,
     pub pattern: EventPattern,
 }
 
 /// SourceParameters.SqsQueueParameters, defaults filled in.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SqsSource {
     pub batch_size: u32,
     pub window_s: u32,
@@ -109,7 +111,7 @@ impl Default for SqsSource {
 }
 
 /// What a pipe is configured to do: everything CreatePipe sets and UpdatePipe may change.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     pub description: Option<String>,
     pub desired: PipeState,
@@ -126,7 +128,7 @@ pub struct Settings {
 }
 
 /// A batch on its way from the source to the target.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Batch {
     /// Names this batch's deliveries, so a late end of a dropped one is ignored.
     pub token: u64,
@@ -143,7 +145,7 @@ pub struct Batch {
     pub items: Vec<Value>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Pipe {
     pub arn: String,
     pub name: String,
@@ -169,4 +171,29 @@ pub struct Pipe {
     /// Batches taken at one instant: (instant, count), to stop a target that feeds the source
     /// from looping at one instant.
     pub batches_at: (Millis, u32),
+}
+
+/// [`Filter`] as a snapshot holds it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RawFilter {
+    text: String,
+}
+
+impl From<Filter> for RawFilter {
+    fn from(f: Filter) -> Self {
+        RawFilter { text: f.text }
+    }
+}
+
+impl TryFrom<RawFilter> for Filter {
+    type Error = String;
+
+    fn try_from(r: RawFilter) -> Result<Self, String> {
+        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
+        Ok(Filter {
+            text: r.text,
+            pattern,
+        })
+    }
 }

@@ -131,7 +131,7 @@ fn time(at: Millis) -> String {
 
 /// What attempt `n` of a run hands its target: the input with `<aws.scheduler.attempt-number>`
 /// (1 for the first attempt, 2 for the first retry ...).
-fn per_attempt(first: &Target, n: u32) -> Target {
+pub(crate) fn per_attempt(first: &Target, n: u32) -> Target {
     let fill = |text: &mut String| {
         if text.contains(ATTEMPT) {
             *text = text.replace(ATTEMPT, &n.to_string());
@@ -226,7 +226,7 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
         adapted.protocol,
         execution_id,
         adapted.target,
-        Box::new(retry_policy(target)),
+        retry_policy(target),
         dead_letter,
     )
     .counted(Counters {
@@ -246,7 +246,7 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
     if let Some(failure) = doomed {
         delivery = delivery.doomed(Outcome::Permanent(failure));
     }
-    state.deliver(delivery.rendered_per_attempt(per_attempt));
+    state.deliver(delivery.rendered_per_attempt(crate::state::Render::Scheduler));
 }
 
 /// The event a PutEvents target puts on its bus: EventBridgeParameters' DetailType and Source,
@@ -304,7 +304,7 @@ fn dead_letter(
     body: &str,
     execution: &str,
     scheduled: Millis,
-) -> DeadLetter {
+) -> DeadLetter<crate::state::Finish> {
     let attributes = BTreeMap::from([
         (
             "SCHEDULE_ARN".to_string(),
@@ -332,7 +332,7 @@ fn dead_letter(
             dedup_id: None,
             trace_header: None,
         },
-        finish: Some(finish_dead_letter),
+        finish: Some(crate::state::Finish::Scheduler),
         bus: None,
     }
 }
@@ -340,7 +340,7 @@ fn dead_letter(
 /// ERROR_CODE, ERROR_MESSAGE (EventBridge's table of delivery failures), the retry limit that
 /// ended the run (EXHAUSTED_RETRY_CONDITION, only when one did) and RETRY_ATTEMPTS of a dead
 /// letter; its body is the input of the last attempt.
-fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
+pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
     message.body = message
         .body

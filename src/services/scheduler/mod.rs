@@ -7,6 +7,7 @@
 
 mod expression;
 mod fire;
+pub(crate) use fire::{finish_dead_letter, per_attempt};
 mod groups;
 mod schedules;
 pub mod store;

@@ -8,11 +8,13 @@ use std::collections::BTreeMap;
 /// Where resources live: (account, region).
 pub type Scope = (String, String);
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Scope → group name → group. The `default` group is made when a scope is first used.
+    #[serde(with = "crate::pairs")]
     pub groups: BTreeMap<Scope, BTreeMap<String, Group>>,
     /// Scope → (group, name) → schedule.
+    #[serde(with = "crate::pairs::nested")]
     pub schedules: BTreeMap<Scope, BTreeMap<(String, String), Schedule>>,
     /// Makes every armed timer unique, so a timer of a schedule since updated or deleted is
     /// recognised as stale when it fires.
@@ -20,10 +22,11 @@ pub struct Store {
     /// (scope, operation, ClientToken) → when, with what input and with what answer the request
     /// that used it first was carried out, so that a repeat is answered the same without being
     /// carried out again.
+    #[serde(with = "crate::pairs")]
     pub tokens: BTreeMap<(Scope, String, String), (Millis, Value, Value)>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Group {
     pub arn: String,
     pub created: Millis,
@@ -34,7 +37,7 @@ pub struct Group {
     pub deleting: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Schedule {
     pub arn: String,
     /// The host clients reached the emulator at when they made it (URLs in what it delivers).
@@ -59,7 +62,7 @@ pub struct Schedule {
 }
 
 /// Scheduler's timers in the engine's queue.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum Timer {
     /// A schedule's next run.
     Run(Run),
@@ -69,7 +72,7 @@ pub enum Timer {
 
 /// A schedule's next run: the schedule it is for (and the generation of that arming), and
 /// the time it is due by its expression (before any flexible delay).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Run {
     pub scope: Scope,
     pub group: String,

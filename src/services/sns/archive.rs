@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 const DAY_MS: i64 = 86_400_000;
 
 /// One message as published to an archiving topic: what a replay rebuilds its deliveries from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ArchivedMessage {
     pub id: String,
     pub text: String,
@@ -30,7 +30,7 @@ pub struct ArchivedMessage {
 
 /// A topic's message archive. Retention is data: messages older than the retention period are
 /// dropped whenever the archive is read or written, never by a timer.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Archive {
     /// `MessageRetentionPeriod`, 1 to 365 days.
     pub retention_days: i64,
@@ -123,7 +123,7 @@ pub fn set_policy(archive: &mut Option<Archive>, retention_days: i64, now: Milli
 }
 
 /// The replay a subscription's `ReplayPolicy` asks for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
     pub starting_at: Millis,
     pub ending_at: Option<Millis>,

@@ -93,7 +93,7 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
         sub.protocol.clone(),
         id,
         target,
-        Box::new(schedule),
+        schedule,
         None,
     );
     e.deliver(delivery);

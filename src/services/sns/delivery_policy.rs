@@ -8,7 +8,7 @@ use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use serde_json::{Map, Value, json};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Backoff {
     Linear,
     Arithmetic,
@@ -49,7 +49,7 @@ impl Backoff {
 }
 
 /// A healthy-retry policy: how many retries follow a failed first attempt, and how far apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Schedule {
     pub min_delay_s: u32,
     pub max_delay_s: u32,
@@ -207,7 +207,7 @@ impl RetryPolicy for Schedule {
 
 /// SNS to Firehose: the AWS-managed schedule, except that throttling errors follow the
 /// customer-managed one.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Firehose;
 
 impl RetryPolicy for Firehose {
@@ -236,10 +236,10 @@ impl RetryPolicy for Firehose {
 }
 
 /// The retry policy of a subscription: fixed by SNS for its protocol, else the HTTP/S policy in force.
-pub fn policy_for(protocol: &str, http: Schedule) -> Box<dyn RetryPolicy> {
+pub fn policy_for(protocol: &str, http: Schedule) -> crate::state::Policy {
     match protocol {
-        "firehose" => Box::new(Firehose),
-        _ => Box::new(Schedule::fixed_for(protocol).unwrap_or(http)),
+        "firehose" => Firehose.into(),
+        _ => Schedule::fixed_for(protocol).unwrap_or(http).into(),
     }
 }
 

@@ -37,7 +37,7 @@ const RESERVED: [&str; 9] = [
 pub const NESTED_IN_ATTRIBUTE_SCOPE: &str =
     "Filter policy scope MessageAttributes does not support nested filter policy";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FilterScope {
     MessageAttributes,
     MessageBody,
@@ -778,3 +778,31 @@ impl<'de> Visitor<'de> for JsonVisitor {
 mod routing_tests;
 #[cfg(test)]
 mod tests;
+
+/// Serde for a subscription's policy kept with its text (`Some((compiled, text))`): a state
+/// snapshot holds the text and the scope, and reading it back parses the policy again.
+pub mod as_text {
+    use super::{FilterPolicy, FilterScope};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        policy: &Option<(FilterPolicy, String)>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        policy
+            .as_ref()
+            .map(|(p, text)| (text, p.scope()))
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<(FilterPolicy, String)>, D::Error> {
+        let Some((text, scope)) = Option::<(String, FilterScope)>::deserialize(d)? else {
+            return Ok(None);
+        };
+        let policy = FilterPolicy::parse(&text, scope)
+            .map_err(|e| serde::de::Error::custom(format_args!("invalid filter policy: {e:?}")))?;
+        Ok(Some((policy, text)))
+    }
+}

@@ -683,7 +683,7 @@ pub fn publish_to_endpoint(
             body,
             attributes,
         },
-        Box::new(NoRetries),
+        NoRetries,
         None,
     ));
     Ok(id)

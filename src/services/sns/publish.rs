@@ -463,7 +463,7 @@ fn publish_sms(
         "sms".into(),
         id.clone(),
         target,
-        Box::new(Schedule::CUSTOMER_MANAGED),
+        Schedule::CUSTOMER_MANAGED,
         None,
     ));
     Ok(PublishOutput {

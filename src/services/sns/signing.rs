@@ -26,7 +26,7 @@ const CERT_PEM: &str = include_str!("cert/signing-cert.pem");
 const RECENT: usize = 1024;
 
 /// The topic attribute `SignatureVersion`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SignatureVersion {
     /// `"1"`: SHA1withRSA, AWS's default.
     V1,

@@ -393,7 +393,7 @@ pub fn create_sms_sandbox_phone_number(
             body: otp_message(&otp),
             attributes,
         },
-        Box::new(NoRetries),
+        NoRetries,
         None,
     ));
     Ok(Empty {})

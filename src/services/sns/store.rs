@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 type Attributes = BTreeMap<String, String>;
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Topic {
     pub arn: String,
     pub name: String,
@@ -31,13 +31,14 @@ pub struct Topic {
     pub data_protection_policy: Option<String>,
     pub subscriptions_deleted: u64,
     /// FIFO: deduplication ids seen in the last 5 minutes → (until, message id, sequence number).
+    #[serde(with = "crate::pairs")]
     pub dedup: HashMap<(Option<String>, String), (Millis, String, u128)>,
     pub next_sequence_number: u128,
     /// FIFO topics with an ArchivePolicy: the messages kept for replay.
     pub archive: Option<super::archive::Archive>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Subscription {
     pub arn: String,
     pub topic_arn: String,
@@ -50,6 +51,7 @@ pub struct Subscription {
     pub confirmation_authenticated: bool,
     pub token: String,
     pub raw: bool,
+    #[serde(with = "super::filter::as_text")]
     pub filter: Option<(FilterPolicy, String)>,
     pub filter_scope: FilterScope,
     /// The dead-letter queue ARN and the policy text as set.
@@ -77,7 +79,7 @@ impl Subscription {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     pub topics: BTreeMap<String, Topic>,
     pub subscriptions: BTreeMap<String, Subscription>,
@@ -90,6 +92,7 @@ pub struct Store {
     /// Topic ARN → its subscriptions with a filter policy, by what the policy requires (issue
     /// 17): [`Store::file_subscription`] after a subscription is made or its policy changes,
     /// [`Store::unfile_subscription`] when it goes.
+    #[serde(skip)]
     pub routes: BTreeMap<String, Routes>,
 }
 
@@ -187,7 +190,7 @@ pub fn beginning_of(topic: &Topic, now: Millis) -> Option<Millis> {
     topic.archive.as_ref().map(|a| a.beginning(now))
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PlatformApplication {
     pub arn: String,
     pub name: String,
@@ -202,7 +205,7 @@ pub struct PlatformApplication {
     pub attributes: Attributes,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PlatformEndpoint {
     pub arn: String,
     pub application_arn: String,
@@ -212,7 +215,7 @@ pub struct PlatformEndpoint {
 }
 
 /// Platform applications and endpoints of every account and region, keyed by ARN.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PlatformStore {
     pub applications: BTreeMap<String, PlatformApplication>,
     pub endpoints: BTreeMap<String, PlatformEndpoint>,
@@ -225,14 +228,14 @@ impl PlatformStore {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SandboxNumber {
     pub verified: bool,
     pub one_time_password: String,
 }
 
 /// The SMS settings of one account in one region.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SmsAccount {
     pub attributes: Attributes,
     pub opted_out: BTreeSet<String>,
@@ -240,8 +243,9 @@ pub struct SmsAccount {
 }
 
 /// SMS settings keyed by (account, region).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SmsStore {
+    #[serde(with = "crate::pairs")]
     pub accounts: BTreeMap<(String, String), SmsAccount>,
 }
 

@@ -23,7 +23,9 @@ pub const MAX_IN_FLIGHT: usize = 120_000;
 /// stream deletes or releases it, whatever the visibility timeout.
 pub const HELD: Millis = Millis::MAX / 4;
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct QueueKey {
     pub account: String,
     pub region: String,
@@ -78,7 +80,7 @@ pub struct Sent {
 }
 
 /// A send remembered for deduplication, under its deduplication id.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Dedup {
     group: Option<String>,
     until: Millis,
@@ -86,7 +88,7 @@ struct Dedup {
     sequence_number: Option<u128>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Attempt {
     until: Millis,
     /// (sequence in queue, receipt nonce, visible_at after that receive)
@@ -101,7 +103,7 @@ pub struct Received {
     pub dead_lettered: Vec<Message>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Queue {
     pub key: QueueKey,
     pub arn: String,
@@ -118,7 +120,9 @@ pub struct Queue {
     next_sequence_number: u128,
     /// Counts the changes of messages' `visible_at` (FIFO messages keep theirs).
     next_stamp: u64,
+    #[serde(with = "crate::pairs")]
     dedup: HashMap<String, Vec<Dedup>>,
+    #[serde(with = "crate::pairs")]
     attempts: HashMap<String, Attempt>,
     /// The sender id of the last message sent, shared by the next ones of the same sender.
     last_sender: Option<Arc<str>>,
@@ -134,10 +138,12 @@ pub enum Visibility {
     Gone,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
+    #[serde(with = "crate::pairs")]
     pub queues: BTreeMap<QueueKey, Queue>,
     /// When queues were deleted: the name is not free again for 60 s.
+    #[serde(with = "crate::pairs")]
     pub deleted_at: HashMap<QueueKey, Millis>,
     pub tasks: Vec<MoveTask>,
 }
@@ -159,14 +165,14 @@ impl Store {
 }
 
 /// A message held by its consumer, named by its place in the queue and the receive's nonce.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Held {
     pub seq: u64,
     pub nonce: u64,
     pub message: Message,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TaskStatus {
     Running,
     Completed,
@@ -185,7 +191,7 @@ impl TaskStatus {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MoveTask {
     pub id: u64,
     pub handle: String,

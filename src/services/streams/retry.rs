@@ -27,7 +27,7 @@ pub const DECAY_MAX_AGE_MS: Millis = 86_400_000;
 pub use crate::engine::delivery::{BY_AGE, BY_ATTEMPTS};
 pub const NON_RETRYABLE: &str = "NonRetryable";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Strategy {
     Backoff,
     ExponentialDecay,
@@ -89,7 +89,7 @@ pub fn non_retryable(outcome: &Outcome) -> bool {
 }
 
 /// A stream's retry policy.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StreamRetry(pub Strategy);
 
 impl RetryPolicy for StreamRetry {

@@ -486,7 +486,7 @@ fn start_delivery(
         protocol.to_string(),
         taken.id.clone(),
         target,
-        Box::new(StreamRetry(run.strategy)),
+        StreamRetry(run.strategy),
         dead_letter,
     )
     .in_lane(arn.to_string())
@@ -538,7 +538,12 @@ fn start_delivery(
 
 /// The dead letter of an event a stream gives up: the raw event data to a queue (with the SQS
 /// source message's attributes), or the bus event to an event bus.
-fn dead_letter(dlq: &str, taken: &Taken, sqs_source: bool, publisher: &Publisher) -> DeadLetter {
+fn dead_letter(
+    dlq: &str,
+    taken: &Taken,
+    sqs_source: bool,
+    publisher: &Publisher,
+) -> DeadLetter<crate::state::Finish> {
     let to_bus = Arn::service_of(dlq) != "sqs";
     let fifo_dlq = dlq.ends_with(".fifo");
     let group = || taken.group.clone().unwrap_or_else(|| UNGROUPED.into());

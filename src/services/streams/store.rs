@@ -11,7 +11,7 @@ use crate::services::sqs::store::Held;
 use std::collections::BTreeMap;
 
 /// The event streams of every account and region.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Event stream ARN → stream.
     pub streams: BTreeMap<String, Stream>,
@@ -23,7 +23,7 @@ pub struct Store {
 }
 
 /// Something a stream must do at a virtual instant.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Timer {
     /// Finish starting (STARTING → RUNNING or START_FAILED).
     Start(String),
@@ -31,7 +31,7 @@ pub enum Timer {
     Poll(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StreamState {
     Running,
     Ready,
@@ -50,7 +50,7 @@ impl StreamState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Source {
     Sqs(String),
     Bus(String),
@@ -64,14 +64,16 @@ impl Source {
     }
 }
 
-#[derive(Debug, Clone)]
+/// Written as its text; read back, the pattern is compiled again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "RawPattern", try_from = "RawPattern")]
 pub struct Pattern {
     pub text: String,
     pub pattern: EventPattern,
 }
 
 /// RunOptions, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
     pub strategy: Strategy,
     /// ErrorsTolerance ALL (true) or NONE.
@@ -90,7 +92,7 @@ impl Default for RunOptions {
 }
 
 /// The event a stream is delivering.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct InFlight {
     /// Names this event's delivery, so a late end of a cancelled one is ignored.
     pub token: u64,
@@ -102,7 +104,7 @@ pub struct InFlight {
     pub sequence: Option<u64>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Stream {
     pub arn: String,
     pub name: String,
@@ -128,4 +130,29 @@ pub struct Stream {
     /// Deliveries in a row that put a message on the stream's own source while they were
     /// attempted (a target that feeds the source, through a topic or a bus: a loop).
     pub echoes: u64,
+}
+
+/// [`Pattern`] as a snapshot holds it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RawPattern {
+    text: String,
+}
+
+impl From<Pattern> for RawPattern {
+    fn from(f: Pattern) -> Self {
+        RawPattern { text: f.text }
+    }
+}
+
+impl TryFrom<RawPattern> for Pattern {
+    type Error = String;
+
+    fn try_from(r: RawPattern) -> Result<Self, String> {
+        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
+        Ok(Pattern {
+            text: r.text,
+            pattern,
+        })
+    }
 }

@@ -22,15 +22,21 @@ fn class(m: &Message, at: Millis) -> usize {
 }
 
 /// The queue's kept counts and the indexes by time they need.
-#[derive(Debug, Default)]
+///
+/// A state snapshot holds `settled_at`, the cursor and the last send time; the counts and the
+/// indexes come from the messages again ([`Queue::recount`]).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Depth {
     /// Messages visible, in flight and delayed at `settled_at`.
+    #[serde(skip)]
     kept: [usize; 3],
     settled_at: Millis,
     /// (visible_at, place) of every message hidden at `settled_at`.
+    #[serde(skip)]
     hidden: BTreeSet<(Millis, u64)>,
     /// (sent_at, place) of every message not in send order (dead letters keep their send time,
     /// messages put back by a move task theirs): retention expires these by this index.
+    #[serde(skip)]
     out_of_order: BTreeSet<(Millis, u64)>,
     /// Every message in send order before this place has expired or is gone: the retention
     /// sweep resumes here.
@@ -40,6 +46,31 @@ pub(super) struct Depth {
 }
 
 impl Queue {
+    /// Counts the messages and indexes them by time again, as [`Queue::enqueue`] did when they
+    /// came (a queue read back from a state snapshot), and shares the sender ids of messages in
+    /// a row from the same sender again.
+    pub fn recount(&mut self) {
+        let d = &mut self.depth;
+        (d.kept, d.hidden, d.out_of_order) = Default::default();
+        let mut last_sender: Option<Arc<str>> = self.last_sender.clone();
+        let mut body_bytes = 0;
+        for (seq, m) in self.messages.iter_mut() {
+            d.kept[class(m, d.settled_at)] += 1;
+            if m.visible_at > d.settled_at {
+                d.hidden.insert((m.visible_at, seq));
+            }
+            if !m.in_order {
+                d.out_of_order.insert((m.sent_at, seq));
+            }
+            body_bytes += m.body.len();
+            match &last_sender {
+                Some(last) if **last == *m.sender_id => m.sender_id = last.clone(),
+                _ => last_sender = Some(m.sender_id.clone()),
+            }
+        }
+        self.body_bytes = body_bytes;
+    }
+
     /// Puts `m` at the end of the queue.
     pub(super) fn enqueue(&mut self, mut m: Message) {
         self.next_seq += 1;

@@ -44,6 +44,12 @@ impl serde::Serialize for MessageId {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for MessageId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(MessageId::from)
+    }
+}
+
 /// A message body, held without spare capacity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Body(Box<str>);
@@ -85,8 +91,14 @@ impl serde::Serialize for Body {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Body::from)
+    }
+}
+
 /// What most messages lack, boxed apart so that a plain message does not carry its room.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Extra {
     pub(super) attributes: BTreeMap<String, MessageAttributeValue>,
     pub(super) trace_header: Option<String>,
@@ -101,10 +113,11 @@ pub(super) struct Extra {
 /// No message attributes.
 static NO_ATTRIBUTES: BTreeMap<String, MessageAttributeValue> = BTreeMap::new();
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     pub id: MessageId,
     pub body: Body,
+    #[serde(with = "md5_hex")]
     pub(super) md5_of_body: [u8; 16],
     pub sender_id: Arc<str>,
     pub dead_letter_source_arn: Option<Arc<str>>,
@@ -119,6 +132,23 @@ pub struct Message {
     /// in order too: retention expires these from the front (the others have an index).
     pub(super) in_order: bool,
     pub(super) extra: Option<Box<Extra>>,
+}
+
+/// A body's MD5 in a state snapshot: its lowercase hex, as the APIs write it.
+mod md5_hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(md5: &[u8; 16], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(md5))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 16], D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        let mut md5 = [0; 16];
+        hex::decode_to_slice(&*text, &mut md5)
+            .map_err(|_| serde::de::Error::custom("an MD5 is 32 hex digits"))?;
+        Ok(md5)
+    }
 }
 
 /// `first_received_at` of a message never received.

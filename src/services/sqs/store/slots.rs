@@ -16,6 +16,8 @@ struct Chunk {
     slots: Box<[Option<Message>]>,
 }
 
+/// A state snapshot holds the messages as `[[place, message], ...]` in place order; reading it
+/// back puts each at its place again.
 #[derive(Debug, Default)]
 pub(super) struct Slots {
     /// The first chunk holds places `base * CHUNK ..`.
@@ -118,7 +120,58 @@ impl Slots {
         self.iter_from(0)
     }
 
+    /// The messages, in order, to change in place (not their places).
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = (u64, &mut Message)> {
+        let base = self.base;
+        self.chunks
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(i, c)| Some((base + i as u64, c.as_mut()?)))
+            .flat_map(|(chunk, c)| {
+                c.slots
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(move |(slot, m)| Some((chunk * CHUNK + slot as u64, m.as_mut()?)))
+            })
+    }
+
     pub(super) fn values(&self) -> impl Iterator<Item = &Message> {
         self.iter().map(|(_, m)| m)
+    }
+}
+
+impl serde::Serialize for Slots {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Slots {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Places;
+        impl<'de> serde::de::Visitor<'de> for Places {
+            type Value = Slots;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of [place, message] in place order")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Slots, A::Error> {
+                let mut slots = Slots::default();
+                let mut last = None;
+                while let Some((place, m)) = seq.next_element::<(u64, Message)>()? {
+                    if last.is_some_and(|l| place <= l) {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "message place {place} is not after the one before"
+                        )));
+                    }
+                    last = Some(place);
+                    slots.insert(place, m);
+                }
+                Ok(slots)
+            }
+        }
+        d.deserialize_seq(Places)
     }
 }

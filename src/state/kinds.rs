@@ -1,0 +1,139 @@
+//! The retry policies and dead-letter finishes the services' deliveries use, as values of one
+//! type each (not trait objects or function pointers) so that a delivery under way is plain data
+//! a state snapshot holds: the engine's [`Layer`] for [`Step`].
+//! It must not depend on the runtime, the protocols or the server.
+
+use super::Step;
+use crate::engine::delivery::{
+    Finish as FinishTrait, GiveUp, Layer, NoRetries, Outcome, Render as RenderTrait, Retry,
+    RetryPolicy, SqsMessage, Target,
+};
+use crate::engine::rng::Rng;
+use crate::engine::time::Millis;
+use crate::services::bus::retry::SubscriberRetry;
+use crate::services::events::retry::TargetRetry;
+use crate::services::sns::delivery_policy::{Firehose, Schedule};
+use crate::services::streams::retry::StreamRetry;
+use crate::services::{bus, events, scheduler};
+use serde::{Deserialize, Serialize};
+
+impl Layer for Step {
+    type Policy = Policy;
+    type Finish = Finish;
+    type Render = Render;
+}
+
+/// How a delivery's target is made again for each attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Render {
+    /// EventBridge Scheduler: `<aws.scheduler.attempt-number>` filled in.
+    Scheduler,
+}
+
+impl RenderTrait for Render {
+    fn render(&self, first: &Target, n: u32) -> Target {
+        match self {
+            Render::Scheduler => scheduler::per_attempt(first, n),
+        }
+    }
+}
+
+/// Every retry schedule a delivery of this emulator follows.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub enum Policy {
+    /// One attempt (SMS, push, pipes).
+    NoRetries(NoRetries),
+    /// An SNS delivery policy (HTTP/S, and the fixed schedules of the other protocols).
+    Sns(Schedule),
+    /// SNS to Firehose.
+    Firehose(Firehose),
+    /// EventBridge rule targets and Scheduler targets.
+    Target(TargetRetry),
+    /// Custom-bus subscribers.
+    Subscriber(SubscriberRetry),
+    /// Event streams.
+    Stream(StreamRetry),
+}
+
+macro_rules! policies {
+    ($($variant:ident($ty:ty)),*) => {
+        $(impl From<$ty> for Policy {
+            fn from(policy: $ty) -> Policy {
+                Policy::$variant(policy)
+            }
+        })*
+
+        impl Policy {
+            fn get(&self) -> &dyn RetryPolicy {
+                match self {
+                    $(Policy::$variant(p) => p,)*
+                }
+            }
+        }
+    };
+}
+
+policies!(
+    NoRetries(NoRetries),
+    Sns(Schedule),
+    Firehose(Firehose),
+    Target(TargetRetry),
+    Subscriber(SubscriberRetry),
+    Stream(StreamRetry)
+);
+
+impl RetryPolicy for Policy {
+    fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
+        self.get().next(attempts, rng, jitter)
+    }
+
+    fn next_after(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
+        self.get().next_after(attempts, outcome, rng, jitter)
+    }
+
+    fn retry(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Result<Retry, Option<&'static str>> {
+        self.get().retry(attempts, outcome, age_ms, rng, jitter)
+    }
+
+    fn retries_permanent(&self) -> bool {
+        self.get().retries_permanent()
+    }
+
+    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
+        self.get().internal_delay_ms(failures, rng, jitter)
+    }
+}
+
+/// How a dead letter is completed with how its delivery ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Finish {
+    /// EventBridge rule targets: the `ERROR_CODE`, `ERROR_MESSAGE`, `RULE_ARN`, ... attributes.
+    Events,
+    /// Custom-bus subscribers: the failure record.
+    Bus,
+    /// EventBridge Scheduler: the `X-Amz-Scheduler-*` attributes.
+    Scheduler,
+}
+
+impl FinishTrait for Finish {
+    fn finish(&self, message: &mut SqsMessage, how: &GiveUp) {
+        match self {
+            Finish::Events => events::put_events::finish_dead_letter(message, how),
+            Finish::Bus => bus::deliver::finish_record(message, how),
+            Finish::Scheduler => scheduler::finish_dead_letter(message, how),
+        }
+    }
+}
