@@ -29,6 +29,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
 
+/// The last instant virtual time may reach, as `runtime::LATEST` says (9999-12-31T23:59:59.999Z).
+const LATEST: crate::engine::time::Millis = 253_402_300_799_999;
+
 /// The `format` of a snapshot file.
 pub const FORMAT: &str = "switchyard-state";
 /// The one `version` this build writes and reads; a file of another version is refused.
@@ -142,6 +145,14 @@ impl State {
             message: strip_position(&e.to_string()),
         })?;
         let mut state = file.state;
+        // Virtual time goes no further than the clock API lets it (`runtime::LATEST`), nor
+        // before 1970, so that the times it counts on from there stay in range.
+        if !(0..=LATEST).contains(&state.now()) {
+            return Err(SnapshotError::Invalid {
+                path: "state.engine.now".into(),
+                message: format!("{} is not a time from 1970 to 9999", state.now()),
+            });
+        }
         state.lambda_endpoints = lambda_endpoints;
         state.enforce_policies = enforce_policies;
         state.rebuild();

@@ -191,6 +191,9 @@ fn an_invalid_value_is_named_by_its_path() {
         panic!("{err}");
     };
     assert_eq!(path, "state.engine.now", "{err}");
+    file["state"]["engine"]["now"] = json!(i64::MAX);
+    let err = read(file.to_string().as_bytes()).err().unwrap().to_string();
+    assert!(err.contains("state.engine.now is invalid"), "{err}");
     let mut file: Value = serde_json::from_slice(&world().snapshot()).unwrap();
     let rule = file["state"]["events"]["rules"]
         .as_object_mut()
@@ -236,4 +239,30 @@ fn snapshot_of_a_million_messages() {
         "1,000,000 messages of 1 KiB: {} MB written in {wrote:?}, read in {read_in:?}",
         bytes.len() / 1_000_000
     );
+}
+
+#[test]
+fn message_places_out_of_order_or_too_far_apart_are_refused_not_allocated() {
+    let mut file: Value = serde_json::from_slice(&world().snapshot()).unwrap();
+    let messages = std_messages(&mut file);
+    assert!(messages.len() >= 2, "{messages:?}");
+    messages[1][0] = json!(u64::MAX - 1);
+    let err = read(file.to_string().as_bytes()).err().unwrap().to_string();
+    assert!(err.contains("span more than"), "{err}");
+    messages_swapped(&mut file);
+}
+
+/// The messages of queue `std` in a snapshot file.
+fn std_messages(file: &mut Value) -> &mut Vec<Value> {
+    let queues = file["state"]["sqs"]["queues"].as_array_mut().unwrap();
+    let std = queues.iter_mut().find(|q| q[0]["name"] == "std").unwrap();
+    std[1]["messages"].as_array_mut().unwrap()
+}
+
+/// Two messages of a queue in the wrong order are refused too.
+fn messages_swapped(file: &mut Value) {
+    let messages = std_messages(file);
+    messages[1][0] = json!(0);
+    let err = read(file.to_string().as_bytes()).err().unwrap().to_string();
+    assert!(err.contains("is not after the one before"), "{err}");
 }

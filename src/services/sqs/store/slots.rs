@@ -140,6 +140,9 @@ impl Slots {
     }
 }
 
+/// The widest span of places a snapshot may give one queue's messages.
+const MAX_SPAN: u64 = 1 << 32;
+
 impl serde::Serialize for Slots {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
@@ -159,11 +162,20 @@ impl<'de> serde::Deserialize<'de> for Slots {
                 mut seq: A,
             ) -> Result<Slots, A::Error> {
                 let mut slots = Slots::default();
-                let mut last = None;
+                let (mut first, mut last) = (None, None);
                 while let Some((place, m)) = seq.next_element::<(u64, Message)>()? {
                     if last.is_some_and(|l| place <= l) {
                         return Err(serde::de::Error::custom(format_args!(
                             "message place {place} is not after the one before"
+                        )));
+                    }
+                    // The chunks between the first place and the last are kept (empty ones as
+                    // one word): a queue's places never span more than the messages it ever took,
+                    // and a file claiming a larger span would only ask for memory.
+                    let first = *first.get_or_insert(place);
+                    if place - first > MAX_SPAN {
+                        return Err(serde::de::Error::custom(format_args!(
+                            "message places {first} to {place} span more than {MAX_SPAN}"
                         )));
                     }
                     last = Some(place);
