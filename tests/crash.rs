@@ -3,7 +3,8 @@
 //! SIGTERM) and started again on the same directory.
 //!
 //! - `acknowledged_work_survives_sigkill_at_random_moments`: concurrent clients send, receive and
-//!   delete on a standard and a FIFO queue and publish to a topic with a raw SQS subscription
+//!   delete on a standard and a FIFO queue and publish to a topic with two SQS subscriptions
+//!   (one raw, one in SNS's envelope)
 //!   while the process is killed several times; afterwards every acknowledged send is either
 //!   deleted or still there, no acknowledged delete comes back, and FIFO order holds per group.
 //! - `a_retry_schedule_survives_sigterm_and_sigkill`: an SNS HTTP subscription with the example
@@ -280,8 +281,10 @@ fn rfc3339(ms: i64) -> String {
 enum Queue {
     Standard,
     Fifo,
-    /// The queue the topic delivers to (raw).
+    /// The queue the topic delivers to raw.
     Fanout,
+    /// The queue the topic delivers to in SNS's JSON envelope.
+    Envelope,
 }
 
 impl Queue {
@@ -290,11 +293,25 @@ impl Queue {
             Queue::Standard => "crash-standard",
             Queue::Fifo => "crash-ordered.fifo",
             Queue::Fanout => "crash-fanout",
+            Queue::Envelope => "crash-envelope",
         }
     }
 
     fn url(self, base: &str) -> String {
         format!("{base}/000000000000/{}", self.name())
+    }
+
+    /// What was sent, of a message received from this queue: the body, or the envelope's
+    /// `Message`.
+    fn content(self, m: &aws_sdk_sqs::types::Message) -> String {
+        let body = m.body().unwrap();
+        if self != Queue::Envelope {
+            return body.to_string();
+        }
+        let envelope: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(envelope["Type"], "Notification", "{body}");
+        assert_eq!(envelope["TopicArn"], TOPIC, "{body}");
+        envelope["Message"].as_str().unwrap().to_string()
     }
 }
 
@@ -496,7 +513,7 @@ async fn fifo_sender(world: Arc<World>, id: usize, count: usize) {
     }
 }
 
-/// Publishes `count` messages to the topic; each lands in the fanout queue.
+/// Publishes `count` messages to the topic; each lands in both subscribed queues.
 async fn publisher(world: Arc<World>, id: usize, count: usize) {
     let mut conn = world.conn();
     for i in 0..count {
@@ -510,9 +527,13 @@ async fn publisher(world: Arc<World>, id: usize, count: usize) {
             .send()
             .await
         {
-            Ok(_) => world.sent(body, Queue::Fanout, true),
+            Ok(_) => {
+                world.sent(body.clone(), Queue::Fanout, true);
+                world.sent(body, Queue::Envelope, true);
+            }
             Err(e) if no_answer(&e) => {
-                world.sent(body, Queue::Fanout, false);
+                world.sent(body.clone(), Queue::Fanout, false);
+                world.sent(body, Queue::Envelope, false);
                 world.after_no_answer(&mut conn, "Publish").await;
             }
             Err(e) => panic!("Publish: {e:?}"),
@@ -524,7 +545,7 @@ async fn publisher(world: Arc<World>, id: usize, count: usize) {
 /// Receives (long polls of 1 s) and deletes until told to stop, leaving about one message in ten
 /// undeleted so that it comes back. On the FIFO queue it deletes a batch's messages in order and
 /// stops at the first it leaves or fails to delete, as a consumer that keeps order does; on the
-/// fanout queue it deletes with DeleteMessageBatch.
+/// raw fanout queue it deletes with DeleteMessageBatch.
 async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
     let mut rng = Rng::new(seed);
     let mut conn = world.conn();
@@ -548,11 +569,15 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
             }
             Err(e) => panic!("ReceiveMessage: {e:?}"),
         };
+        let messages: Vec<(String, String)> = messages
+            .iter()
+            .map(|m| (queue.content(m), m.receipt_handle().unwrap().to_string()))
+            .collect();
         {
             let mut got = world.got.lock().unwrap();
-            for (pos, m) in messages.iter().enumerate() {
+            for (pos, (body, _)) in messages.iter().enumerate() {
                 got.push(Got {
-                    body: m.body().unwrap().to_string(),
+                    body: body.clone(),
                     queue,
                     start,
                     end,
@@ -561,13 +586,13 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
                 });
             }
         }
-        let keep: Vec<_> = messages
+        let keep: Vec<(&str, &str)> = messages
             .iter()
             .filter(|_| !rng.chance(10))
-            .map(|m| (m.body().unwrap(), m.receipt_handle().unwrap()))
+            .map(|(body, handle)| (body.as_str(), handle.as_str()))
             .collect();
         match queue {
-            Queue::Standard => {
+            Queue::Standard | Queue::Envelope => {
                 for (body, handle) in keep {
                     // The process of the receive may be gone: the handle still holds.
                     world.refresh(&mut conn);
@@ -591,8 +616,8 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
                 }
             }
             Queue::Fifo => {
-                for (n, m) in messages.iter().enumerate() {
-                    let (body, handle) = (m.body().unwrap(), m.receipt_handle().unwrap());
+                for (n, (body, handle)) in messages.iter().enumerate() {
+                    let body = body.as_str();
                     if !keep.iter().any(|(b, _)| *b == body) {
                         break;
                     }
@@ -694,14 +719,21 @@ async fn clock_mover(world: Arc<World>, total_sends: u64) {
 /// again on the same directory; answers the process running at the end.
 async fn killer(
     world: Arc<World>,
+    seed: u64,
     mut server: Server,
     at: Vec<u64>,
     args: Vec<String>,
     logs: PathBuf,
 ) -> Server {
     let mut sends = world.sends_done.subscribe();
+    let mut rng = Rng::new(seed);
     for (k, at) in at.into_iter().enumerate() {
         sends.wait_for(|n| *n >= at).await.unwrap();
+        // A little later than the send that reached the mark, by a drawn number of turns of the
+        // scheduler, so that the kill does not always follow an answer.
+        for _ in 0..rng.below(64) {
+            tokio::task::yield_now().await;
+        }
         server.kill();
         let generation = k as u64 + 1;
         let log = logs.join(format!("process-{generation}.log"));
@@ -731,8 +763,9 @@ async fn drain(world: &World, url: &str, queue: Queue) {
             break;
         }
         for (pos, m) in messages.iter().enumerate() {
+            let body = queue.content(m);
             world.got.lock().unwrap().push(Got {
-                body: m.body().unwrap().to_string(),
+                body: body.clone(),
                 queue,
                 start,
                 end,
@@ -746,7 +779,7 @@ async fn drain(world: &World, url: &str, queue: Queue) {
                 .send()
                 .await
                 .unwrap();
-            world.deleted(m.body().unwrap(), queue, start, true);
+            world.deleted(&body, queue, start, true);
         }
     }
     let attributes = sqs
@@ -786,55 +819,62 @@ fn violations(world: &World) -> (Vec<String>, String) {
     let deleted = world.deleted.lock().unwrap();
     let mut wrong = Vec::new();
 
-    let sent_by_body: HashMap<&str, &Sent> = sent.iter().map(|s| (s.body.as_str(), s)).collect();
-    let mut delete_acked: HashMap<&str, u64> = HashMap::new();
-    let mut delete_asked: HashSet<&str> = HashSet::new();
+    // Messages are named by their queue and body.
+    let sent_by_key: HashMap<(Queue, &str), &Sent> = sent
+        .iter()
+        .map(|s| ((s.queue, s.body.as_str()), s))
+        .collect();
+    let mut delete_acked: HashMap<(Queue, &str), u64> = HashMap::new();
+    let mut delete_asked: HashSet<(Queue, &str)> = HashSet::new();
     for d in deleted.iter() {
-        delete_asked.insert(&d.body);
+        let key = (d.queue, d.body.as_str());
+        delete_asked.insert(key);
         if d.acked {
-            let first = delete_acked.entry(&d.body).or_insert(d.end);
+            let first = delete_acked.entry(key).or_insert(d.end);
             *first = (*first).min(d.end);
         }
-        if sent_by_body.get(d.body.as_str()).map(|s| s.queue) != Some(d.queue) {
+        if !sent_by_key.contains_key(&key) {
             wrong.push(format!(
                 "deleted {} from {:?}, where it was never sent",
                 d.body, d.queue
             ));
         }
     }
-    let left: HashSet<&str> = got
+    let left: HashSet<(Queue, &str)> = got
         .iter()
         .filter(|g| g.drain)
-        .map(|g| g.body.as_str())
+        .map(|g| (g.queue, g.body.as_str()))
         .collect();
 
     // Every acknowledged send was deleted, or is still there.
     for s in sent.iter().filter(|s| s.acked) {
-        let b = s.body.as_str();
-        if !delete_acked.contains_key(b) && !left.contains(b) && !delete_asked.contains(b) {
+        let key = (s.queue, s.body.as_str());
+        if !delete_acked.contains_key(&key) && !left.contains(&key) && !delete_asked.contains(&key)
+        {
             wrong.push(format!(
-                "lost: {b} ({:?}) was acknowledged, never deleted, and is not in the queue",
-                s.queue
+                "lost: {} ({:?}) was acknowledged, never deleted, and is not in the queue",
+                s.body, s.queue
             ));
         }
     }
     // Nothing comes back once its delete was acknowledged; nothing comes that was not sent.
-    let mut times: HashMap<&str, usize> = HashMap::new();
+    let mut times: HashMap<(Queue, &str), usize> = HashMap::new();
     for g in got.iter() {
-        *times.entry(&g.body).or_default() += 1;
-        match sent_by_body.get(g.body.as_str()) {
-            Some(s) if s.queue == g.queue => {}
-            _ => wrong.push(format!(
+        let key = (g.queue, g.body.as_str());
+        *times.entry(key).or_default() += 1;
+        if !sent_by_key.contains_key(&key) {
+            wrong.push(format!(
                 "{} came out of {:?}, which it was never sent to",
                 g.body, g.queue
-            )),
+            ));
         }
-        if let Some(&d) = delete_acked.get(g.body.as_str())
+        if let Some(&d) = delete_acked.get(&key)
             && g.start > d
         {
             wrong.push(format!(
-                "came back: {} was received (tick {}{}) after its delete was acknowledged (tick {d})",
+                "came back: {} ({:?}) was received (tick {}{}) after its delete was acknowledged (tick {d})",
                 g.body,
+                g.queue,
                 g.start,
                 if g.drain { ", after the last restart" } else { "" }
             ));
@@ -853,7 +893,7 @@ fn violations(world: &World) -> (Vec<String>, String) {
         groups.entry(group).or_default().push((g, n));
     }
     let mut delete_started: HashMap<&str, u64> = HashMap::new();
-    for d in deleted.iter() {
+    for d in deleted.iter().filter(|d| d.queue == Queue::Fifo) {
         let first = delete_started.entry(&d.body).or_insert(d.start);
         *first = (*first).min(d.start);
     }
@@ -910,15 +950,16 @@ fn violations(world: &World) -> (Vec<String>, String) {
     }
 
     let acked = sent.iter().filter(|s| s.acked).count();
-    let unacked: Vec<&str> = sent
+    let unacked: Vec<(Queue, &str)> = sent
         .iter()
         .filter(|s| !s.acked)
-        .map(|s| s.body.as_str())
+        .map(|s| (s.queue, s.body.as_str()))
         .collect();
-    let unacked_seen = unacked.iter().filter(|b| times.contains_key(*b)).count();
+    let unacked_seen = unacked.iter().filter(|k| times.contains_key(*k)).count();
     let again = times.values().filter(|n| **n > 1).count();
     let summary = format!(
-        "{} sends ({acked} acknowledged; {} not, of which {unacked_seen} arrived anyway), \
+        "{} messages sent, a publish once per subscribed queue ({acked} acknowledged; {} not, \
+         of which {unacked_seen} arrived anyway), \
          {} messages received ({again} more than once, {} in the final drain), {} deletes \
          ({} acknowledged), {} calls without an answer",
         sent.len(),
@@ -950,9 +991,9 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
     let server = start_server(args.clone(), work.join("process-0.log")).await;
     let url = server.url.clone();
 
-    // The queues, the topic and its raw subscription, before any kill.
+    // The queues, the topic and its two subscriptions (raw and enveloped), before any kill.
     let sqs = sqs_client(&url);
-    for queue in [Queue::Standard, Queue::Fifo, Queue::Fanout] {
+    for queue in [Queue::Standard, Queue::Fifo, Queue::Fanout, Queue::Envelope] {
         let mut request = sqs
             .create_queue()
             .queue_name(queue.name())
@@ -973,17 +1014,19 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
         .topic_arn
         .unwrap();
     assert_eq!(topic, TOPIC);
-    sns.subscribe()
-        .topic_arn(TOPIC)
-        .protocol("sqs")
-        .endpoint(format!(
-            "arn:aws:sqs:us-east-1:000000000000:{}",
-            Queue::Fanout.name()
-        ))
-        .attributes("RawMessageDelivery", "true")
-        .send()
-        .await
-        .unwrap();
+    for (queue, raw) in [(Queue::Fanout, "true"), (Queue::Envelope, "false")] {
+        sns.subscribe()
+            .topic_arn(TOPIC)
+            .protocol("sqs")
+            .endpoint(format!(
+                "arn:aws:sqs:us-east-1:000000000000:{}",
+                queue.name()
+            ))
+            .attributes("RawMessageDelivery", raw)
+            .send()
+            .await
+            .unwrap();
+    }
 
     let sends_per_standard = |i: usize| {
         if i.is_multiple_of(2) {
@@ -1039,6 +1082,7 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
             Queue::Fifo,
             Queue::Fifo,
             Queue::Fanout,
+            Queue::Envelope,
         ]
         .into_iter()
         .enumerate()
@@ -1049,6 +1093,7 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
         let clock = tokio::spawn(clock_mover(world.clone(), total_sends));
         let killing = tokio::spawn(killer(
             world.clone(),
+            seed ^ 0x4B11,
             server,
             kills,
             args.clone(),
@@ -1074,7 +1119,7 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
     let mut server = start_server(args.clone(), work.join("process-last.log")).await;
     let url = server.url.clone();
     advance(&url, json!({"seconds": 60})).await;
-    for queue in [Queue::Standard, Queue::Fifo, Queue::Fanout] {
+    for queue in [Queue::Standard, Queue::Fifo, Queue::Fanout, Queue::Envelope] {
         drain(&world, &url, queue).await;
     }
     let status = server.terminate();
