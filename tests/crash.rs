@@ -12,7 +12,8 @@
 //!   and the delivery log ends the same as in a run that never stopped.
 //!
 //! Randomness comes from one seed, printed at the start (`SWITCHYARD_CRASH_SEED` sets it). The
-//! kills happen after a number of completed sends drawn from it, not after a wall-clock time.
+//! kills happen after a number of completed sends drawn from it, not after a wall-clock time
+//! (`SWITCHYARD_CRASH_KILLS` sets how many; 4 by default).
 
 use aws_sdk_sqs::types::{DeleteMessageBatchRequestEntry, QueueAttributeName};
 use aws_smithy_runtime_api::client::result::SdkError;
@@ -975,7 +976,10 @@ fn violations(world: &World) -> (Vec<String>, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn acknowledged_work_survives_sigkill_at_random_moments() {
-    const KILLS: usize = 4;
+    // SWITCHYARD_CRASH_KILLS sets another number of kills, for a longer hunt.
+    let kills_wanted: usize = std::env::var("SWITCHYARD_CRASH_KILLS").map_or(4, |n| {
+        n.parse().expect("SWITCHYARD_CRASH_KILLS is a number")
+    });
     const STANDARD_SENDERS: usize = 4; // two send one by one, two in batches of five
     const STANDARD_MESSAGES: usize = 50;
     const FIFO_GROUPS: usize = 4;
@@ -1040,7 +1044,7 @@ async fn acknowledged_work_survives_sigkill_at_random_moments() {
         + PUBLISHERS * PUBLISHES) as u64;
     // The kills: after numbers of completed sends drawn between a tenth and nine tenths.
     let mut kills: Vec<u64> = Vec::new();
-    while kills.len() < KILLS {
+    while kills.len() < kills_wanted.min(total_sends as usize * 8 / 10) {
         let at = total_sends / 10 + rng.below(total_sends * 8 / 10);
         if !kills.contains(&at) {
             kills.push(at);
