@@ -302,33 +302,39 @@ impl Queue {
         format!("{base}/000000000000/{}", self.name())
     }
 
-    /// What was sent, of a message received from this queue: the body, or the envelope's
-    /// `Message`.
-    fn content(self, m: &aws_sdk_sqs::types::Message) -> String {
+    /// What was sent, of a message received from this queue, and its id: the body and the SQS
+    /// message id, or the envelope's `Message` and `MessageId` (the publish's).
+    fn content(self, m: &aws_sdk_sqs::types::Message) -> (String, String) {
         let body = m.body().unwrap();
         if self != Queue::Envelope {
-            return body.to_string();
+            return (body.to_string(), m.message_id().unwrap().to_string());
         }
         let envelope: Value = serde_json::from_str(body).unwrap();
         assert_eq!(envelope["Type"], "Notification", "{body}");
         assert_eq!(envelope["TopicArn"], TOPIC, "{body}");
-        envelope["Message"].as_str().unwrap().to_string()
+        (
+            envelope["Message"].as_str().unwrap().to_string(),
+            envelope["MessageId"].as_str().unwrap().to_string(),
+        )
     }
 }
 
 const TOPIC: &str = "arn:aws:sns:us-east-1:000000000000:crash-topic";
 
-/// A send (or publish) that was made: acknowledged when the call returned Ok.
+/// A send (or publish) that was made: acknowledged when the call returned Ok, with the message
+/// id it answered (none for the raw fanout queue, whose SQS id SNS does not tell).
 struct Sent {
     body: String,
     queue: Queue,
     acked: bool,
+    id: Option<String>,
 }
 
 /// A message a receive handed out. `start` and `end` are ticks of the test's one counter taken
 /// before the request and after its answer; `pos` is its place in the answer.
 struct Got {
     body: String,
+    id: String,
     queue: Queue,
     start: u64,
     end: u64,
@@ -406,8 +412,13 @@ impl World {
         *conn = self.conn();
     }
 
-    fn sent(&self, body: String, queue: Queue, acked: bool) {
-        self.sent.lock().unwrap().push(Sent { body, queue, acked });
+    fn sent(&self, body: String, queue: Queue, acked: bool, id: Option<String>) {
+        self.sent.lock().unwrap().push(Sent {
+            body,
+            queue,
+            acked,
+            id,
+        });
     }
 
     fn deleted(&self, body: &str, queue: Queue, start: u64, acked: bool) {
@@ -448,15 +459,20 @@ async fn standard_sender(world: Arc<World>, id: usize, batch: bool, count: usize
             match request.send().await {
                 Ok(out) => {
                     assert!(out.failed.is_empty(), "{:?}", out.failed);
-                    let ok: HashSet<String> = out.successful.iter().map(|s| s.id.clone()).collect();
-                    assert_eq!(ok.len(), bodies.len());
-                    for body in bodies {
-                        world.sent(body, Queue::Standard, true);
+                    let ids: HashMap<&str, &str> = out
+                        .successful
+                        .iter()
+                        .map(|s| (s.id.as_str(), s.message_id.as_str()))
+                        .collect();
+                    assert_eq!(ids.len(), bodies.len());
+                    for (n, body) in bodies.into_iter().enumerate() {
+                        let id = ids[n.to_string().as_str()].to_string();
+                        world.sent(body, Queue::Standard, true, Some(id));
                     }
                 }
                 Err(e) if no_answer(&e) => {
                     for body in bodies {
-                        world.sent(body, Queue::Standard, false);
+                        world.sent(body, Queue::Standard, false, None);
                     }
                     world.after_no_answer(&mut conn, "SendMessageBatch").await;
                 }
@@ -473,9 +489,9 @@ async fn standard_sender(world: Arc<World>, id: usize, batch: bool, count: usize
                 .send()
                 .await
             {
-                Ok(_) => world.sent(body, Queue::Standard, true),
+                Ok(out) => world.sent(body, Queue::Standard, true, out.message_id),
                 Err(e) if no_answer(&e) => {
-                    world.sent(body, Queue::Standard, false);
+                    world.sent(body, Queue::Standard, false, None);
                     world.after_no_answer(&mut conn, "SendMessage").await;
                 }
                 Err(e) => panic!("SendMessage: {e:?}"),
@@ -503,9 +519,9 @@ async fn fifo_sender(world: Arc<World>, id: usize, count: usize) {
             .send()
             .await
         {
-            Ok(_) => world.sent(body, Queue::Fifo, true),
+            Ok(out) => world.sent(body, Queue::Fifo, true, out.message_id),
             Err(e) if no_answer(&e) => {
-                world.sent(body, Queue::Fifo, false);
+                world.sent(body, Queue::Fifo, false, None);
                 world.after_no_answer(&mut conn, "SendMessage (FIFO)").await;
             }
             Err(e) => panic!("SendMessage (FIFO): {e:?}"),
@@ -528,13 +544,13 @@ async fn publisher(world: Arc<World>, id: usize, count: usize) {
             .send()
             .await
         {
-            Ok(_) => {
-                world.sent(body.clone(), Queue::Fanout, true);
-                world.sent(body, Queue::Envelope, true);
+            Ok(out) => {
+                world.sent(body.clone(), Queue::Fanout, true, None);
+                world.sent(body, Queue::Envelope, true, out.message_id);
             }
             Err(e) if no_answer(&e) => {
-                world.sent(body.clone(), Queue::Fanout, false);
-                world.sent(body, Queue::Envelope, false);
+                world.sent(body.clone(), Queue::Fanout, false, None);
+                world.sent(body, Queue::Envelope, false, None);
                 world.after_no_answer(&mut conn, "Publish").await;
             }
             Err(e) => panic!("Publish: {e:?}"),
@@ -570,15 +586,19 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
             }
             Err(e) => panic!("ReceiveMessage: {e:?}"),
         };
-        let messages: Vec<(String, String)> = messages
+        let messages: Vec<(String, String, String)> = messages
             .iter()
-            .map(|m| (queue.content(m), m.receipt_handle().unwrap().to_string()))
+            .map(|m| {
+                let (body, id) = queue.content(m);
+                (body, id, m.receipt_handle().unwrap().to_string())
+            })
             .collect();
         {
             let mut got = world.got.lock().unwrap();
-            for (pos, (body, _)) in messages.iter().enumerate() {
+            for (pos, (body, id, _)) in messages.iter().enumerate() {
                 got.push(Got {
                     body: body.clone(),
+                    id: id.clone(),
                     queue,
                     start,
                     end,
@@ -590,7 +610,7 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
         let keep: Vec<(&str, &str)> = messages
             .iter()
             .filter(|_| !rng.chance(10))
-            .map(|(body, handle)| (body.as_str(), handle.as_str()))
+            .map(|(body, _, handle)| (body.as_str(), handle.as_str()))
             .collect();
         match queue {
             Queue::Standard | Queue::Envelope => {
@@ -617,7 +637,7 @@ async fn receiver(world: Arc<World>, queue: Queue, seed: u64) {
                 }
             }
             Queue::Fifo => {
-                for (n, (body, handle)) in messages.iter().enumerate() {
+                for (n, (body, _, handle)) in messages.iter().enumerate() {
                     let body = body.as_str();
                     if !keep.iter().any(|(b, _)| *b == body) {
                         break;
@@ -764,9 +784,10 @@ async fn drain(world: &World, url: &str, queue: Queue) {
             break;
         }
         for (pos, m) in messages.iter().enumerate() {
-            let body = queue.content(m);
+            let (body, id) = queue.content(m);
             world.got.lock().unwrap().push(Got {
                 body: body.clone(),
+                id,
                 queue,
                 start,
                 end,
@@ -878,6 +899,26 @@ fn violations(world: &World) -> (Vec<String>, String) {
                 g.queue,
                 g.start,
                 if g.drain { ", after the last restart" } else { "" }
+            ));
+        }
+    }
+    // A message keeps its id across restarts: the one its send answered, at every receive.
+    let mut ids: HashMap<(Queue, &str), &str> = HashMap::new();
+    for g in got.iter() {
+        let key = (g.queue, g.body.as_str());
+        let first = *ids.entry(key).or_insert(g.id.as_str());
+        if first != g.id {
+            wrong.push(format!(
+                "{} ({:?}) was received with the ids {first} and {}",
+                g.body, g.queue, g.id
+            ));
+        }
+        if let Some(sent_id) = sent_by_key.get(&key).and_then(|s| s.id.as_deref())
+            && sent_id != g.id
+        {
+            wrong.push(format!(
+                "{} ({:?}) was sent as {sent_id} and received as {}",
+                g.body, g.queue, g.id
             ));
         }
     }
