@@ -3,13 +3,14 @@
 //! SIGTERM) and started again on the same directory.
 //!
 //! - `acknowledged_work_survives_sigkill_at_random_moments`: concurrent clients send, receive and
-//!   delete on a standard and a FIFO queue and publish to a topic with two SQS subscriptions
-//!   (one raw, one in SNS's envelope)
-//!   while the process is killed several times; afterwards every acknowledged send is either
-//!   deleted or still there, no acknowledged delete comes back, and FIFO order holds per group.
+//!   delete on a standard and a FIFO queue and publish to a topic with two SQS subscriptions (one
+//!   raw, one in SNS's envelope) while the process is killed several times; afterwards every
+//!   acknowledged send is either deleted or still there, no acknowledged delete comes back, every
+//!   message keeps its id, and FIFO order holds within each group.
 //! - `a_retry_schedule_survives_sigterm_and_sigkill`: an SNS HTTP subscription with the example
-//!   delivery policy of docs/sns-retries.md fails 10 attempts, the process stops, starts again,
-//!   and the delivery log ends the same as in a run that never stopped.
+//!   delivery policy of docs/sns-retries.md fails 10 attempts, the process stops (SIGTERM;
+//!   SIGKILL; SIGKILL while the 11th attempt waits for its answer) and starts again, and the
+//!   delivery log ends exactly as in a run without `--state-dir` that never stopped.
 //!
 //! Randomness comes from one seed, printed at the start (`SWITCHYARD_CRASH_SEED` sets it). The
 //! kills happen after a number of completed sends drawn from it, not after a wall-clock time
