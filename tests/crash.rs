@@ -46,6 +46,9 @@ impl Server {
         let stderr = std::fs::File::create(log).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchyard"))
             .args(args)
+            // Checkpoints every 64 KiB of journal, so that kills fall before, during and after
+            // them and restarts read a checkpoint and the journal after it.
+            .env("SWITCHYARD_CHECKPOINT_BYTES", "65536")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)

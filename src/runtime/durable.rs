@@ -32,6 +32,23 @@ pub const FILE: &str = "switchyard.redb";
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// The journal: sequence number → entry (JSON).
 const JOURNAL: TableDefinition<u64, &[u8]> = TableDefinition::new("journal");
+/// The last checkpoint: a state snapshot file (docs/control-api.md, "State snapshots") in
+/// chunks, chunk number → bytes; the journal holds only what came after it.
+const CHECKPOINT: TableDefinition<u64, &[u8]> = TableDefinition::new("checkpoint");
+/// The size of a checkpoint's chunks.
+const CHUNK: usize = 16 << 20;
+/// Journal bytes after which a checkpoint is taken (or more: as many as the last checkpoint
+/// had, so that a restart reads at most about twice its state).
+const CHECKPOINT_AFTER: u64 = 64 << 20;
+
+/// Where a checkpoint stands: the journal's entries from `next` on come after it; `at` and
+/// `wall` are the virtual and wall-clock times it was taken at.
+#[derive(Debug, Serialize, Deserialize)]
+struct Mark {
+    next: u64,
+    at: Millis,
+    wall: Millis,
+}
 
 /// The settings a state was made with, kept so that a restart makes the same one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -156,14 +173,37 @@ pub fn open(
         jitter: genesis.jitter,
         delivery_log_size: genesis.delivery_log_size,
     };
-    let mut state = State::new(settings, lambda_endpoints);
-    let (last, next, replayed, in_flight) = replay(&db, &mut state).map_err(|e| match e {
-        Replay::Store(e) => store_error(e),
-        Replay::Entry(seq, e) => fail(format!(
-            "{}: journal entry {seq} is unreadable ({e}); the file is damaged",
-            path.display()
-        )),
-    })?;
+    let mark: Option<Mark> = read_meta(&db, "checkpoint")
+        .map_err(store_error)?
+        .map(|m| serde_json::from_slice(&m))
+        .transpose()
+        .map_err(|e| {
+            fail(format!(
+                "{}: its checkpoint mark is unreadable ({e})",
+                path.display()
+            ))
+        })?;
+    let mut state = match &mark {
+        None => State::new(settings, lambda_endpoints),
+        Some(_) => {
+            let bytes = read_checkpoint(&db).map_err(store_error)?;
+            State::read_snapshot(&bytes, lambda_endpoints, false).map_err(|e| {
+                fail(format!(
+                    "{}: its checkpoint is unreadable ({e}); the file is damaged",
+                    path.display()
+                ))
+            })?
+        }
+    };
+    let start = mark.as_ref().map(|m| (m.next, (m.at, m.wall)));
+    let (last, next, replayed, in_flight) =
+        replay(&db, &mut state, start).map_err(|e| match e {
+            Replay::Store(e) => store_error(e),
+            Replay::Entry(seq, e) => fail(format!(
+                "{}: journal entry {seq} is unreadable ({e}); the file is damaged",
+                path.display()
+            )),
+        })?;
     write_meta(&db, "clock", clock.arg().as_bytes()).map_err(store_error)?;
     Ok(Recovered {
         clock,
@@ -184,6 +224,17 @@ fn read_genesis(db: &Database) -> Result<Option<Result<Genesis, serde_json::Erro
     };
     let genesis = meta.get("genesis")?;
     Ok(genesis.map(|g| serde_json::from_slice(g.value())))
+}
+
+/// The last checkpoint's bytes, its chunks put together.
+fn read_checkpoint(db: &Database) -> Result<Vec<u8>, redb::Error> {
+    let read = db.begin_read()?;
+    let chunks = read.open_table(CHECKPOINT)?;
+    let mut bytes = Vec::new();
+    for chunk in chunks.iter()? {
+        bytes.extend_from_slice(chunk?.1.value());
+    }
+    Ok(bytes)
 }
 
 fn read_meta(db: &Database, key: &str) -> Result<Option<Vec<u8>>, redb::Error> {
@@ -241,11 +292,18 @@ type Replayed = (Option<(Millis, Millis)>, u64, u64, Vec<Effect>);
 /// Applies every journal entry to `state`, in order, each at its virtual time. Answers the time
 /// of the last, the next sequence number, how many were applied, and the HTTP deliveries still
 /// waiting for an answer.
-fn replay(db: &Database, state: &mut State) -> Result<Replayed, Replay> {
+fn replay(
+    db: &Database,
+    state: &mut State,
+    checkpoint: Option<(u64, (Millis, Millis))>,
+) -> Result<Replayed, Replay> {
     let read = db.begin_read()?;
     let journal = read.open_table(JOURNAL)?;
-    let (mut last, mut next, mut count) = (None, 0, 0);
+    let (mut next, mut last) = checkpoint.map_or((0, None), |(next, last)| (next, Some(last)));
+    let mut count = 0;
     let mut waiting: BTreeMap<u64, Effect> = BTreeMap::new();
+    // The checkpoint's own attempts awaiting an answer.
+    under_way(state, &mut waiting);
     for item in journal.iter()? {
         let (seq, bytes) = item?;
         let seq = seq.value();
@@ -298,11 +356,36 @@ struct Shared {
     committed: watch::Sender<u64>,
 }
 
+/// What the writer commits, in order.
+enum Item {
+    Entry(u64, Vec<u8>),
+    /// A state snapshot standing for every entry before `seq` (its own number).
+    Checkpoint {
+        seq: u64,
+        at: Millis,
+        wall: Millis,
+        bytes: Vec<u8>,
+    },
+}
+
+impl Item {
+    fn seq(&self) -> u64 {
+        match self {
+            Item::Entry(seq, _) | Item::Checkpoint { seq, .. } => *seq,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Queue {
     /// The sequence number of the next entry.
     next: u64,
-    entries: Vec<(u64, Vec<u8>)>,
+    entries: Vec<Item>,
+    /// Journal bytes appended since the last checkpoint, and that checkpoint's size.
+    since_checkpoint: u64,
+    checkpoint_size: u64,
+    /// [`CHECKPOINT_AFTER`], or `SWITCHYARD_CHECKPOINT_BYTES` (tests take checkpoints often).
+    checkpoint_after: u64,
     closing: bool,
     /// Why the last commit failed: every later wait fails with it.
     failed: Option<String>,
@@ -317,6 +400,10 @@ impl Journal {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 next,
+                checkpoint_after: std::env::var("SWITCHYARD_CHECKPOINT_BYTES")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(CHECKPOINT_AFTER),
                 ..Queue::default()
             }),
             more: Condvar::new(),
@@ -357,10 +444,57 @@ impl Journal {
             .unwrap_or_else(PoisonError::into_inner);
         let seq = queue.next;
         queue.next += 1;
-        queue.entries.push((seq, bytes));
+        queue.since_checkpoint += bytes.len() as u64;
+        queue.entries.push(Item::Entry(seq, bytes));
         drop(queue);
         self.shared.more.notify_one();
         Ticket(seq)
+    }
+
+    /// Appends a checkpoint: `snapshot`, the state as it is after every entry appended so far
+    /// (so call it under the state's lock), taken at virtual time `at`. Once committed, the
+    /// journal before it is gone.
+    pub fn checkpoint(&self, at: Millis, snapshot: Vec<u8>) -> Ticket {
+        let wall = crate::clock::Clock::wall_millis();
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let seq = queue.next;
+        queue.next += 1;
+        queue.since_checkpoint = 0;
+        queue.checkpoint_size = snapshot.len() as u64;
+        queue.entries.push(Item::Checkpoint {
+            seq,
+            at,
+            wall,
+            bytes: snapshot,
+        });
+        drop(queue);
+        self.shared.more.notify_one();
+        Ticket(seq)
+    }
+
+    /// Whether the journal since the last checkpoint has grown enough for another: past
+    /// [`CHECKPOINT_AFTER`] and past the last checkpoint's size.
+    pub fn wants_checkpoint(&self) -> bool {
+        let queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queue.since_checkpoint > queue.checkpoint_after.max(queue.checkpoint_size)
+    }
+
+    /// Whether anything was journaled since the last checkpoint.
+    pub fn has_news(&self) -> bool {
+        let queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queue.since_checkpoint > 0
     }
 
     /// Resolves once the entry of `ticket` is committed; `Err` when the store failed.
@@ -435,7 +569,7 @@ fn write_loop(db: Database, shared: &Shared) {
             }
             std::mem::take(&mut queue.entries)
         };
-        let last = entries.last().map_or(0, |(seq, _)| *seq);
+        let last = entries.last().map_or(0, Item::seq);
         match commit(&db, &entries) {
             Ok(()) => {
                 shared.committed.send_replace(last + 1);
@@ -456,12 +590,37 @@ fn write_loop(db: Database, shared: &Shared) {
     }
 }
 
-fn commit(db: &Database, entries: &[(u64, Vec<u8>)]) -> Result<(), redb::Error> {
+fn commit(db: &Database, items: &[Item]) -> Result<(), redb::Error> {
     let write = db.begin_write()?;
-    {
-        let mut journal = write.open_table(JOURNAL)?;
-        for (seq, bytes) in entries {
-            journal.insert(*seq, bytes.as_slice())?;
+    for item in items {
+        match item {
+            Item::Entry(seq, bytes) => {
+                write.open_table(JOURNAL)?.insert(*seq, bytes.as_slice())?;
+            }
+            Item::Checkpoint {
+                seq,
+                at,
+                wall,
+                bytes,
+            } => {
+                write.open_table(JOURNAL)?.retain_in(..*seq, |_, _| false)?;
+                write.delete_table(CHECKPOINT)?;
+                let mut chunks = write.open_table(CHECKPOINT)?;
+                for (n, chunk) in bytes.chunks(CHUNK).enumerate() {
+                    chunks.insert(n as u64, chunk)?;
+                }
+                drop(chunks);
+                let mark = Mark {
+                    next: seq + 1,
+                    at: *at,
+                    wall: *wall,
+                };
+                let mark =
+                    serde_json::to_vec(&mark).map_err(|e| redb::Error::Corrupted(e.to_string()))?;
+                write
+                    .open_table(META)?
+                    .insert("checkpoint", mark.as_slice())?;
+            }
         }
     }
     write.commit()?;

@@ -68,6 +68,8 @@ pub struct Runtime {
     http: std::sync::OnceLock<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
     /// `--state-dir`: the journal every change is committed to before it is answered.
     journal: Option<durable::Journal>,
+    /// A checkpoint is being taken.
+    checkpointing: std::sync::atomic::AtomicBool,
     this: Weak<Runtime>,
 }
 
@@ -205,6 +207,7 @@ impl Runtime {
             idle: Notify::new(),
             http: std::sync::OnceLock::new(),
             journal,
+            checkpointing: Default::default(),
             this: this.clone(),
         });
         if !in_flight.is_empty() {
@@ -248,13 +251,22 @@ impl Runtime {
         &self,
         ticket: Option<durable::Ticket>,
     ) -> Result<(), crate::error::AwsError> {
-        match (&self.journal, ticket) {
-            (Some(journal), Some(ticket)) => journal
-                .durable(ticket)
-                .await
-                .map_err(crate::error::AwsError::internal),
-            _ => Ok(()),
+        let (Some(journal), Some(ticket)) = (&self.journal, ticket) else {
+            return Ok(());
+        };
+        journal
+            .durable(ticket)
+            .await
+            .map_err(crate::error::AwsError::internal)?;
+        // The journal has grown enough: a checkpoint bounds what a restart reads again. One at a
+        // time; the request that saw it pays for it.
+        if journal.wants_checkpoint() && !self.checkpointing.swap(true, Ordering::SeqCst) {
+            let state = self.lock_raw();
+            self.checkpoint(&state);
+            drop(state);
+            self.checkpointing.store(false, Ordering::SeqCst);
         }
+        Ok(())
     }
 
     /// Whether changes are kept in a state directory.
@@ -265,6 +277,11 @@ impl Runtime {
     /// Commits what is journaled and lets go of the state directory (shutdown).
     pub fn close_journal(&self) {
         if let Some(journal) = &self.journal {
+            // A checkpoint of the final state, so that the next start reads no journal.
+            if journal.has_news() {
+                let state = self.lock_raw();
+                self.checkpoint(&state);
+            }
             journal.close();
         }
     }
@@ -348,7 +365,10 @@ impl Runtime {
     pub async fn load_snapshot(&self, bytes: &[u8]) -> Result<(), SnapshotError> {
         let state = self.read_snapshot(bytes)?;
         let _one_at_a_time = self.advancing.lock().await;
-        self.install(state);
+        let ticket = self.install(state);
+        if let Err(e) = self.durable(ticket).await {
+            return Err(SnapshotError::NotAState(e.message));
+        }
         Ok(())
     }
 
@@ -356,7 +376,7 @@ impl Runtime {
     /// (earlier or later); real and fast clocks keep theirs, and what the state has due by then
     /// fires. Long polls look again; HTTP deliveries of the state replaced still under way are
     /// not completed into this one; the state's own HTTP attempts awaiting an answer are sent.
-    pub fn install(&self, mut state: State) {
+    pub fn install(&self, mut state: State) -> Option<durable::Ticket> {
         if self.clock.mode() == ClockMode::Manual {
             let _ = self.clock.jump_to(state.now());
         } else {
@@ -367,12 +387,33 @@ impl Runtime {
         let replaced = std::mem::replace(&mut *running, state);
         let effects = running.take_effects();
         let woken = running.take_woken();
+        // With a state directory, the state installed is its new checkpoint: what was kept
+        // before it is gone.
+        let ticket = self.checkpoint(&running);
         drop(running);
         drop(replaced);
         self.wake_all();
         self.wake(woken);
         self.start_effects(effects);
         self.ticker.notify_one();
+        ticket
+    }
+
+    /// Journals a checkpoint of `state` (the locked state) when the state is kept.
+    fn checkpoint(&self, state: &State) -> Option<durable::Ticket> {
+        let journal = self.journal.as_ref()?;
+        Some(journal.checkpoint(state.now(), state.snapshot()))
+    }
+
+    /// `POST /_switchyard/reset`: forgets everything but the time; with a state directory, what
+    /// it kept is cleared too (replaced by a checkpoint of the empty state).
+    pub async fn reset(&self) -> Result<(), crate::error::AwsError> {
+        let ticket = {
+            let mut state = self.state();
+            state.reset();
+            self.checkpoint(&state)
+        };
+        self.durable(ticket).await
     }
 
     pub fn request_id(&self) -> String {

@@ -147,7 +147,7 @@ async fn health(State(app): Shared) -> Response {
 /// Reads the body it ignores (clients send `{}`): a request body left unread when the answer goes
 /// out makes hyper close the connection, which a client reusing it sees as a dropped request.
 async fn reset(State(app): Shared, _body: Bytes) -> Response {
-    done(app.run(Command::Reset).await)
+    done(app.reset().await)
 }
 
 /// `200 {}` once a change is applied (and, with `--state-dir`, durable).

@@ -55,7 +55,10 @@ impl Emulator {
         let url = format!("http://{}:{}", config.host, addr.port());
         let app = Runtime::open(config).map_err(io::Error::other)?;
         if let Some(state) = initial {
-            app.install(state);
+            let ticket = app.install(state);
+            app.durable(ticket)
+                .await
+                .map_err(|e| io::Error::other(e.message))?;
         }
         let timers = tokio::spawn(runtime::run_timers(app.clone()));
         let closing = app.clone();

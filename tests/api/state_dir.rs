@@ -396,3 +396,46 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
     h.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A reset clears what the directory kept, and a snapshot loaded into a kept state is what a
+/// restart finds.
+#[tokio::test]
+async fn a_reset_clears_the_kept_state_and_a_loaded_snapshot_is_kept() {
+    let dir = state_dir("reset");
+    let mut h = Harness::with(config(Some(&dir))).await;
+    let sqs = h.sqs();
+    sqs.create_queue().queue_name("gone").send().await.unwrap();
+    let world = h.emulator.state_snapshot();
+    let reset = h.control_post("reset", json!({})).await;
+    assert_eq!(reset.status, 200, "{}", reset.body);
+    sqs.create_queue().queue_name("after").send().await.unwrap();
+    h.stop().await;
+    let mut h = Harness::with(config(Some(&dir))).await;
+    let names = |h: &Harness| {
+        let sqs = h.sqs();
+        async move {
+            let listed = sqs.list_queues().send().await.unwrap();
+            let mut urls = listed.queue_urls.unwrap_or_default();
+            urls.sort();
+            urls.iter()
+                .map(|u| u.rsplit('/').next().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(names(&h).await, ["after"]);
+    // Load the world saved before the reset: a restart finds it, not what was there.
+    let loaded = h
+        .request(
+            "POST",
+            "/_switchyard/state",
+            &[("content-type", "application/json")],
+            String::from_utf8(world).unwrap(),
+        )
+        .await;
+    assert_eq!(loaded.status, 200, "{}", loaded.body);
+    h.stop().await;
+    let mut h = Harness::with(config(Some(&dir))).await;
+    assert_eq!(names(&h).await, ["gone"]);
+    h.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
