@@ -48,10 +48,12 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let round_trips: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(20_000);
     if args.iter().any(|a| a == "--log") {
-        tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
-            .with_writer(std::io::stderr)
-            .event_format(switchyard::logfmt::Logfmt)
+        // As the binary installs it (src/main.rs).
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        tracing_subscriber::registry()
+            .with(tracing_subscriber::EnvFilter::new("info"))
+            .with(switchyard::logfmt::LogfmtLayer::new(std::io::stderr()))
             .init();
     }
     let app = Runtime::new(switchyard::Config::for_tests());
