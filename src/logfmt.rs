@@ -244,8 +244,17 @@ pub struct LineSink<W> {
     pending: Mutex<Pending>,
     /// Told when the writer has written everything and stopped.
     idle: Condvar,
+    /// Told when the writer takes the pending lines.
+    taken: Condvar,
+    /// How many bytes may wait while a write is under way: past it, a thread that logs waits
+    /// for the writer (as it waited for stderr's lock before), so a stuck stderr holds requests
+    /// up instead of filling memory.
+    limit: usize,
     out: Mutex<W>,
 }
+
+/// [`LineSink`]'s limit of bytes waiting for the writer.
+const PENDING_LIMIT: usize = 1 << 20;
 
 #[derive(Default)]
 struct Pending {
@@ -257,9 +266,15 @@ struct Pending {
 
 impl<W: std::io::Write> LineSink<W> {
     pub fn new(out: W) -> Self {
+        Self::with_limit(out, PENDING_LIMIT)
+    }
+
+    fn with_limit(out: W, limit: usize) -> Self {
         LineSink {
             pending: Mutex::new(Pending::default()),
             idle: Condvar::new(),
+            taken: Condvar::new(),
+            limit,
             out: Mutex::new(out),
         }
     }
@@ -267,6 +282,12 @@ impl<W: std::io::Write> LineSink<W> {
     /// Writes `line` now, or leaves it to the thread writing, which writes it next.
     pub fn write(&self, line: &str) {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        while pending.writing && pending.lines.len() >= self.limit {
+            pending = self
+                .taken
+                .wait(pending)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
         pending.lines.push_str(line);
         if pending.writing {
             return;
@@ -278,6 +299,7 @@ impl<W: std::io::Write> LineSink<W> {
         loop {
             std::mem::swap(&mut batch, &mut pending.lines);
             drop(pending);
+            self.taken.notify_all();
             {
                 let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
                 // A log that cannot be written is no reason to fail a request.
@@ -532,7 +554,8 @@ mod tests {
     #[test]
     fn lines_from_many_threads_arrive_whole() {
         let buffer = Buffer::default();
-        let sink = Arc::new(LineSink::new(buffer.clone()));
+        // A small limit, so that threads also wait for the writer.
+        let sink = Arc::new(LineSink::with_limit(buffer.clone(), 64));
         let threads: Vec<_> = (0..4)
             .map(|t| {
                 let sink = sink.clone();
