@@ -10,6 +10,7 @@
 //! cargo build --release --example sqs_profile
 //! valgrind --tool=callgrind target/release/examples/sqs_profile 2000
 //! valgrind --tool=callgrind target/release/examples/sqs_profile 2000 --log 2>/dev/null
+//! valgrind --tool=callgrind target/release/examples/sqs_profile 2000 --log-off
 //! ```
 
 use axum::body::Body;
@@ -47,11 +48,23 @@ async fn call(app: &Arc<Runtime>, operation: &str, input: &Value) -> Value {
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let round_trips: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(20_000);
-    if args.iter().any(|a| a == "--log") {
-        tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
-            .with_writer(std::io::stderr)
-            .event_format(switchyard::logfmt::Logfmt)
+    // `--log-off`: the same subscriber at `warn`, which writes no request line: the run to
+    // compare `--log` with when the heap's layout (which moves malloc's counts by a few
+    // thousand instructions a round trip) should be the same in both.
+    let level = if args.iter().any(|a| a == "--log") {
+        Some("info")
+    } else if args.iter().any(|a| a == "--log-off") {
+        Some("warn")
+    } else {
+        None
+    };
+    if let Some(level) = level {
+        // As the binary installs it (src/main.rs).
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        tracing_subscriber::registry()
+            .with(tracing_subscriber::EnvFilter::new(level))
+            .with(switchyard::logfmt::LogfmtLayer::new(std::io::stderr()))
             .init();
     }
     let app = Runtime::new(switchyard::Config::for_tests());

@@ -360,14 +360,19 @@ async fn main() -> std::process::ExitCode {
             .exit(),
     };
     let log_filter = localstack.log_filter.unwrap_or("info");
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter)),
-        )
-        .with_writer(std::io::stderr)
-        .event_format(switchyard::logfmt::Logfmt)
-        .init();
+    let log = switchyard::logfmt::LogfmtLayer::new(std::io::stderr());
+    let log_sink = log.sink();
+    {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::EnvFilter::try_from_default_env()
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(log_filter)),
+            )
+            .with(log)
+            .init();
+    }
     for note in &localstack.notes {
         match note {
             Note::Info(text) => tracing::info!("{text}"),
@@ -426,7 +431,10 @@ async fn main() -> std::process::ExitCode {
 
     shutdown_signal().await;
     tracing::info!("shutting down");
-    match emulator.stop().await {
+    let stopped = emulator.stop().await;
+    // Every line logged is written before the process ends.
+    log_sink.flush();
+    match stopped {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("switchyard: {e}");

@@ -899,6 +899,16 @@ fn sigterm_ends_the_process_whatever_its_connections_do() {
     assert!(status.success(), "{status}");
     read_until_closed(&mut half, "the half-sent request");
     read_until_closed(&mut poll, "the long poll");
+    // Every line logged is written whole before the process ends, the shutdown's included.
+    let mut stderr = String::new();
+    let mut pipe = server.child.stderr.take().unwrap();
+    pipe.read_to_string(&mut stderr).unwrap();
+    assert!(stderr.ends_with('\n'), "{stderr}");
+    let lines: Vec<Vec<(String, String)>> = stderr.lines().map(logfmt).collect();
+    let has = |key: &str, value: &str| lines.iter().any(|l| field(l, key) == Some(value));
+    assert!(has("operation", "CreateQueue"), "{stderr}");
+    assert!(has("operation", "ReceiveMessage"), "{stderr}");
+    assert!(has("msg", "shutting down"), "{stderr}");
 }
 
 /// `--idle-timeout` closes a connection that sent half its headers and one that sent nothing,

@@ -9,6 +9,7 @@ use super::{Protocol, header_str, rest_json};
 use crate::error::AwsError;
 use crate::services::{ServiceId, sqs};
 use axum::http::{header, request::Parts};
+use std::borrow::Cow;
 
 /// The services that speak restJson1.
 const REST_JSON: [ServiceId; 2] = [ServiceId::Scheduler, ServiceId::Pipes];
@@ -81,18 +82,23 @@ pub fn rest_json_service(parts: &Parts) -> Option<ServiceId> {
 
 /// The service of the credential scope (`<key>/<date>/<region>/<service>/aws4_request`) in the
 /// `Authorization` header or a presigned URL's `X-Amz-Credential`, without checking the rest.
-fn scope_service_name(parts: &Parts) -> Option<String> {
+fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
     let credential = match header_str(parts, header::AUTHORIZATION.as_str()) {
+        // Borrowed from the header: every signed request comes here (no allocation).
         Some(auth) => {
             let start = auth.find("Credential=")? + "Credential=".len();
-            auth[start..].split(',').next()?.trim().to_string()
+            Cow::Borrowed(auth[start..].split(',').next()?.trim())
         }
-        None => form_urlencoded::parse(parts.uri.query()?.as_bytes())
-            .find(|(k, _)| k == "X-Amz-Credential")?
-            .1
-            .into_owned(),
+        None => {
+            form_urlencoded::parse(parts.uri.query()?.as_bytes())
+                .find(|(k, _)| k == "X-Amz-Credential")?
+                .1
+        }
     };
-    credential.split('/').nth(3).map(str::to_string)
+    match credential {
+        Cow::Borrowed(c) => c.split('/').nth(3).map(Cow::Borrowed),
+        Cow::Owned(c) => c.split('/').nth(3).map(|s| Cow::Owned(s.to_string())),
+    }
 }
 
 /// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the

@@ -388,6 +388,114 @@ async fn a_topic_with_200_filter_policies_delivers_to_exactly_the_subscriptions_
     }
 }
 
+/// `NumberOfNotificationsFilteredOut` of `topic` so far.
+async fn filtered_out(h: &Harness, topic: &str) -> u64 {
+    let r = h.request("GET", "/_switchyard/metrics", &[], "").await;
+    let prefix = format!(
+        "switchyard_aws_metric_total{{namespace=\"AWS/SNS\",\
+         metric=\"NumberOfNotificationsFilteredOut\",resource=\"{topic}\"}} "
+    );
+    r.body
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+/// Every confirmed subscription a message skips is counted as filtered out, whether or not the
+/// publish looked at it: one pending confirmation is not, until it is confirmed; one
+/// unsubscribed is not any more.
+#[tokio::test]
+async fn every_confirmed_subscription_a_message_skips_is_counted_as_filtered_out() {
+    let h = Harness::start().await;
+    let (sns, sqs) = (h.sns(), h.sqs());
+    let topic = sns.create_topic().name("counted").send().await.unwrap();
+    let topic = topic.topic_arn.unwrap();
+    let (mut urls, mut subscriptions) = (Vec::new(), Vec::new());
+    for i in 0..20 {
+        let name = format!("c{i:02}");
+        let url = sqs.create_queue().queue_name(&name).send().await.unwrap();
+        urls.push(url.queue_url.unwrap());
+        let out = sns
+            .subscribe()
+            .topic_arn(&topic)
+            .protocol("sqs")
+            .endpoint(format!("arn:aws:sqs:us-east-1:{ACCOUNT}:{name}"))
+            .attributes(
+                "FilterPolicy",
+                json!({"store": [format!("s{i}")]}).to_string(),
+            )
+            .attributes("RawMessageDelivery", "true")
+            .send()
+            .await
+            .unwrap();
+        subscriptions.push(out.subscription_arn.unwrap());
+    }
+    // An e-mail subscription waits for its confirmation.
+    let pending = sns
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("email")
+        .endpoint("ops@example.com")
+        .attributes("FilterPolicy", json!({"store": ["mail"]}).to_string())
+        .return_subscription_arn(true)
+        .send()
+        .await
+        .unwrap()
+        .subscription_arn
+        .unwrap();
+    let publish = |store: &'static str| {
+        let value = MessageAttributeValue::builder()
+            .data_type("String")
+            .string_value(store)
+            .build()
+            .unwrap();
+        let call = sns.publish().topic_arn(&topic).message(store);
+        call.message_attributes("store", value).send()
+    };
+    let received = |i: usize| drain(&h, &urls[i]);
+
+    publish("s0").await.unwrap();
+    assert_eq!(received(0).await.len(), 1);
+    assert_eq!(filtered_out(&h, &topic).await, 19);
+    publish("mail").await.unwrap();
+    assert_eq!(filtered_out(&h, &topic).await, 39);
+
+    let token = h
+        .request(
+            "GET",
+            &format!("/_aws/sns/subscription-tokens/{pending}"),
+            &[],
+            "",
+        )
+        .await
+        .json()["subscription_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let confirm = sns.confirm_subscription().topic_arn(&topic).token(token);
+    confirm.send().await.unwrap();
+    publish("s1").await.unwrap();
+    assert_eq!(received(1).await.len(), 1);
+    assert_eq!(filtered_out(&h, &topic).await, 39 + 20);
+    clear_log(&h).await;
+    publish("mail").await.unwrap();
+    assert_eq!(attempt_sources(&h).await, [pending]);
+    assert_eq!(filtered_out(&h, &topic).await, 59 + 20);
+
+    sns.unsubscribe()
+        .subscription_arn(&subscriptions[5])
+        .send()
+        .await
+        .unwrap();
+    clear_log(&h).await;
+    publish("s5").await.unwrap();
+    assert!(attempt_sources(&h).await.is_empty());
+    assert_eq!(filtered_out(&h, &topic).await, 79 + 20);
+    for i in 0..20 {
+        assert!(received(i).await.is_empty(), "queue {i}");
+    }
+}
+
 // --- The custom bus: 100 subscribers ------------------------------------------------------
 
 fn subscriber_filters(i: usize) -> Value {

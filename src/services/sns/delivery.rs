@@ -117,18 +117,6 @@ fn notification(
     }
 }
 
-/// Whether a message to `sub` carries a signed notification, in its delivery or its dead letter
-/// (as [`delivery_for`] builds them): Publish signs ahead, off the engine's lock, only for topics
-/// where one does. Raw deliveries are unsigned; e-mail-json and Lambda are always enveloped.
-pub(super) fn signs(sub: &Subscription) -> bool {
-    match sub.protocol.as_str() {
-        "email-json" | "lambda" => true,
-        _ if sub.raw => false,
-        "sqs" | "http" | "https" | "firehose" => true,
-        _ => sub.redrive.is_some(),
-    }
-}
-
 /// AWS writes the ARN into the URL as it is, colons included (docs/sns.md, "URL formats").
 fn unsubscribe_url(cx: &Context, sub_arn: &str) -> String {
     format!(

@@ -9,7 +9,7 @@ use super::checks::{
     MAX_MESSAGE_BYTES, PublishBatchEntryRef, check_batch_entry, check_common, decoded_len,
 };
 use super::context::parse_topic_arn;
-use super::delivery::{Message, delivery_for, passes_filter, signs, structured_text};
+use super::delivery::{Message, delivery_for, passes_filter, structured_text};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
@@ -190,10 +190,19 @@ fn prepare_entry(
     };
     // The texts the signed notifications carry: each protocol's own with a JSON structure.
     let mut texts: Vec<&str> = Vec::new();
-    for sub in e
-        .sns
-        .subscriptions_of(arn)
-        .filter(|s| s.confirmed && signs(s))
+    let signed = e.sns.routes.get(arn).map(|r| &r.signed);
+    debug_assert!(
+        e.sns
+            .subscriptions_of(arn)
+            .filter(|s| s.confirmed && s.signs())
+            .map(|s| &s.arn)
+            .eq(signed.into_iter().flatten()),
+        "the signed subscriptions filed for {arn} are not those of the topic"
+    );
+    for sub in signed
+        .into_iter()
+        .flatten()
+        .map(|sub| &e.sns.subscriptions[sub])
     {
         let text = match &structure {
             Some(map) => structured_text(map, &sub.protocol),
@@ -295,22 +304,7 @@ fn fan_out(
     e.engine
         .metrics
         .aws("AWS/SNS", "NumberOfMessagesPublished", topic_arn, 1);
-    let now = e.now();
-    let could_pass = filter_candidates(e, topic_arn, &message);
-    // Subscriptions whose policy the routing index rules out are counted, not copied.
-    let mut ruled_out = 0;
-    let arns: Vec<String> = e
-        .sns
-        .subscriptions_of(topic_arn)
-        .filter(|s| s.confirmed)
-        .filter(|s| s.replay.as_ref().is_none_or(|r| r.takes_live(now)))
-        .filter(|s| {
-            let named = could_be_passed(s, &message, &could_pass);
-            ruled_out += u64::from(!named);
-            named
-        })
-        .map(|s| s.arn.clone())
-        .collect();
+    let (arns, ruled_out) = reached(e, topic_arn, &message);
     if ruled_out > 0 {
         e.engine.metrics.aws(
             "AWS/SNS",
@@ -343,6 +337,59 @@ fn fan_out(
         message_id: id,
         sequence_number: sequence_number.map(|n| n.to_string()),
     })
+}
+
+/// The subscriptions of the topic a publish goes on to (confirmed, taking live messages, and
+/// without a policy or named by the routing index), in ARN order, and how many confirmed ones
+/// the index ruled out. Only the index's candidates and the subscriptions filed as `others` are
+/// looked at: those ruled out are counted from how many are filed as `indexed`, so a publish
+/// costs the same whatever the number of subscriptions whose policy does not match.
+fn reached(e: &State, topic_arn: &str, message: &Message) -> (Vec<String>, u64) {
+    let Some(routes) = e.sns.routes.get(topic_arn) else {
+        debug_assert!(e.sns.subscriptions_of(topic_arn).next().is_none());
+        return (Vec::new(), 0);
+    };
+    let candidates = filter_candidates(e, topic_arn, message);
+    let now = e.now();
+    let mut looked_at: Vec<&String> = candidates.iter().chain(&routes.others).collect();
+    looked_at.sort_unstable();
+    looked_at.dedup();
+    let (mut arns, mut ruled_out, mut indexed_reached) = (Vec::new(), 0, 0);
+    for sub in looked_at.into_iter().map(|arn| &e.sns.subscriptions[arn]) {
+        if !sub.confirmed || sub.replay.as_ref().is_some_and(|r| !r.takes_live(now)) {
+            continue;
+        }
+        if could_be_passed(sub, message, &candidates) {
+            indexed_reached += u64::from(sub.filter.is_some() && sub.replay.is_none());
+            arns.push(sub.arn.clone());
+        } else {
+            ruled_out += 1;
+        }
+    }
+    ruled_out += routes.indexed.len() as u64 - indexed_reached;
+    // Debug builds check what the routes give against a scan of every subscription.
+    #[cfg(debug_assertions)]
+    {
+        let mut scan_ruled_out = 0;
+        let scan: Vec<String> = e
+            .sns
+            .subscriptions_of(topic_arn)
+            .filter(|s| s.confirmed)
+            .filter(|s| s.replay.as_ref().is_none_or(|r| r.takes_live(now)))
+            .filter(|s| {
+                let named = could_be_passed(s, message, &candidates);
+                scan_ruled_out += u64::from(!named);
+                named
+            })
+            .map(|s| s.arn.clone())
+            .collect();
+        assert_eq!(
+            (&arns, ruled_out),
+            (&scan, scan_ruled_out),
+            "the routes filed for {topic_arn} reach other subscriptions than a scan"
+        );
+    }
+    (arns, ruled_out)
 }
 
 /// The subscriptions of the topic whose filter policy could pass the message (the topic's

@@ -77,6 +77,19 @@ impl Subscription {
             "PendingConfirmation"
         }
     }
+
+    /// Whether a message to it carries a signed notification, in its delivery or its dead
+    /// letter (as `delivery.rs` builds them): Publish signs ahead, off the engine's lock, only
+    /// for topics where one does. Raw deliveries are unsigned; e-mail-json and Lambda are always
+    /// enveloped.
+    pub fn signs(&self) -> bool {
+        match self.protocol.as_str() {
+            "email-json" | "lambda" => true,
+            _ if self.raw => false,
+            "sqs" | "http" | "https" | "firehose" => true,
+            _ => self.redrive.is_some(),
+        }
+    }
 }
 
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -96,12 +109,32 @@ pub struct Store {
     pub routes: BTreeMap<String, Routes>,
 }
 
-/// The filter policies of one topic's subscriptions, indexed by scope: attribute policies are
-/// looked up in the message's attributes, body policies in its body.
+/// One topic's subscriptions as a publish reaches them (issue 17): the filter policies, indexed
+/// by scope (attribute policies are looked up in the message's attributes, body policies in its
+/// body), and the confirmed subscriptions sorted by what a publish must do with them, so that
+/// a publish looks at the subscriptions it may deliver to and not at the others.
 #[derive(Debug, Default)]
 pub struct Routes {
     pub attributes: MatchIndex<String>,
     pub body: MatchIndex<String>,
+    /// Confirmed, with a filter policy, and no replay: reached through the index alone. Those
+    /// the index rules out are counted (NumberOfNotificationsFilteredOut), not looked at.
+    pub indexed: BTreeSet<String>,
+    /// Every other confirmed subscription (no filter policy, or a replay that may end its live
+    /// deliveries): looked at for every publish.
+    pub others: BTreeSet<String>,
+    /// Confirmed subscriptions whose notifications are signed: what a publish signs ahead.
+    pub signed: BTreeSet<String>,
+}
+
+impl Routes {
+    fn forget(&mut self, arn: &String) {
+        self.attributes.remove(arn);
+        self.body.remove(arn);
+        self.indexed.remove(arn);
+        self.others.remove(arn);
+        self.signed.remove(arn);
+    }
 }
 
 impl Store {
@@ -114,15 +147,15 @@ impl Store {
         self.routes.clear();
     }
 
-    /// Files subscription `arn` under what its filter policy requires, or takes it out when it
-    /// has none (it then passes every message).
+    /// Files subscription `arn` under what its filter policy requires (or takes it out of the
+    /// index when it has none: it then passes every message), and under what a publish does with
+    /// it. Called whenever a subscription is made or restored, confirmed, or has an attribute set.
     pub fn file_subscription(&mut self, arn: &str) {
         let Some(sub) = self.subscriptions.get(arn) else {
             return;
         };
         let routes = self.routes.entry(sub.topic_arn.clone()).or_default();
-        routes.attributes.remove(&sub.arn);
-        routes.body.remove(&sub.arn);
+        routes.forget(&sub.arn);
         if let Some((policy, _)) = &sub.filter {
             let index = match policy.scope() {
                 FilterScope::MessageAttributes => &mut routes.attributes,
@@ -130,13 +163,22 @@ impl Store {
             };
             index.insert(sub.arn.clone(), policy.needs());
         }
+        if sub.confirmed {
+            if sub.filter.is_some() && sub.replay.is_none() {
+                routes.indexed.insert(sub.arn.clone());
+            } else {
+                routes.others.insert(sub.arn.clone());
+            }
+            if sub.signs() {
+                routes.signed.insert(sub.arn.clone());
+            }
+        }
     }
 
     /// Takes subscription `arn` of topic `topic_arn` out of the routing index.
     pub fn unfile_subscription(&mut self, topic_arn: &str, arn: &str) {
         if let Some(routes) = self.routes.get_mut(topic_arn) {
-            routes.attributes.remove(&arn.to_string());
-            routes.body.remove(&arn.to_string());
+            routes.forget(&arn.to_string());
         }
     }
 

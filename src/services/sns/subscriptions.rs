@@ -415,8 +415,10 @@ pub fn confirm_subscription(
     // "true if the subscription confirmation request was authenticated" (SNS API model): a
     // signed ConfirmSubscription call is, a visit to the SubscribeURL is not.
     sub.confirmation_authenticated = cx.access_key.is_some();
+    let arn = sub.arn.clone();
+    e.sns.file_subscription(&arn);
     Ok(SubscriptionArnOutput {
-        subscription_arn: sub.arn.clone(),
+        subscription_arn: arn,
     })
 }
 
