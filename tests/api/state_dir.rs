@@ -341,6 +341,20 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
     assert!(text.contains(&file.display().to_string()), "{text}");
     let _ = std::fs::remove_file(&file);
 
+    // A place nobody may write, not even root (sysfs).
+    let unwritable = Path::new("/sys/switchyard-state");
+    if Path::new("/sys").is_dir() && std::fs::create_dir(unwritable).is_err() {
+        let err = switchyard::Emulator::start(config(Some(unwritable)))
+            .await
+            .err()
+            .expect("refused");
+        let text = err.to_string();
+        assert!(
+            text.contains("/sys/switchyard-state") && text.contains("cannot create it"),
+            "{text}"
+        );
+    }
+
     // A damaged store.
     let dir = state_dir("damaged");
     std::fs::create_dir_all(&dir).unwrap();
