@@ -715,3 +715,33 @@ fn resume_clock(clock: &Clock, last: Option<(Millis, Millis)>, state_now: Millis
     };
     let _ = clock.jump_to(at.max(state_now));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restored_clock_resumes_as_its_mode_says() {
+        let wall = Clock::wall_millis();
+        // manual: at the state's time.
+        let manual = Clock::new(ClockMode::Manual);
+        resume_clock(&manual, Some((1_000_000, wall - 10_000)), 1_000_000);
+        assert_eq!(manual.now(), 1_000_000);
+        // fast: the wall time since the last change, times the factor, has passed.
+        let fast = Clock::new(ClockMode::Fast(60.0));
+        resume_clock(&fast, Some((1_000_000, wall - 10_000)), 1_000_000);
+        let now = fast.now();
+        assert!(
+            (1_000_000 + 600_000..1_000_000 + 700_000).contains(&now),
+            "{now}"
+        );
+        // Never before the state's own time.
+        let fast = Clock::new(ClockMode::Fast(60.0));
+        resume_clock(&fast, Some((1_000_000, wall + 60_000)), 2_000_000);
+        assert!(fast.now() >= 2_000_000);
+        // real: wall time, whatever the state says.
+        let real = Clock::new(ClockMode::Real);
+        resume_clock(&real, Some((1_000_000, wall - 10_000)), 1_000_000);
+        assert!(real.now() >= wall);
+    }
+}
