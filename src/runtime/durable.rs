@@ -592,11 +592,20 @@ fn write_loop(db: Database, shared: &Shared) {
 
 fn commit(db: &Database, items: &[Item]) -> Result<(), redb::Error> {
     let write = db.begin_write()?;
-    for item in items {
-        match item {
-            Item::Entry(seq, bytes) => {
-                write.open_table(JOURNAL)?.insert(*seq, bytes.as_slice())?;
+    // The entries between checkpoints go in with the journal table opened once.
+    for run in items.split_inclusive(|item| matches!(item, Item::Checkpoint { .. })) {
+        let mut journal = write.open_table(JOURNAL)?;
+        for item in run {
+            if let Item::Entry(seq, bytes) = item {
+                journal.insert(*seq, bytes.as_slice())?;
             }
+        }
+        drop(journal);
+        let Some(item) = run.last() else {
+            continue;
+        };
+        match item {
+            Item::Entry(..) => {}
             Item::Checkpoint {
                 seq,
                 at,
