@@ -1,7 +1,8 @@
 //! How long a restart takes on a large `--state-dir`: N queued 1 KiB messages (SendMessageBatch
 //! over 64 connections) into an emulator keeping its state, then a stop and a start on the same
 //! directory, timed until it answers; with the store's size on disk and a check that every
-//! message is still there. See docs/benchmarks.md ("A restart with a large state").
+//! message is still there; then the state written as a snapshot file and read back, each timed.
+//! See docs/benchmarks.md ("State directory", "State snapshots at depth").
 //!
 //! ```text
 //! cargo run --release --example state_reload -- --messages 1000000
@@ -67,6 +68,21 @@ fn main() {
         let input = json!({"QueueUrl": url, "AttributeNames": ["ApproximateNumberOfMessages"]});
         let attributes = admin.ok(&sqs_json("GetQueueAttributes", input)).await;
         let depth = attributes["Attributes"]["ApproximateNumberOfMessages"].clone();
+        let started = Instant::now();
+        let file = emulator.state_snapshot();
+        let wrote = started.elapsed();
+        let started = Instant::now();
+        emulator
+            .app()
+            .read_snapshot(&file)
+            .expect("the snapshot reads back");
+        let read = started.elapsed();
+        println!(
+            "snapshot: {:.0} MB written in {:.2} s, read in {:.2} s",
+            file.len() as f64 / 1e6,
+            wrote.as_secs_f64(),
+            read.as_secs_f64()
+        );
         emulator.stop().await.expect("stop");
         (took, depth)
     });

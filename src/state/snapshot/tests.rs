@@ -207,40 +207,6 @@ fn an_invalid_value_is_named_by_its_path() {
     assert!(err.contains("state.events.rules.arn:aws:events"), "{err}");
 }
 
-/// Writes and reads a million queued messages of 1 KiB, printing how long each took:
-/// `cargo test --release --lib snapshot_of_a_million -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn snapshot_of_a_million_messages() {
-    let mut e = State::for_tests(1_800_000_000_000);
-    let out = call(
-        &mut e,
-        ServiceId::Sqs,
-        "CreateQueue",
-        json!({"QueueName": "deep"}),
-    );
-    let url = out["QueueUrl"].as_str().unwrap().to_string();
-    let body = "x".repeat(1024);
-    for _ in 0..1_000_000 {
-        let input = json!({"QueueUrl": url, "MessageBody": body});
-        call(&mut e, ServiceId::Sqs, "SendMessage", input);
-    }
-    let stopwatch = crate::clock::Clock::stopwatch();
-    let mut bytes = Vec::new();
-    e.write_snapshot(std::io::BufWriter::new(&mut bytes))
-        .unwrap();
-    let wrote = stopwatch.elapsed();
-    let stopwatch = crate::clock::Clock::stopwatch();
-    let back = read(&bytes).unwrap();
-    let read_in = stopwatch.elapsed();
-    let depth = back.sqs.queues.values().next().unwrap().counts(back.now());
-    assert_eq!(depth.0, 1_000_000);
-    println!(
-        "1,000,000 messages of 1 KiB: {} MB written in {wrote:?}, read in {read_in:?}",
-        bytes.len() / 1_000_000
-    );
-}
-
 #[test]
 fn message_places_out_of_order_or_too_far_apart_are_refused_not_allocated() {
     let mut file: Value = serde_json::from_slice(&world().snapshot()).unwrap();
