@@ -155,11 +155,6 @@ impl<T: Layer> Engine<T> {
             .map(|d| (d.service, d.source.as_str()))
     }
 
-    /// Whether delivery `id` is still under way (not delivered, given up or dropped).
-    pub fn is_under_way(&self, id: DeliveryId) -> bool {
-        self.deliveries.contains_key(&id)
-    }
-
     /// Schedules `timer` at `due`; a time already past fires at the next step of time.
     pub fn schedule(&mut self, due: Millis, timer: Timer<T>) {
         self.timers.schedule(due.max(self.now), timer);

@@ -16,8 +16,8 @@ use crate::state::State;
 use crate::state::commands::Command;
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use tokio::sync::watch;
@@ -301,45 +301,25 @@ fn replay(
     let journal = read.open_table(JOURNAL)?;
     let (mut next, mut last) = checkpoint.map_or((0, None), |(next, last)| (next, Some(last)));
     let mut count = 0;
-    let mut waiting: BTreeMap<u64, Effect> = BTreeMap::new();
-    // The checkpoint's own attempts awaiting an answer.
-    under_way(state, &mut waiting);
     for item in journal.iter()? {
         let (seq, bytes) = item?;
         let seq = seq.value();
         let entry: Entry =
             serde_json::from_slice(bytes.value()).map_err(|e| Replay::Entry(seq, e))?;
-        if std::env::var_os("SWITCHYARD_DEBUG_REPLAY").is_some() {
-            eprintln!("replay {seq}: {}", String::from_utf8_lossy(bytes.value()));
-        }
-        // The timers due by then fire first (their attempts are what an answer answers).
         state.run_until(entry.at);
-        under_way(state, &mut waiting);
-        if let Command::Answered { delivery, .. } = &entry.command {
-            waiting.remove(delivery);
-        }
         // Token requests: their answers are in the journal, or never came.
         let _ = state.apply(entry.command);
-        under_way(state, &mut waiting);
+        // What the runtime sent then was sent; whatever is still awaited is asked below.
+        state.take_effects();
+        state.take_woken();
         last = Some((entry.at, entry.wall));
         next = seq + 1;
         count += 1;
     }
-    // A delivery given up or dropped since (a reset, a deleted subscription) is not asked again.
-    let in_flight = waiting
-        .into_values()
-        .filter(|Effect::Http { delivery, .. }| state.engine.is_under_way(*delivery))
-        .collect();
-    Ok((last, next, count, in_flight))
-}
-
-/// Takes the HTTP attempts `state` handed out into `waiting` (the runtime would have sent them).
-fn under_way(state: &mut State, waiting: &mut BTreeMap<u64, Effect>) {
-    for effect in state.take_effects() {
-        let Effect::Http { delivery, .. } = &effect;
-        waiting.insert(*delivery, effect);
-    }
-    state.take_woken();
+    // The HTTP attempts sent and never answered (the engine marks them), in the order the
+    // deliveries started.
+    state.engine.resume();
+    Ok((last, next, count, state.take_effects()))
 }
 
 /// The journal's writer: entries appended under the state's lock, committed in groups by one
@@ -634,9 +614,4 @@ fn commit(db: &Database, items: &[Item]) -> Result<(), redb::Error> {
     }
     write.commit()?;
     Ok(())
-}
-
-/// The path of the store in `dir`, for messages.
-pub fn store_path(dir: &Path) -> PathBuf {
-    dir.join(FILE)
 }
