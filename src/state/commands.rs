@@ -62,8 +62,6 @@ pub enum Command {
     },
     /// Virtual time moved to `to` (`clock/advance`).
     Advanced { to: Millis },
-    /// `POST /_switchyard/reset`.
-    Reset,
     /// `DELETE /_switchyard/deliveries`.
     ClearDeliveries,
     /// `DELETE /_switchyard/outbox`.
@@ -251,10 +249,6 @@ impl State {
                 Applied::Done
             }
             Command::Advanced { to } => Applied::Fired(self.run_until(to)),
-            Command::Reset => {
-                self.reset();
-                Applied::Done
-            }
             Command::ClearDeliveries => {
                 self.engine.log.clear();
                 Applied::Done
