@@ -60,6 +60,8 @@ pub enum Effect {
     },
 }
 
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub start: Millis,
     pub seed: u64,

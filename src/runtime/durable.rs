@@ -51,15 +51,12 @@ struct Mark {
 }
 
 /// The settings a state was made with, kept so that a restart makes the same one.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Serialize, Deserialize)]
 struct Genesis {
     format: String,
     version: u64,
-    start: Millis,
-    seed: u64,
-    jitter: bool,
-    delivery_log_size: usize,
+    #[serde(flatten)]
+    settings: Settings,
 }
 
 const FORMAT: &str = "switchyard-state-dir";
@@ -158,21 +155,13 @@ pub fn open(
             let g = Genesis {
                 format: FORMAT.into(),
                 version: VERSION,
-                start: settings.start,
-                seed: settings.seed,
-                jitter: settings.jitter,
-                delivery_log_size: settings.delivery_log_size,
+                settings,
             };
             write_genesis(&db, &g).map_err(store_error)?;
             g
         }
     };
-    let settings = Settings {
-        start: genesis.start,
-        seed: genesis.seed,
-        jitter: genesis.jitter,
-        delivery_log_size: genesis.delivery_log_size,
-    };
+    let settings = genesis.settings;
     let mark: Option<Mark> = read_meta(&db, "checkpoint")
         .map_err(store_error)?
         .map(|m| serde_json::from_slice(&m))
@@ -216,14 +205,7 @@ pub fn open(
 }
 
 fn read_genesis(db: &Database) -> Result<Option<Result<Genesis, serde_json::Error>>, redb::Error> {
-    let read = db.begin_read()?;
-    let meta = match read.open_table(META) {
-        Ok(t) => t,
-        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let genesis = meta.get("genesis")?;
-    Ok(genesis.map(|g| serde_json::from_slice(g.value())))
+    Ok(read_meta(db, "genesis")?.map(|g| serde_json::from_slice(&g)))
 }
 
 /// The last checkpoint's bytes, its chunks put together.
