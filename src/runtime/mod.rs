@@ -367,7 +367,7 @@ impl Runtime {
         let _one_at_a_time = self.advancing.lock().await;
         let ticket = self.install(state);
         if let Err(e) = self.durable(ticket).await {
-            return Err(SnapshotError::NotAState(e.message));
+            return Err(SnapshotError::NotKept(e.message));
         }
         Ok(())
     }

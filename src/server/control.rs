@@ -8,6 +8,7 @@ use crate::engine::timeline::{Scale, TimelineQuery};
 use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
 use crate::state::commands::{Applied, Command};
+use crate::state::snapshot::SnapshotError;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
@@ -179,6 +180,11 @@ async fn state_file(State(app): Shared) -> Response {
 async fn load_state(State(app): Shared, body: Bytes) -> Response {
     match app.load_snapshot(&body).await {
         Ok(()) => ok(json!({})),
+        Err(e @ SnapshotError::NotKept(_)) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalFailure",
+            e.to_string(),
+        ),
         Err(e) => error(StatusCode::BAD_REQUEST, "InvalidState", e.to_string()),
     }
 }

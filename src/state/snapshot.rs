@@ -49,6 +49,9 @@ pub enum SnapshotError {
     Version(String),
     /// The value at `path` (`state.sqs.queues[0]...`) is not what a state holds there.
     Invalid { path: String, message: String },
+    /// The file was read and put in place, but the state directory (`--state-dir`) could not
+    /// keep it: not the file's fault.
+    NotKept(String),
 }
 
 impl fmt::Display for SnapshotError {
@@ -63,6 +66,7 @@ impl fmt::Display for SnapshotError {
             SnapshotError::Invalid { path, message } => {
                 write!(f, "the value at {path} is invalid: {message}")
             }
+            SnapshotError::NotKept(why) => write!(f, "the state directory did not keep it: {why}"),
         }
     }
 }
