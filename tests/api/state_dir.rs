@@ -367,6 +367,20 @@ async fn a_directory_that_cannot_be_used_is_refused_with_its_path_and_cause() {
     assert!(text.contains("switchyard.redb"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 
+    // A store that is no file.
+    let dir = state_dir("store-is-a-directory");
+    std::fs::create_dir_all(dir.join("switchyard.redb")).unwrap();
+    let err = switchyard::Emulator::start(config(Some(&dir)))
+        .await
+        .err()
+        .expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("switchyard.redb cannot be opened") && text.contains("directory"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+
     // A directory of another version.
     let dir = state_dir("version");
     let mut h = Harness::with(config(Some(&dir))).await;
