@@ -8,7 +8,7 @@
 
 use crate::custom_bus::{bus, subscriber, v2};
 use crate::harness::{Harness, Reply};
-use crate::sns_http::{Subscriber, http_get};
+use crate::sns_http::Subscriber;
 use aws_sdk_sqs::types::{MessageSystemAttributeName, QueueAttributeName};
 use serde_json::{Value, json};
 use switchyard::Config;
@@ -147,14 +147,7 @@ async fn world(h: &Harness, hook: &Subscriber) -> (String, String, String) {
         .send()
         .await
         .unwrap();
-    h.advance(0.0).await;
-    let confirmation = hook
-        .take()
-        .pop()
-        .expect("a SubscriptionConfirmation")
-        .json();
-    let (status, _, _) = http_get(confirmation["SubscribeURL"].as_str().unwrap()).await;
-    assert_eq!(status, 200);
+    hook.confirm(h).await;
 
     h.events()
         .put_rule()

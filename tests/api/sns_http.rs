@@ -99,6 +99,19 @@ impl Subscriber {
     }
 
     /// The status the next requests are answered with.
+    /// Lets the emulator send its SubscriptionConfirmation here, and confirms it by following
+    /// its SubscribeURL, as an endpoint's owner does.
+    pub async fn confirm(&self, h: &Harness) {
+        h.advance(0.0).await;
+        let confirmation = self
+            .take()
+            .pop()
+            .expect("a SubscriptionConfirmation")
+            .json();
+        let (status, _, _) = http_get(confirmation["SubscribeURL"].as_str().unwrap()).await;
+        assert_eq!(status, 200);
+    }
+
     pub fn answer(&self, status: u16) {
         self.shared.status.store(status, Ordering::SeqCst);
     }

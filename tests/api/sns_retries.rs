@@ -3,7 +3,7 @@
 //! schedule over 23 virtual days, the e-mail schedule, and throttling.
 
 use crate::harness::Harness;
-use crate::sns_http::{Subscriber, http_get};
+use crate::sns_http::Subscriber;
 use serde_json::{Value, json};
 use switchyard::Config;
 use switchyard::services::sns::delivery_policy::{Schedule, schedule_for, simulate};
@@ -57,14 +57,7 @@ async fn confirmed_http(h: &Harness, topic: &str, hook: &Subscriber, policy: &st
         .send()
         .await
         .unwrap();
-    h.advance(0.0).await;
-    let confirmation = hook
-        .take()
-        .pop()
-        .expect("a SubscriptionConfirmation")
-        .json();
-    let (status, _, _) = http_get(confirmation["SubscribeURL"].as_str().unwrap()).await;
-    assert_eq!(status, 200);
+    hook.confirm(h).await;
     let subs = h
         .sns()
         .list_subscriptions_by_topic()
