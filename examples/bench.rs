@@ -16,7 +16,6 @@
 
 mod loadgen;
 
-use axum::Router;
 use bytes::Bytes;
 use hyper::Method;
 use loadgen::*;
@@ -28,8 +27,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
-/// As long as switchyard's SendMessage answer over JSON 1.0, so the bare handler writes as much.
-const BARE_ANSWER: &str = r#"{"MD5OfMessageBody":"5d41402abc4b2a76b9719d911017c592","MessageId":"00000000-0000-0000-0000-000000000000"}"#;
 const OPTIONS: [&str; 8] = [
     "connections",
     "seconds",
@@ -128,13 +125,11 @@ async fn measure(addr: SocketAddr, o: &Opts, backlog: Option<usize>, work: MakeW
     stats.expect("measured")
 }
 
-/// A handler that reads the request body and answers a fixed SendMessage-sized JSON body.
+/// The bare handler ([`serve_bare`]) on a free port.
 async fn start_bare() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let answer = |_body: Bytes| async { ([("content-type", JSON)], BARE_ANSWER) };
-    let app = Router::new().fallback(answer);
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(serve_bare(listener));
     addr
 }
 

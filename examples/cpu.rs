@@ -32,8 +32,6 @@ const OPTIONS: [&str; 6] = [
     "binary",
     "serve-bare",
 ];
-/// As long as switchyard's SendMessage answer, as in `bench.rs`.
-const BARE_ANSWER: &str = r#"{"MD5OfMessageBody":"5d41402abc4b2a76b9719d911017c592","MessageId":"00000000-0000-0000-0000-000000000000"}"#;
 
 /// CPU seconds (user + system) process `pid` has used.
 fn cpu_seconds(pid: u32) -> f64 {
@@ -92,8 +90,8 @@ impl Drop for Server {
     }
 }
 
-/// The bare handler of `bench.rs`, served until killed; prints its address first.
-fn serve_bare(port: u16) {
+/// The bare handler ([`serve_bare`]) as a process of its own; prints its address first.
+fn bare_process(port: u16) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -103,9 +101,7 @@ fn serve_bare(port: u16) {
             "bare listening on http://{}",
             listener.local_addr().expect("addr")
         );
-        let answer = |_body: bytes::Bytes| async { ([("content-type", JSON)], BARE_ANSWER) };
-        let app = axum::Router::new().fallback(answer);
-        axum::serve(listener, app).await.expect("serve");
+        serve_bare(listener).await;
     });
 }
 
@@ -144,7 +140,7 @@ fn main() {
     check_options(&OPTIONS, "cpu");
     let bare_port: u16 = arg("serve-bare", 0);
     if std::env::args().any(|a| a == "--serve-bare") {
-        return serve_bare(bare_port);
+        return bare_process(bare_port);
     }
     let o = Opts {
         connections: arg("connections", 32),

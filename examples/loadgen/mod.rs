@@ -19,6 +19,19 @@ use tokio::net::TcpStream;
 
 pub const JSON: &str = "application/x-amz-json-1.0";
 pub const FORM: &str = "application/x-www-form-urlencoded; charset=utf-8";
+/// As long as switchyard's SendMessage answer over JSON 1.0, so the bare handler writes as much.
+const BARE_ANSWER: &str = r#"{"MD5OfMessageBody":"5d41402abc4b2a76b9719d911017c592","MessageId":"00000000-0000-0000-0000-000000000000"}"#;
+
+/// The bare handler the figures are read against: axum on the same stack, reading the request
+/// body and answering a fixed SendMessage-sized JSON body, served on `listener` until it fails.
+pub async fn serve_bare(listener: tokio::net::TcpListener) {
+    let answer = |_body: Bytes| async { ([("content-type", JSON)], BARE_ANSWER) };
+    let app = axum::Router::new().fallback(answer);
+    axum::serve(listener, app)
+        .await
+        .expect("the bare handler serves");
+}
+
 /// How long one request may take before its connection is given up (a stuck server is a
 /// failed workload, not a hung benchmark).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
