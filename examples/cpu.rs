@@ -9,7 +9,8 @@
 //! ./target/release/examples/cpu --seconds 4 --runs 2
 //! ```
 //! Options (or BENCH_SECONDS, ...): --connections N (32), --seconds S per measure (4), --warmup S
-//! (1), --runs N (2), --binary PATH (target/release/switchyard). `cpu --serve-bare PORT` is the
+//! (1), --runs N (2), --binary PATH (target/release/switchyard), --only TEXT (only the workloads
+//! whose names contain TEXT: `--only PutEvents --seconds 30` for a profile). `cpu --serve-bare PORT` is the
 //! bare handler's own process.
 
 // A benchmark measures wall time, which clippy.toml's virtual-clock rule forbids everywhere else.
@@ -24,7 +25,8 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-const OPTIONS: [&str; 6] = [
+const OPTIONS: [&str; 7] = [
+    "only",
     "connections",
     "seconds",
     "warmup",
@@ -107,6 +109,10 @@ fn bare_process(port: u16) {
 
 /// Runs `work` against `server` and prints its rate and both sides' CPU a request.
 async fn measure(name: &str, server: &Server, work: Work, o: &Opts) {
+    let only: String = arg("only", String::new());
+    if !name.contains(&only) {
+        return;
+    }
     let work = Arc::new(work);
     load(server.addr, work.clone(), o.connections, o.warmup).await;
     let (server_before, client_before) = (
@@ -186,6 +192,17 @@ fn main() {
                 &o,
             )
             .await;
+            let mut setup = Setup::open(sy.addr, false).await.expect("connect");
+            let topic = setup.fan_out_topic("cpu", 1).await.expect("topic");
+            let name = "switchyard, Publish to 1 SQS subscription";
+            measure(name, &sy, Work::One(publish(&topic)), &o).await;
+            let (subscribed, _) = setup.queue("cpu-q0").await.expect("queue");
+            let name = "switchyard, Publish + receive + delete (1 SQS subscription)";
+            measure(name, &sy, Work::publish_round_trip(&topic, &subscribed), &o).await;
+            let (_, events_queue) = setup.queue("cpu-events").await.expect("queue");
+            setup.rule("cpu", &events_queue, true).await.expect("rule");
+            let name = "switchyard, PutEvents to 1 rule with an SQS target";
+            measure(name, &sy, Work::One(put_events(1)), &o).await;
             drop(sy);
             let _ = std::fs::remove_dir_all(&dir);
             let state_dir = dir.to_str().expect("a UTF-8 path");

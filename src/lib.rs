@@ -10,6 +10,7 @@
 //! The layers and which way they depend: docs/architecture.md.
 
 pub mod arn;
+pub mod body;
 pub mod clock;
 pub mod config;
 pub mod endpoint;
@@ -24,6 +25,7 @@ pub mod protocol;
 pub mod runtime;
 pub mod server;
 pub mod services;
+pub mod signature;
 pub mod state;
 
 /// The runtime's CA loader under the module name it had before the runtime was split out.

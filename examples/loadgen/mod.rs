@@ -265,7 +265,8 @@ pub enum Work {
     /// The requests in turn, each connection starting at its own place: load spread over
     /// many queues or topics.
     Cycle(Vec<Req>),
-    /// SendMessage, ReceiveMessage of one message, DeleteMessage of what came back.
+    /// SendMessage (or another request that puts a message on the queue: an SNS Publish),
+    /// ReceiveMessage of one message, DeleteMessage of what came back.
     RoundTrip {
         url: String,
         send: Req,
@@ -281,6 +282,16 @@ impl Work {
             url: url.into(),
             send: scope(send_json(url, "hello")),
             receive: scope(sqs_json("ReceiveMessage", json!({"QueueUrl": url}))),
+        }
+    }
+
+    /// Publish to `topic_arn`, then receive and delete a message from `url`, the queue of its
+    /// SQS subscription: the notification's signature is made by the receive.
+    pub fn publish_round_trip(topic_arn: &str, url: &str) -> Work {
+        Work::RoundTrip {
+            url: url.into(),
+            send: publish(topic_arn),
+            receive: sqs_json("ReceiveMessage", json!({"QueueUrl": url})),
         }
     }
 

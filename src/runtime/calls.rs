@@ -95,7 +95,9 @@ async fn receive_message(rt: &Runtime, cx: &Context, raw: Value) -> Result<Value
         };
         rt.durable(ticket).await?;
         let Some(notified) = notified else {
-            return encode(received?.unwrap_or_default());
+            let output = received?.unwrap_or_default();
+            sign_bodies(&output).await;
+            return encode(output);
         };
         let wall = Duration::from_secs(u64::try_from(wall).unwrap_or(0));
         let left = wall.saturating_sub(stopwatch.elapsed());
@@ -141,6 +143,21 @@ async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<
     match rt.run(command).await? {
         Applied::Output(output, _) => output,
         _ => Err(AwsError::internal("a publish answered nothing")),
+    }
+}
+
+/// Signs the received notifications not signed yet (`crate::body`), outside the lock, on
+/// tokio's blocking pool, one task each, so that they spread over the cores.
+async fn sign_bodies(output: &ReceiveMessageOutput) {
+    let tasks: Vec<_> = (output.messages.iter())
+        .filter(|m| m.body.needs_signing())
+        .map(|m| {
+            let body = m.body.clone();
+            tokio::task::spawn_blocking(move || body.sign())
+        })
+        .collect();
+    for task in tasks {
+        let _ = task.await;
     }
 }
 

@@ -15,7 +15,6 @@ use crate::runtime::Runtime;
 use crate::services::ServiceId;
 use crate::services::sqs::store::{Message, QueueKey};
 use crate::services::sqs::{md5_of_attributes, urls};
-use crate::state::State;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -135,13 +134,13 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
             "The address is not valid for this endpoint.",
         );
     };
-    let state = app.state();
     let (account, name) = (address.account, address.name);
     let mut key = QueueKey {
         account: account.into(),
         region: address.region.unwrap_or(&app.config.region).into(),
         name: name.into(),
     };
+    let state = app.state();
     if address.region.is_none() && !state.sqs.queues.contains_key(&key) {
         let mut elsewhere = state
             .sqs
@@ -152,7 +151,8 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
             key = only.clone();
         }
     }
-    render(&state, &key, peek)
+    drop(state);
+    render(app, &key, peek)
 }
 
 /// `/<region>/<account>/<name>` after the endpoint's path.
@@ -172,7 +172,7 @@ pub fn by_path(app: &Runtime, rest: &str, peek: &Peek) -> Response {
         region: region.into(),
         name: name.into(),
     };
-    render(&app.state(), &key, peek)
+    render(app, &key, peek)
 }
 
 /// The request id of every answer: a peek is no AWS request.
@@ -180,7 +180,21 @@ const PEEK_REQUEST_ID: &str = "peek";
 
 const NO_QUEUE: &str = "AWS.SimpleQueueService.NonExistentQueue";
 
-fn render(state: &State, key: &QueueKey, peek: &Peek) -> Response {
+fn render(app: &Runtime, key: &QueueKey, peek: &Peek) -> Response {
+    // SNS notifications not signed yet are signed first, outside the lock (`crate::body`); one
+    // that arrives in between is signed under it.
+    let unsigned: Vec<crate::body::Body> = {
+        let state = app.state();
+        let now = state.now();
+        (state.sqs.queues.get(key).into_iter())
+            .flat_map(|queue| queue.peek(now))
+            .filter(|m| m.body.needs_signing())
+            .map(|m| m.body.clone())
+            .collect()
+    };
+    unsigned.iter().for_each(crate::body::Body::sign);
+    let guard = app.state();
+    let state: &crate::state::State = &guard;
     let Some(queue) = state.sqs.queues.get(key) else {
         return error(
             peek,

@@ -104,7 +104,7 @@ pub fn adapt(
             ),
             None => {
                 let message = SqsMessage {
-                    body: p.body,
+                    body: p.body.into(),
                     attributes: p.attributes,
                     group_id: p.group_id,
                     dedup_id: p.dedup_id,

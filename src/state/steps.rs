@@ -204,10 +204,10 @@ impl State {
     ) -> bool {
         match bus {
             Some(publisher) if bus::is_bus_arn(arn) => {
-                bus::forward(self, arn, &publisher, &message.body, Vec::new()).is_ok()
+                bus::forward(self, arn, &publisher, &message.body.text(), Vec::new()).is_ok()
             }
             Some(publisher) => {
-                events::forward(self, arn, &publisher, &message.body, Vec::new()).is_ok()
+                events::forward(self, arn, &publisher, &message.body.text(), Vec::new()).is_ok()
             }
             None => sqs::enqueue(self, arn, message).is_ok(),
         }

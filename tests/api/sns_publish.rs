@@ -166,6 +166,86 @@ async fn an_sqs_subscription_gets_the_notification_envelope_byte_for_byte() {
     );
 }
 
+/// A notification for an SQS subscription is signed when it is first read, not at publish
+/// (docs/decisions.md, "Signed when first read"): whoever reads it first (a receive, LocalStack's
+/// peek, a read after the state went through its file, the subscription's dead-letter queue),
+/// the text, its MD5 and its verifying signature are the same.
+#[tokio::test]
+async fn a_notification_signed_when_first_read_reads_the_same_whoever_reads_it() {
+    use md5::{Digest as _, Md5};
+    let h = Harness::start().await;
+    let sns = h.sns();
+    let topic = create_topic(&sns, "late", &[("SignatureVersion", "2")]).await;
+    let (url, arn) = queue(&h, "late-q").await;
+    subscribe(&sns, &topic, "sqs", &arn, &[]).await;
+    let (dlq_url, dlq_arn) = queue(&h, "late-dlq").await;
+    let redrive = json!({"deadLetterTargetArn": dlq_arn}).to_string();
+    let ghost = queue_arn("late-ghost");
+    subscribe(&sns, &topic, "sqs", &ghost, &[("RedrivePolicy", &redrive)]).await;
+    for text in ["one", "two"] {
+        sns.publish()
+            .topic_arn(&topic)
+            .message(text)
+            .send()
+            .await
+            .unwrap();
+    }
+    // The state file keeps them unsigned, and they read the same after it.
+    let file = h.request("GET", "/_switchyard/state", &[], "").await.body;
+    assert!(
+        file.contains(&"=".repeat(344)),
+        "the file keeps the blank signature"
+    );
+    h.request("POST", "/_switchyard/reset", &[], "").await;
+    let ct = [("content-type", "application/json")];
+    let imported = h.request("POST", "/_switchyard/state", &ct, file).await;
+    assert_eq!(imported.status, 200, "{}", imported.body);
+    // LocalStack's peek reads them first ...
+    let peek = "/_aws/sqs/messages/us-east-1/000000000000/late-q";
+    let peeked = h
+        .request("GET", peek, &[("accept", "application/json")], "")
+        .await
+        .json();
+    let peeked = peeked["ReceiveMessageResponse"]["ReceiveMessageResult"]["Message"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{peeked}"))
+        .clone();
+    assert_eq!(peeked.len(), 2, "{peeked:#?}");
+    // ... then a receive, and the dead-letter queue's receive.
+    let mut got = receive(&h, &url).await;
+    got.extend(receive(&h, &dlq_url).await);
+    assert_eq!(got.len(), 4);
+    let cert = fetch_certificate(
+        serde_json::from_str::<Value>(got[0].body.as_deref().unwrap()).unwrap()["SigningCertURL"]
+            .as_str()
+            .unwrap(),
+    )
+    .await;
+    for m in &got {
+        let body = m.body.as_deref().unwrap();
+        let doc: Value = serde_json::from_str(body).unwrap();
+        assert_eq!(doc["SignatureVersion"], "2");
+        verify_signature(&doc, &cert);
+        let md5 = hex::encode(Md5::digest(body.as_bytes()));
+        assert_eq!(m.md5_of_body.as_deref(), Some(md5.as_str()));
+    }
+    for p in &peeked {
+        let same = got
+            .iter()
+            .find(|m| m.message_id.as_deref() == p["MessageId"].as_str());
+        let same = same.unwrap();
+        assert_eq!(same.body.as_deref(), p["Body"].as_str());
+        assert_eq!(same.md5_of_body.as_deref(), p["MD5OfBody"].as_str());
+    }
+    // The dead letters are the notifications the subscription would have had.
+    let mut texts: Vec<String> = (got.iter())
+        .map(|m| serde_json::from_str::<Value>(m.body.as_deref().unwrap()).unwrap())
+        .map(|doc| doc["Message"].as_str().unwrap().to_string())
+        .collect();
+    texts.sort();
+    assert_eq!(texts, ["one", "one", "two", "two"]);
+}
+
 #[tokio::test]
 async fn raw_delivery_sends_the_message_as_is_with_attributes_as_sqs_attributes() {
     let h = Harness::start().await;

@@ -33,7 +33,9 @@ impl MessageAttributeValue {
 /// A message as it is put on an SQS queue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SqsMessage {
-    pub body: String,
+    /// Text, or an SNS notification signed when first read.
+    #[serde(with = "crate::body::stored")]
+    pub body: crate::body::Body,
     pub attributes: BTreeMap<String, MessageAttributeValue>,
     pub group_id: Option<String>,
     pub dedup_id: Option<String>,

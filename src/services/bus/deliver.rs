@@ -230,7 +230,7 @@ fn delivery(
                 .map(|(ev, body)| BatchEntry {
                     id: ev.id.clone(),
                     message: SqsMessage {
-                        body,
+                        body: body.into(),
                         attributes: BTreeMap::new(),
                         group_id: fifo_target.then(|| group_or_default(ev)),
                         dedup_id: fifo_target.then(|| ev.id.clone()),
@@ -339,7 +339,7 @@ fn dead_letter(
         DeadLetter {
             queue_arn: queue_arn.clone(),
             message: SqsMessage {
-                body: record.to_string(),
+                body: record.to_string().into(),
                 attributes,
                 group_id: fifo_dlq.then(|| group_or_default(first)),
                 dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
@@ -423,7 +423,7 @@ pub fn failure(outcome: &Outcome, target: &str, known: Option<&str>) -> (String,
 /// Completes the record with how the delivery ended; a batch's record lists only the events still
 /// undelivered.
 pub(crate) fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
-    let Ok(mut record) = serde_json::from_str::<Value>(&message.body) else {
+    let Ok(mut record) = serde_json::from_str::<Value>(&message.body.text()) else {
         return;
     };
     let known = record["errorMessage"].as_str().map(str::to_string);
@@ -447,7 +447,7 @@ pub(crate) fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
             m["targetRequestId"] = json!(how.request_id.unwrap_or_default());
         }
     }
-    message.body = record.to_string();
+    message.body = record.to_string().into();
     let attrs = &mut message.attributes;
     attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
     attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
@@ -524,7 +524,8 @@ mod tests {
                     {"eventId": "b", "targetRequestId": ""}
                 ]
             })
-            .to_string(),
+            .to_string()
+            .into(),
             attributes: BTreeMap::new(),
             group_id: None,
             dedup_id: None,
@@ -540,7 +541,7 @@ mod tests {
             request_id: Some("r-1"),
         };
         finish_record(&mut message, &how);
-        let record: Value = serde_json::from_str(&message.body).unwrap();
+        let record: Value = serde_json::from_str(&message.body.text()).unwrap();
         assert_eq!(
             record["errorMessage"].as_str().unwrap().chars().count(),
             1024

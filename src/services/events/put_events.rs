@@ -436,7 +436,7 @@ fn dead_letter(
             DeadLetter {
                 queue_arn,
                 message: SqsMessage {
-                    body: text.to_string(),
+                    body: text.into(),
                     attributes,
                     group_id: None,
                     dedup_id: None,

@@ -9,6 +9,7 @@ use super::expression::{Expression, zone};
 use super::store::{Run, Schedule, Scope, Timer};
 use super::universal::UNIVERSAL;
 use crate::arn::Arn;
+use crate::body::Body;
 use crate::engine::delivery::{
     Counters, DeadLetter, Delivery, Failure, GiveUp, MessageAttributeValue, Outcome, Publisher,
     SqsMessage, Target,
@@ -139,7 +140,7 @@ pub(crate) fn per_attempt(first: &Target, n: u32) -> Target {
     };
     let mut target = first.clone();
     match &mut target {
-        Target::Sqs { message, .. } => fill(&mut message.body),
+        Target::Sqs { message, .. } => fill_body(&mut message.body, n),
         Target::Http { body, .. } | Target::Sns { body, .. } | Target::Outbox { body, .. } => {
             fill(body)
         }
@@ -147,11 +148,20 @@ pub(crate) fn per_attempt(first: &Target, n: u32) -> Target {
         Target::Call { input, .. } => fill(input),
         Target::SqsBatch { entries, .. } => {
             for entry in entries {
-                fill(&mut entry.message.body);
+                fill_body(&mut entry.message.body, n);
             }
         }
     }
     target
+}
+
+/// A queue message's [`per_attempt`] input (a schedule's input is text, never a notification).
+fn fill_body(body: &mut Body, n: u32) {
+    if let Body::Text(text) = body
+        && text.contains(ATTEMPT)
+    {
+        *body = Body::from(text.replace(ATTEMPT, &n.to_string()));
+    }
 }
 
 /// Starts the delivery of one run of `s` to its target.
@@ -326,7 +336,7 @@ fn dead_letter(
     DeadLetter {
         queue_arn: queue.to_string(),
         message: SqsMessage {
-            body: body.to_string(),
+            body: body.into(),
             attributes,
             group_id: None,
             dedup_id: None,
@@ -342,9 +352,8 @@ fn dead_letter(
 /// letter; its body is the input of the last attempt.
 pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
     let (code, text) = failure(how.outcome, how.target);
-    message.body = message
-        .body
-        .replace(ATTEMPT, &how.attempts.max(1).to_string());
+    message.body =
+        Body::from((message.body.text()).replace(ATTEMPT, &how.attempts.max(1).to_string()));
     let attrs = &mut message.attributes;
     attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
     attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));

@@ -11,6 +11,7 @@ use super::filter::FilterScope;
 use super::shapes::MessageAttributeValue;
 use super::signing::SIGNER;
 use super::store::Subscription;
+use crate::body::Body;
 use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};
 use crate::services::Context;
 use crate::state::Step;
@@ -82,38 +83,68 @@ pub(super) fn passes_filter(sub: &Subscription, message: &Message) -> bool {
     }
 }
 
-/// The JSON notification every non-raw subscription gets (HTTP/S, SQS, email-json, Firehose).
+/// The JSON notification every non-raw subscription gets (HTTP/S, SQS, email-json, Firehose),
+/// signed now.
 fn notification(
     cx: &Context,
     topic: &super::store::Topic,
     sub: &Subscription,
     message: &Message,
 ) -> String {
+    notification_document(cx, topic, sub, message, false).0
+}
+
+/// The notification as an SQS message body: signed when first read (`crate::body`).
+fn notification_body(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+) -> Body {
+    match notification_document(cx, topic, sub, message, true) {
+        (draft, Some(at)) => Body::unsigned(draft, at, topic.signature_version),
+        (doc, None) => Body::from(doc),
+    }
+}
+
+/// The notification, signed now or (`later`) with its signature left blank; then where the
+/// blank starts (`None` once signed, and for FIFO topics, which sign nothing).
+fn notification_document(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+    later: bool,
+) -> (String, Option<usize>) {
     let text = message.text_for(&sub.protocol);
     let sequence = message.sequence_number.map(|n| n.to_string());
     let unsubscribe_url = unsubscribe_url(cx, &sub.arn);
     let attributes = message.attribute_pairs();
-    let envelope = envelope::notification(
-        &SIGNER,
-        topic.signature_version,
-        &NotificationFields {
-            message_id: &message.id,
-            topic_arn: &topic.arn,
-            subject: message.subject,
-            message: &text,
-            timestamp: &message.timestamp,
-            sequence_number: sequence.as_deref(),
-            unsubscribe_url: &unsubscribe_url,
-            signing_cert_url: &signing_cert_url(cx),
-            message_attributes: &attributes,
-        },
-    );
-    match envelope.strip_suffix('}') {
+    let cert_url = signing_cert_url(cx);
+    let fields = NotificationFields {
+        message_id: &message.id,
+        topic_arn: &topic.arn,
+        subject: message.subject,
+        message: &text,
+        timestamp: &message.timestamp,
+        sequence_number: sequence.as_deref(),
+        unsubscribe_url: &unsubscribe_url,
+        signing_cert_url: &cert_url,
+        message_attributes: &attributes,
+    };
+    let (doc, slot) = match later {
+        true => envelope::notification_draft(topic.signature_version, &fields),
+        false => (
+            envelope::notification(&SIGNER, topic.signature_version, &fields),
+            None,
+        ),
+    };
+    match doc.strip_suffix('}') {
         // A replayed message "contains the attribute Replayed, to help you identify that it's a
-        // replayed message" (AWS subscriber page). FIFO envelopes are unsigned (docs/sns.md,
-        // "Message envelopes"), so the field closes the document without touching a signature.
-        Some(open) if message.replayed => format!(r#"{open},"Replayed":true}}"#),
-        _ => envelope,
+        // replayed message" (AWS subscriber page). It closes the document, after the signature
+        // (which does not sign it).
+        Some(open) if message.replayed => (format!(r#"{open},"Replayed":true}}"#), slot),
+        _ => (doc, slot),
     }
 }
 
@@ -140,9 +171,9 @@ fn sqs_message(
             None => message.attributes.clone(),
             Some(_) => BTreeMap::new(),
         };
-        (message.text_for(&sub.protocol), attributes)
+        (Body::from(message.text_for(&sub.protocol)), attributes)
     } else {
-        (notification(cx, topic, sub, message), BTreeMap::new())
+        (notification_body(cx, topic, sub, message), BTreeMap::new())
     };
     let fifo = topic.fifo && to_fifo;
     SqsMessage {

@@ -2,14 +2,15 @@
 //! SubscriptionConfirmation, UnsubscribeConfirmation.
 //!
 //! Pure functions from fields to compact JSON text with AWS's key order; depends only on
-//! `signing`. Deciding URLs, ids, timestamps and the signature version is the caller's job.
+//! `signing` (and a notification's blank signature, `crate::body`). Deciding URLs, ids, timestamps and the signature version is the caller's job.
 //!
 //! Shapes:
 //! https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html
 
 use std::collections::BTreeMap;
 
-use super::signing::{SignatureVersion, Signer, string_to_sign};
+use super::signing::{SIGNATURE_LEN, SignatureVersion, Signer, string_to_sign};
+use crate::body::BLANK;
 
 /// What a `Notification` says.
 pub struct NotificationFields<'a> {
@@ -45,6 +46,20 @@ pub struct ConfirmationFields<'a> {
 /// `Type, MessageId, SequenceNumber, TopicArn, Subject?, Message, Timestamp, UnsubscribeURL,
 /// MessageAttributes?` — unsigned, so `signer` and `version` are unused.
 pub fn notification(signer: &Signer, version: SignatureVersion, f: &NotificationFields) -> String {
+    let (mut doc, slot) = notification_draft(version, f);
+    if let Some(at) = slot {
+        let text = notification_string_to_sign(f);
+        doc.replace_range(at..at + SIGNATURE_LEN, &signer.sign(version, &text));
+    }
+    doc
+}
+
+/// The [`notification`] with its signature left [`BLANK`], and where the blank starts (`None`
+/// for FIFO topics, which sign nothing): to be signed when first read (`crate::body`).
+pub fn notification_draft(
+    version: SignatureVersion,
+    f: &NotificationFields,
+) -> (String, Option<usize>) {
     let mut o = JsonObject::new();
     o.field("Type", "Notification");
     o.field("MessageId", f.message_id);
@@ -57,10 +72,12 @@ pub fn notification(signer: &Signer, version: SignatureVersion, f: &Notification
     }
     o.field("Message", f.message);
     o.field("Timestamp", f.timestamp);
+    let mut slot = None;
     if f.sequence_number.is_none() {
-        let text = notification_string_to_sign(f);
         o.field("SignatureVersion", version.as_str());
-        o.field("Signature", &signer.sign(version, &text));
+        o.field("Signature", BLANK);
+        // The blank is Base64's padding character, which JSON writes as it is.
+        slot = Some(o.buf.len() - 1 - SIGNATURE_LEN);
         o.field("SigningCertURL", f.signing_cert_url);
     }
     o.field("UnsubscribeURL", f.unsubscribe_url);
@@ -74,7 +91,7 @@ pub fn notification(signer: &Signer, version: SignatureVersion, f: &Notification
         }
         o.raw("MessageAttributes", &attrs.finish());
     }
-    o.finish()
+    (o.finish(), slot)
 }
 
 /// A `SubscriptionConfirmation` document (sent at subscribe time).

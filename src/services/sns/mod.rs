@@ -26,7 +26,7 @@ pub mod publish;
 mod replay;
 pub use publish::deliver_to_topic;
 pub mod shapes;
-pub mod signing;
+pub use crate::signature as signing;
 pub use signing::SIGNER;
 mod sms;
 pub mod store;

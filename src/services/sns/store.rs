@@ -78,16 +78,18 @@ impl Subscription {
         }
     }
 
-    /// Whether a message to it carries a signed notification, in its delivery or its dead
-    /// letter (as `delivery.rs` builds them): Publish signs ahead, off the engine's lock, only
-    /// for topics where one does. Raw deliveries are unsigned; e-mail-json and Lambda are always
-    /// enveloped.
+    /// Whether a message to it carries a notification signed at publish (as `delivery.rs` builds
+    /// them): Publish signs ahead, off the engine's lock, only for topics where one does. Raw
+    /// deliveries are unsigned; e-mail-json and Lambda are always enveloped; SQS messages are
+    /// signed when first read.
     pub fn signs(&self) -> bool {
         match self.protocol.as_str() {
             "email-json" | "lambda" => true,
             _ if self.raw => false,
-            "sqs" | "http" | "https" | "firehose" => true,
-            _ => self.redrive.is_some(),
+            "http" | "https" | "firehose" => true,
+            // An SQS message (its own queue's, or a dead letter) is signed when first read
+            // (`crate::body`), not at publish.
+            _ => false,
         }
     }
 }

@@ -183,7 +183,10 @@ mod tests {
         delete(&mut e, arn, &b);
         let again = take_one(&mut e, arn).unwrap().unwrap();
         assert_eq!(
-            (again.message.body.as_str(), again.message.receive_count),
+            (
+                again.message.body.text().as_ref(),
+                again.message.receive_count
+            ),
             ("a", 2)
         );
         delete(&mut e, arn, &again);

@@ -5,7 +5,7 @@
 use super::checks::{check_attributes, check_characters, valid_fifo_token};
 use super::digest::{md5_hex, md5_of_attributes};
 use super::shapes::*;
-use super::store::{Outgoing, QueueKey, Visibility};
+use super::store::{Body, Outgoing, QueueKey, Visibility};
 use super::{Context, SqsError, key_from_url, queue_mut};
 use crate::engine::time::Millis;
 use crate::state::State;
@@ -125,7 +125,7 @@ fn prepare(
     let outgoing = Outgoing {
         md5_of_body: md5_hex(input.message_body.as_bytes()),
         md5_of_attributes: md5_of_attributes(&input.message_attributes),
-        body: input.message_body,
+        body: input.message_body.into(),
         attributes: input.message_attributes,
         trace_header,
         md5_of_system_attributes,
@@ -512,8 +512,12 @@ fn present(
     ReceivedMessage {
         message_id: message.id.to_string(),
         receipt_handle: receipt_handle(key, seq, message.receipt.map_or(0, |r| r.0)),
-        md5_of_body: message.md5_of_body(),
-        body: message.body.into(),
+        // Not signed here, under the engine's lock: once written out (`ReceivedMessage`).
+        md5_of_body: match &message.body {
+            Body::Text(_) => message.md5_of_body(),
+            Body::Unsigned(_) => String::new(),
+        },
+        body: message.body,
         attributes,
         // Digest of the attributes returned, which the SDKs check against what they got.
         md5_of_message_attributes: md5_of_attributes(&message_attributes),

@@ -19,6 +19,7 @@ pub mod store;
 pub mod urls;
 
 use super::{Context, typed};
+use crate::body::Body;
 use crate::engine::delivery::{BatchEntry, Failure, MAX_BATCH_BYTES, Outcome};
 use crate::error::AwsError;
 use crate::state::State;
@@ -105,14 +106,19 @@ pub fn enqueue(
     let dedup_id = match (attrs.fifo, m.dedup_id) {
         (false, _) => None,
         (true, Some(d)) => Some(d),
-        (true, None) if attrs.content_based_dedup => Some(digest::sha256_hex(m.body.as_bytes())),
+        (true, None) if attrs.content_based_dedup => {
+            Some(digest::sha256_hex(m.body.text().as_bytes()))
+        }
         (true, None) => return Err(Failure::InvalidParameter("InvalidParameterValue")),
     };
     if attrs.fifo && m.group_id.is_none() {
         return Err(Failure::InvalidParameter("MissingParameter"));
     }
     let outgoing = store::Outgoing {
-        md5_of_body: digest::md5_hex(m.body.as_bytes()),
+        md5_of_body: match &m.body {
+            Body::Text(text) => digest::md5_hex(text.as_bytes()),
+            Body::Unsigned(_) => String::new(),
+        },
         md5_of_attributes: digest::md5_of_attributes(&m.attributes),
         body: m.body,
         attributes: m.attributes,
@@ -251,7 +257,7 @@ mod batch_tests {
         BatchEntry {
             id: id.into(),
             message: SqsMessage {
-                body,
+                body: body.into(),
                 attributes: BTreeMap::new(),
                 group_id: None,
                 dedup_id: None,

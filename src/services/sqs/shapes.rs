@@ -2,6 +2,7 @@
 //! model (JSON form).
 //! Plain data: it imports no operation, so the state can hold it.
 
+use crate::body::Body;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -242,23 +243,42 @@ pub struct ReceiveMessageOutput {
     pub messages: Vec<ReceivedMessage>,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Debug)]
 pub struct ReceivedMessage {
     pub message_id: String,
     pub receipt_handle: String,
-    #[serde(rename = "MD5OfBody")]
+    /// Empty while `body` is a notification not signed yet: its MD5 is written from it.
     pub md5_of_body: String,
-    pub body: String,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    /// Text, or a notification signed when first written out (outside the engine's lock).
+    pub body: Body,
     pub attributes: Attributes,
-    #[serde(
-        rename = "MD5OfMessageAttributes",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub md5_of_message_attributes: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub message_attributes: BTreeMap<String, MessageAttributeValue>,
+}
+
+impl Serialize for ReceivedMessage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let md5_of_body = match self.body.signed_md5() {
+            Some(md5) => hex::encode(md5),
+            None => self.md5_of_body.clone(),
+        };
+        let mut m = s.serialize_struct("ReceivedMessage", 7)?;
+        m.serialize_field("MessageId", &self.message_id)?;
+        m.serialize_field("ReceiptHandle", &self.receipt_handle)?;
+        m.serialize_field("MD5OfBody", &md5_of_body)?;
+        m.serialize_field("Body", &self.body)?;
+        if !self.attributes.is_empty() {
+            m.serialize_field("Attributes", &self.attributes)?;
+        }
+        if let Some(md5) = &self.md5_of_message_attributes {
+            m.serialize_field("MD5OfMessageAttributes", md5)?;
+        }
+        if !self.message_attributes.is_empty() {
+            m.serialize_field("MessageAttributes", &self.message_attributes)?;
+        }
+        m.end()
+    }
 }
 
 #[derive(Debug, Deserialize)]

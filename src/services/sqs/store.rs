@@ -57,7 +57,8 @@ impl QueueKey {
 /// A message as sent, before the queue takes it.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
-    pub body: String,
+    pub body: Body,
+    /// Empty for a notification signed when first read, whose MD5 is known only then.
     pub md5_of_body: String,
     pub attributes: BTreeMap<String, MessageAttributeValue>,
     pub md5_of_attributes: Option<String>,

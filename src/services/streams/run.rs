@@ -229,7 +229,7 @@ struct Taken {
 /// The record of an SQS message as patterns and transformers see it (the shape Lambda and
 /// EventBridge Pipes use), its body parsed when it is JSON.
 fn sqs_record(s: &Stream, queue: &str, m: &crate::services::sqs::store::Message) -> Value {
-    let body = serde_json::from_str::<Value>(&m.body).unwrap_or_else(|_| json!(m.body));
+    let body = serde_json::from_str::<Value>(&m.body.text()).unwrap_or_else(|_| json!(m.body));
     let mut attributes = json!({
         "ApproximateReceiveCount": m.receive_count.to_string(),
         "SentTimestamp": m.sent_at.to_string(),
@@ -281,7 +281,7 @@ fn from_sqs(s: &Stream, queue: &str, held: &Held, now: Millis) -> Taken {
     });
     Taken {
         id: m.id.to_string(),
-        raw: m.body.to_string(),
+        raw: m.body.text().into_owned(),
         view,
         bus_event: bus_event.to_string(),
         group: m.group_id().map(str::to_string),
@@ -551,9 +551,9 @@ fn dead_letter(
         queue_arn: dlq.to_string(),
         message: SqsMessage {
             body: if to_bus {
-                taken.bus_event.clone()
+                taken.bus_event.clone().into()
             } else {
-                taken.raw.clone()
+                taken.raw.clone().into()
             },
             attributes: if sqs_source && !to_bus {
                 taken.attributes.clone()

@@ -24,7 +24,7 @@ fn queue(fifo: bool, retention_s: i64) -> Queue {
 
 fn outgoing(n: u64, fifo: bool, delay_ms: Millis) -> Outgoing {
     Outgoing {
-        body: format!("body {n}"),
+        body: format!("body {n}").into(),
         md5_of_body: String::new(),
         attributes: BTreeMap::new(),
         md5_of_attributes: None,

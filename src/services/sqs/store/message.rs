@@ -50,52 +50,9 @@ impl<'de> serde::Deserialize<'de> for MessageId {
     }
 }
 
-/// A message body, held without spare capacity.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Body(Box<str>);
-
-impl Body {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for Body {
-    fn from(text: String) -> Self {
-        Body(text.into_boxed_str())
-    }
-}
-
-impl From<Body> for String {
-    fn from(body: Body) -> Self {
-        body.0.into_string()
-    }
-}
-
-impl std::ops::Deref for Body {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<&str> for Body {
-    fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
-    }
-}
-
-impl serde::Serialize for Body {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Body {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Body::from)
-    }
-}
+/// A message body: text held without spare capacity, or an SNS notification signed when first
+/// read.
+pub use crate::body::Body;
 
 /// What most messages lack, boxed apart so that a plain message does not carry its room.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -116,6 +73,7 @@ static NO_ATTRIBUTES: BTreeMap<String, MessageAttributeValue> = BTreeMap::new();
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     pub id: MessageId,
+    #[serde(with = "crate::body::stored")]
     pub body: Body,
     #[serde(with = "md5_hex")]
     pub(super) md5_of_body: [u8; 16],
@@ -155,9 +113,9 @@ mod md5_hex {
 pub(super) const NEVER: Millis = Millis::MIN;
 
 impl Message {
-    /// The body's MD5 in lowercase hex.
+    /// The body's MD5 in lowercase hex (a notification not signed yet is signed now).
     pub fn md5_of_body(&self) -> String {
-        hex::encode(self.md5_of_body)
+        hex::encode(self.body.signed_md5().unwrap_or(self.md5_of_body))
     }
 
     pub fn first_received_at(&self) -> Option<Millis> {

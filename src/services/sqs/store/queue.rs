@@ -102,11 +102,15 @@ impl Queue {
                 visible_stamp,
             })
         });
-        let md5_of_body = digest_bytes(&m.md5_of_body, &m.body);
+        let md5_of_body = match &m.body {
+            Body::Text(text) => digest_bytes(&m.md5_of_body, text),
+            // Known once signed (`Message::md5_of_body`).
+            Body::Unsigned(_) => [0; 16],
+        };
         let sender_id = self.shared_sender(m.sender_id);
         self.enqueue(Message {
             id: MessageId::from(id.clone()),
-            body: Body::from(m.body),
+            body: m.body,
             md5_of_body,
             sender_id,
             dead_letter_source_arn: None,

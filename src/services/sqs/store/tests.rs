@@ -31,8 +31,11 @@ fn out(body: &str, group: Option<&str>, dedup: Option<&str>) -> Outgoing {
     }
 }
 
-fn bodies(r: &Received) -> Vec<&str> {
-    r.messages.iter().map(|(_, m)| m.body.as_str()).collect()
+fn bodies(r: &Received) -> Vec<String> {
+    r.messages
+        .iter()
+        .map(|(_, m)| m.body.text().into())
+        .collect()
 }
 
 #[test]
@@ -162,7 +165,11 @@ fn dead_lettered_messages_expire_by_their_original_send_time() {
     dlq.take_moved(moved, 10_000);
     assert_eq!(dlq.counts(59_999), (2, 0, 0));
     let r = dlq.receive(60_000, 10, 0, None, None, || 1).unwrap();
-    let bodies: Vec<_> = r.messages.iter().map(|(_, m)| m.body.as_str()).collect();
+    let bodies: Vec<String> = r
+        .messages
+        .iter()
+        .map(|(_, m)| m.body.text().into())
+        .collect();
     assert_eq!(
         bodies,
         ["newer"],

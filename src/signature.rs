@@ -1,8 +1,10 @@
 //! SNS message signatures: one RSA key whose certificate the emulator serves at SigningCertURL.
 //!
-//! Owns the committed test key (`cert/`), the string-to-sign rule and the two signature versions,
-//! signed with the system's OpenSSL (docs/decisions.md, "SNS signatures"). Knows nothing of HTTP,
-//! JSON layout or the engine.
+//! Owns the committed test key (`signature/cert/`), the string-to-sign rule and the two signature
+//! versions, signed with the system's OpenSSL (docs/decisions.md, "SNS signatures"). Knows
+//! nothing of HTTP or the engine, and of JSON only enough to sign a Notification written without
+//! its signature ([`sign_notification`]). A leaf below the services, so that a message body held
+//! by the engine or a queue can be signed when it is first read (`crate::body`).
 //!
 //! Rules: https://docs.aws.amazon.com/sns/latest/dg/sns-verify-signature-of-message.html
 //! PKCS#1 v1.5 signatures are deterministic, so the same message
@@ -17,9 +19,9 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
 /// The committed key: a well-known test key, not a secret (see `cert/README.md`).
-const KEY_PEM: &str = include_str!("cert/signing-key.pem");
+const KEY_PEM: &str = include_str!("signature/cert/signing-key.pem");
 /// Self-signed certificate for [`KEY_PEM`], served at `SigningCertURL`.
-const CERT_PEM: &str = include_str!("cert/signing-cert.pem");
+const CERT_PEM: &str = include_str!("signature/cert/signing-cert.pem");
 
 /// Signatures the cache keeps in each of its two generations: a signature made ahead outlives
 /// at least this many later ones, far more than the publishes in flight at once.
@@ -171,6 +173,43 @@ pub fn string_to_sign(fields: &[(&str, Option<&str>)]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The length of every signature's Base64 text: the committed key is RSA-2048, so a signature is
+/// 256 bytes, 344 characters of Base64. A notification signed later keeps this many characters
+/// for its signature, so that its size is known before.
+pub const SIGNATURE_LEN: usize = 344;
+
+/// The signed fields of a `Notification` document, read back from its JSON.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SignedFields {
+    #[serde(rename = "Type")]
+    kind: String,
+    message_id: String,
+    topic_arn: String,
+    subject: Option<String>,
+    message: String,
+    timestamp: String,
+}
+
+/// The signature of the `Notification` document `doc` (its `Signature` may hold anything):
+/// the string to sign is made from the document's own fields, so it is the signature the
+/// document would have had if signed when written. `None` when `doc` is no Notification.
+pub fn sign_notification(doc: &str, version: SignatureVersion) -> Option<String> {
+    let f: SignedFields = serde_json::from_str(doc).ok()?;
+    if f.kind != "Notification" {
+        return None;
+    }
+    let text = string_to_sign(&[
+        ("Message", Some(&f.message)),
+        ("MessageId", Some(&f.message_id)),
+        ("Subject", f.subject.as_deref()),
+        ("Timestamp", Some(&f.timestamp)),
+        ("TopicArn", Some(&f.topic_arn)),
+        ("Type", Some("Notification")),
+    ]);
+    Some(SIGNER.sign(version, &text))
 }
 
 /// The one signing key of the emulator (its certificate is served at SigningCertURL).
@@ -338,6 +377,16 @@ pub(super) mod tests {
         recent.insert(key(2 * RECENT), String::new());
         assert_eq!(recent.get(&key(0)), None, "dropped two generations later");
         assert!(recent.get(&key(RECENT)).is_some());
+    }
+
+    #[test]
+    fn signatures_have_the_length_kept_for_them() {
+        for version in [SignatureVersion::V1, SignatureVersion::V2] {
+            assert_eq!(
+                SIGNER.sign(version, "Type\nNotification\n").len(),
+                SIGNATURE_LEN
+            );
+        }
     }
 
     #[test]
