@@ -439,7 +439,7 @@ fn main() {
     // the servers idle, times the cores.
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let signing_limit = cores as f64 * signatures_per_second();
-    let (sns_rows, event_rows, retries) = client_rt.block_on(async {
+    let (sns_rows, sns_read, event_rows, retries) = client_rt.block_on(async {
         let mut rows = Vec::new();
         for subscriptions in [1, 10] {
             let arn = fan_out_topic(sy, subscriptions).await;
@@ -451,13 +451,22 @@ fn main() {
             let (stats, bares) = between_bares(sy, bare, &o, publish, &bare_work).await;
             rows.push((subscriptions, stats, bares));
         }
+        // Publish, then receive and delete a notification: the receive makes its signature.
+        let arn = fan_out_topic(sy, 1).await;
+        let mut setup = Setup::open(sy, false).await.expect("connect");
+        let (url, _) = setup.queue("fan-q0").await.expect("queue");
+        let quick = Opts { warmup: 0.0, ..o };
+        let before = measure(bare, &quick, None, &bare_work).await.reqs_per_s;
+        let work = |_: &str| Work::publish_round_trip(&arn, &url);
+        let read = measure(sy, &o, None, &work).await;
+        let after = measure(bare, &quick, None, &bare_work).await.reqs_per_s;
         let mut event_rows = Vec::new();
         for (rules, matching, entries) in [(1, 1, 1), (10, 2, 10)] {
             let put = event_rules(sy, rules, matching, entries).await;
             let (stats, bares) = between_bares(sy, bare, &o, put, &bare_work).await;
             event_rows.push(((rules, matching, entries), stats, bares));
         }
-        (rows, event_rows, retry_schedule(sy).await)
+        (rows, (read, (before, after)), event_rows, retry_schedule(sy).await)
     });
     stop(child);
     drop(emulator);
@@ -508,6 +517,16 @@ fn main() {
             stats.reqs_per_s / signing_limit
         );
     }
+    let (stats, (b0, b1)) = &sns_read;
+    println!(
+        "| Publish to 1 SQS subscription, then receive + delete (signed by the receive) | {:.0} | {:.0} | {} µs | {} µs | {:.2} | {:.2} |",
+        stats.ops_per_s,
+        stats.ops_per_s,
+        stats.p50_us,
+        stats.p99_us,
+        stats.reqs_per_s / ((b0 + b1) / 2.0),
+        stats.ops_per_s / signing_limit
+    );
     println!(
         "\nSigning limit: {signing_limit:.0} signatures/s ({cores} cores × {:.0} SHA1withRSA-2048 signatures/s on one thread).",
         signing_limit / cores as f64
