@@ -466,7 +466,12 @@ fn main() {
             let (stats, bares) = between_bares(sy, bare, &o, put, &bare_work).await;
             event_rows.push(((rules, matching, entries), stats, bares));
         }
-        (rows, (read, (before, after)), event_rows, retry_schedule(sy).await)
+        (
+            rows,
+            (read, (before, after)),
+            event_rows,
+            retry_schedule(sy).await,
+        )
     });
     stop(child);
     drop(emulator);

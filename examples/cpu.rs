@@ -10,7 +10,8 @@
 //! ```
 //! Options (or BENCH_SECONDS, ...): --connections N (32), --seconds S per measure (4), --warmup S
 //! (1), --runs N (2), --binary PATH (target/release/switchyard), --only TEXT (only the workloads
-//! whose names contain TEXT: `--only PutEvents --seconds 30` for a profile). `cpu --serve-bare PORT` is the
+//! whose names contain TEXT: `--only PutEvents --seconds 30` for a profile), --log LEVEL (the
+//! servers' RUST_LOG, `warn`: no request log; `info` writes it, to /dev/null). `cpu --serve-bare PORT` is the
 //! bare handler's own process.
 
 // A benchmark measures wall time, which clippy.toml's virtual-clock rule forbids everywhere else.
@@ -25,8 +26,9 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
-const OPTIONS: [&str; 7] = [
+const OPTIONS: [&str; 8] = [
     "only",
+    "log",
     "connections",
     "seconds",
     "warmup",
@@ -65,7 +67,7 @@ impl Server {
     fn start(program: &str, args: &[&str]) -> Server {
         let mut child = Command::new(program)
             .args(args)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", arg::<String>("log", "warn".into()))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -202,7 +204,7 @@ fn main() {
             let (_, events_queue) = setup.queue("cpu-events").await.expect("queue");
             setup.rule("cpu", &events_queue, true).await.expect("rule");
             let name = "switchyard, PutEvents to 1 rule with an SQS target";
-            measure(name, &sy, Work::One(put_events(1)), &o).await;
+            measure(name, &sy, Work::One(put_events(1).scoped("events")), &o).await;
             drop(sy);
             let _ = std::fs::remove_dir_all(&dir);
             let state_dir = dir.to_str().expect("a UTF-8 path");
