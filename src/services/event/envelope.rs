@@ -25,17 +25,19 @@ pub fn envelope(
     resources: &[String],
     detail: Value,
 ) -> Value {
-    json!({
-        "version": "0",
-        "id": id,
-        "detail-type": detail_type,
-        "source": source,
-        "account": account,
-        "time": event_time(time),
-        "region": region,
-        "resources": resources,
-        "detail": detail,
-    })
+    let text = |s: &str| Value::String(s.to_string());
+    let mut event = Map::with_capacity(9);
+    event.insert("version".into(), text("0"));
+    event.insert("id".into(), text(id));
+    event.insert("detail-type".into(), text(detail_type));
+    event.insert("source".into(), text(source));
+    event.insert("account".into(), text(account));
+    event.insert("time".into(), Value::String(event_time(time)));
+    event.insert("region".into(), text(region));
+    let resources = resources.iter().map(|r| text(r)).collect();
+    event.insert("resources".into(), Value::Array(resources));
+    event.insert("detail".into(), detail);
+    Value::Object(event)
 }
 
 /// Adds `replay-name` after `region`, where AWS puts it.

@@ -190,7 +190,7 @@ pub struct Ingest<'a> {
 /// An event on a bus: archived, and sent to the targets of the rules it matches.
 pub fn ingest(e: &mut State, bus_arn: &str, event: Value, how: Ingest) {
     let now = e.now();
-    let text = event.to_string();
+    let text = json_text(&event);
     if how.replay.is_none() {
         archives::capture(e, bus_arn, &event, text.len());
     }
@@ -230,7 +230,7 @@ pub fn ingest(e: &mut State, bus_arn: &str, event: Value, how: Ingest) {
 
 /// The event of a scheduled rule (`Scheduled Event` from `aws.events`), sent to its targets.
 pub fn fire_rule(e: &mut State, rule: &Rule, event: &Value) {
-    let text = event.to_string();
+    let text = json_text(event);
     let now = e.now();
     e.engine
         .metrics
@@ -291,6 +291,17 @@ pub fn forward(
         },
     );
     Ok(())
+}
+
+/// `event`'s compact JSON text: written straight into one buffer (`Value`'s `Display` goes
+/// through the formatter a piece at a time, growing its string as it goes).
+fn json_text(event: &Value) -> String {
+    let mut text = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut text, event) {
+        // serde_json writes UTF-8.
+        Ok(()) => String::from_utf8(text).unwrap_or_default(),
+        Err(_) => event.to_string(),
+    }
 }
 
 /// One target's delivery of one event.
