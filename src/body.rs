@@ -154,12 +154,6 @@ impl From<Body> for String {
     }
 }
 
-impl Default for Body {
-    fn default() -> Self {
-        Body::Text(Box::default())
-    }
-}
-
 impl PartialEq for Body {
     /// Equal texts; two unsigned bodies compare without signing.
     fn eq(&self, other: &Body) -> bool {

@@ -201,15 +201,34 @@ pub fn sign_notification(doc: &str, version: SignatureVersion) -> Option<String>
     if f.kind != "Notification" {
         return None;
     }
-    let text = string_to_sign(&[
-        ("Message", Some(&f.message)),
-        ("MessageId", Some(&f.message_id)),
-        ("Subject", f.subject.as_deref()),
-        ("Timestamp", Some(&f.timestamp)),
-        ("TopicArn", Some(&f.topic_arn)),
-        ("Type", Some("Notification")),
-    ]);
+    let text = notification_string_to_sign(
+        &f.message,
+        &f.message_id,
+        f.subject.as_deref(),
+        &f.timestamp,
+        &f.topic_arn,
+    );
     Some(SIGNER.sign(version, &text))
+}
+
+/// The string a `Notification` is signed over (docs/sns.md, "Signatures"): Message, MessageId,
+/// Subject (if present), Timestamp, TopicArn, Type. MessageAttributes, UnsubscribeURL and
+/// SigningCertURL are not signed.
+pub fn notification_string_to_sign(
+    message: &str,
+    message_id: &str,
+    subject: Option<&str>,
+    timestamp: &str,
+    topic_arn: &str,
+) -> String {
+    string_to_sign(&[
+        ("Message", Some(message)),
+        ("MessageId", Some(message_id)),
+        ("Subject", subject),
+        ("Timestamp", Some(timestamp)),
+        ("TopicArn", Some(topic_arn)),
+        ("Type", Some("Notification")),
+    ])
 }
 
 /// The one signing key of the emulator (its certificate is served at SigningCertURL).

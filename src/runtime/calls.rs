@@ -146,28 +146,26 @@ async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<
     }
 }
 
-/// Signs the received notifications not signed yet (`crate::body`), outside the lock, on
-/// tokio's blocking pool, one task each, so that they spread over the cores.
+/// Signs the received notifications not signed yet (`crate::body`), outside the lock.
 async fn sign_bodies(output: &ReceiveMessageOutput) {
-    let tasks: Vec<_> = (output.messages.iter())
-        .filter(|m| m.body.needs_signing())
-        .map(|m| {
-            let body = m.body.clone();
-            tokio::task::spawn_blocking(move || body.sign())
-        })
-        .collect();
-    for task in tasks {
-        let _ = task.await;
-    }
+    let unsigned = (output.messages.iter()).filter(|m| m.body.needs_signing());
+    on_all_cores(unsigned.map(|m| {
+        let body = m.body.clone();
+        move || body.sign()
+    }))
+    .await;
 }
 
-/// Makes the signatures on tokio's blocking pool, one task each, so that they spread over the
-/// cores (a batch's as well as those of concurrent requests); the signer keeps them.
+/// Makes the signatures ahead of a publish (a batch's as well as those of concurrent requests);
+/// the signer keeps them.
 async fn sign_ahead(signs: Vec<sns::publish::SignAhead>) {
-    let tasks: Vec<_> = signs
-        .into_iter()
-        .map(|sign| tokio::task::spawn_blocking(move || sns::publish::sign_ahead(sign)))
-        .collect();
+    on_all_cores((signs.into_iter()).map(|sign| move || sns::publish::sign_ahead(sign))).await;
+}
+
+/// Runs each job as a task of its own on tokio's blocking pool, so that they spread over the
+/// cores, and waits for all of them.
+async fn on_all_cores<F: FnOnce() + Send + 'static>(jobs: impl Iterator<Item = F>) {
+    let tasks: Vec<_> = jobs.map(tokio::task::spawn_blocking).collect();
     for task in tasks {
         let _ = task.await;
     }

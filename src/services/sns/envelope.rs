@@ -2,7 +2,8 @@
 //! SubscriptionConfirmation, UnsubscribeConfirmation.
 //!
 //! Pure functions from fields to compact JSON text with AWS's key order; depends only on
-//! `signing` (and a notification's blank signature, `crate::body`). Deciding URLs, ids, timestamps and the signature version is the caller's job.
+//! `signing` (and a notification's blank signature, `crate::body`). Deciding URLs, ids,
+//! timestamps and the signature version is the caller's job.
 //!
 //! Shapes:
 //! https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html
@@ -145,18 +146,15 @@ fn confirmation(
     o.finish()
 }
 
-/// Signed `Notification` fields (docs/sns.md, "Signatures"): Message, MessageId, Subject (if
-/// present), Timestamp, TopicArn, Type. MessageAttributes, UnsubscribeURL, SigningCertURL are not
-/// signed.
+/// The string a `Notification` with these fields is signed over (`signing`).
 fn notification_string_to_sign(f: &NotificationFields) -> String {
-    string_to_sign(&[
-        ("Message", Some(f.message)),
-        ("MessageId", Some(f.message_id)),
-        ("Subject", f.subject),
-        ("Timestamp", Some(f.timestamp)),
-        ("TopicArn", Some(f.topic_arn)),
-        ("Type", Some("Notification")),
-    ])
+    super::signing::notification_string_to_sign(
+        f.message,
+        f.message_id,
+        f.subject,
+        f.timestamp,
+        f.topic_arn,
+    )
 }
 
 /// Signed confirmation fields (docs/sns.md, "Signatures"): Message, MessageId, SubscribeURL,
