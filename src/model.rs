@@ -3,7 +3,7 @@
 //! A leaf: it depends on nothing of the emulator.
 
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::LazyLock;
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +68,9 @@ pub struct ShapeRef {
     #[serde(default)]
     pub flattened: bool,
     pub result_wrapper: Option<String>,
+    /// Whether the shape it names has a required member at some depth ([`Shape::requires`]).
+    #[serde(skip)]
+    pub requires: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -89,6 +92,11 @@ pub struct Shape {
     pub error: Option<ErrorTrait>,
     /// REST: the member that is the whole body (instead of the members without a location).
     pub payload: Option<String>,
+    /// Whether a value of this shape can lack a required member: the shape or one it holds,
+    /// at any depth, has one. Worked out once when the model loads, so that checking a request
+    /// walks only the members that can be missing something.
+    #[serde(skip)]
+    pub requires: bool,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -117,9 +125,54 @@ pub struct ErrorTrait {
     pub sender_fault: bool,
 }
 
+impl Shape {
+    /// The shapes this one holds: its members, its list member, its map key and value.
+    fn refs(&self) -> impl Iterator<Item = &ShapeRef> {
+        (self.members.values())
+            .chain(self.member.as_deref())
+            .chain(self.key.as_deref())
+            .chain(self.value.as_deref())
+    }
+}
+
 impl Model {
     fn load(json: &str) -> Model {
-        serde_json::from_str(json).expect("models/*.json is a valid service model")
+        let mut model: Model =
+            serde_json::from_str(json).expect("models/*.json is a valid service model");
+        model.mark_requires();
+        model
+    }
+
+    /// Sets [`Shape::requires`] and [`ShapeRef::requires`]: a shape requires when it has a
+    /// required member or holds a shape that requires, found by repeating until nothing changes
+    /// (shapes may hold themselves).
+    fn mark_requires(&mut self) {
+        let mut requiring: HashSet<String> = (self.shapes.iter())
+            .filter(|(_, shape)| !shape.required.is_empty())
+            .map(|(name, _)| name.clone())
+            .collect();
+        loop {
+            let found: Vec<String> = (self.shapes.iter())
+                .filter(|(name, shape)| {
+                    !requiring.contains(*name) && shape.refs().any(|r| requiring.contains(&r.shape))
+                })
+                .map(|(name, _)| name.clone())
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            requiring.extend(found);
+        }
+        for (name, shape) in &mut self.shapes {
+            shape.requires = requiring.contains(name);
+            let refs = (shape.members.values_mut())
+                .chain(shape.member.as_deref_mut())
+                .chain(shape.key.as_deref_mut())
+                .chain(shape.value.as_deref_mut());
+            for r in refs {
+                r.requires = requiring.contains(&r.shape);
+            }
+        }
     }
 
     pub fn shape(&self, name: &str) -> &Shape {
@@ -207,5 +260,34 @@ mod tests {
             assert!(model.speaks("rest-json"));
             assert!(model.operations.values().all(|op| op.http.is_some()));
         }
+    }
+
+    #[test]
+    fn a_shape_requires_when_it_or_a_shape_it_holds_has_a_required_member() {
+        let send = SQS.shape("SendMessageRequest");
+        assert!(send.requires);
+        // MessageAttributes: a map whose values require DataType.
+        assert!(send.members["MessageAttributes"].requires);
+        assert!(SQS.shape("MessageBodyAttributeMap").requires);
+        assert!(!send.members["MessageBody"].requires);
+        assert!(!SQS.shape("ListQueuesRequest").requires);
+        // Through a list: a batch entry requires its Id.
+        assert!(SQS.shape("SendMessageBatchRequestEntryList").requires);
+
+        // A shape that holds itself, and one that reaches a requirement only through it.
+        let model = Model::load(
+            r#"{"metadata": {"apiVersion": "1", "endpointPrefix": "x"}, "operations": {},
+                "shapes": {
+                  "Node": {"type": "structure", "members": {
+                    "Next": {"shape": "Node"}, "Leaf": {"shape": "Leaf"}}},
+                  "Leaf": {"type": "structure", "required": ["Id"],
+                           "members": {"Id": {"shape": "S"}}},
+                  "Loop": {"type": "structure", "members": {"Again": {"shape": "Loop"}}},
+                  "S": {"type": "string"}}}"#,
+        );
+        assert!(model.shape("Node").requires);
+        assert!(model.shape("Node").members["Next"].requires);
+        assert!(!model.shape("Loop").requires);
+        assert!(!model.shape("S").requires);
     }
 }

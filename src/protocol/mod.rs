@@ -350,6 +350,9 @@ pub fn check_required(service: ServiceId, operation: &str, input: &Value) -> Res
 /// (member names, with map keys and 1-based list positions followed by `member`) and its kind.
 fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<String>, ShapeKind)> {
     let shape = model.shape(shape);
+    if !shape.requires {
+        return None;
+    }
     let under = |prefix: Vec<String>, (mut path, kind): (Vec<String>, ShapeKind)| {
         let mut full = prefix;
         full.append(&mut path);
@@ -364,7 +367,8 @@ fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<Stri
             if let Some(m) = absent {
                 return Some((vec![m.clone()], model.shape(&shape.members[m].shape).kind));
             }
-            shape.members.iter().find_map(|(name, r)| {
+            let mut requiring = shape.members.iter().filter(|(_, r)| r.requires);
+            requiring.find_map(|(name, r)| {
                 let found = missing_member(model, &r.shape, value.get(name)?)?;
                 Some(under(vec![name.clone()], found))
             })
