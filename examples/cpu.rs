@@ -127,9 +127,10 @@ async fn measure(name: &str, server: &Server, work: Work, o: &Opts) {
     let requests = stats.reqs_per_s * o.seconds;
     let per = |cpu: f64| cpu * 1e6 / requests.max(1.0);
     println!(
-        "| {name} | {:.0} | {} µs | {:.1} µs | {:.1} µs |",
+        "| {name} | {:.0} | {} µs | {} µs | {:.1} µs | {:.1} µs |",
         stats.reqs_per_s,
         stats.p50_us,
+        stats.p99_us,
         per(server_cpu),
         per(client_cpu)
     );
@@ -162,10 +163,10 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("switchyard-cpu-{}", std::process::id()));
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     println!(
-        "| server, workload ({} connections) | requests/s | p50 | server CPU a request | client CPU a request |",
+        "| server, workload ({} connections) | requests/s | p50 | p99 | server CPU a request | client CPU a request |",
         o.connections
     );
-    println!("|---|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|");
     for _ in 0..runs {
         rt.block_on(async {
             let bare = Server::start(me, &["--serve-bare", "0"]);

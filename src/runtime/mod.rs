@@ -8,6 +8,7 @@ mod calls;
 pub mod durable;
 mod http;
 pub mod init_status;
+mod lock;
 
 pub use calls::call;
 pub use http::load_https_ca;
@@ -26,10 +27,11 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
+use lock::{Held, StateLock};
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -45,7 +47,7 @@ pub struct Runtime {
     pub session_id: String,
     /// Wall time since the start (`/_localstack/info`'s uptime).
     started: Stopwatch,
-    state: Mutex<State>,
+    state: StateLock<State>,
     /// Long polls waiting on a key (a queue's ARN), woken when the state says so.
     waiters: Mutex<HashMap<String, Arc<Notify>>>,
     /// How many keys have waiters (read without the lock: most requests wake nobody).
@@ -195,7 +197,7 @@ impl Runtime {
             init: init_status::InitStatus::default(),
             session_id,
             started: Clock::stopwatch(),
-            state: Mutex::new(state),
+            state: StateLock::new(state),
             waiters: Mutex::new(HashMap::new()),
             waiting: AtomicUsize::new(0),
             ticker: Notify::new(),
@@ -221,7 +223,7 @@ impl Runtime {
     pub async fn run(&self, command: Command) -> Result<Applied, crate::error::AwsError> {
         let encoded = self.encode(&command);
         let (applied, ticket) = {
-            let mut state = self.state_yielding().await;
+            let mut state = self.state_async().await;
             let ticket = self.record(&state, encoded);
             (state.apply(command), ticket)
         };
@@ -292,24 +294,13 @@ impl Runtime {
     }
 
     /// [`Runtime::state`] for a request's task: while another thread holds the lock, the task
-    /// steps aside and its worker runs other tasks (reading and answering other requests),
-    /// where [`Runtime::state`] would put the worker thread to sleep in the kernel until the
-    /// lock is free, a sleep and a wake-up that cost more than most holds of the lock. After
-    /// [`YIELDS`] steps aside (a long hold: a snapshot, a checkpoint) it waits as
-    /// [`Runtime::state`] does.
-    pub async fn state_yielding(&self) -> StateGuard<'_> {
-        for _ in 0..YIELDS {
-            match self.state.try_lock() {
-                Ok(state) => return self.guard(state),
-                Err(TryLockError::Poisoned(held)) => return self.guard(held.into_inner()),
-                Err(TryLockError::WouldBlock) => {}
-            };
-            tokio::task::yield_now().await;
-        }
-        self.state()
+    /// waits as a future and its worker runs other tasks (reading and answering other requests)
+    /// where [`Runtime::state`] would put the thread to sleep in the kernel ([`lock`]).
+    pub async fn state_async(&self) -> StateGuard<'_> {
+        self.guard(self.state.lock_async().await)
     }
 
-    fn guard<'a>(&'a self, mut state: MutexGuard<'a, State>) -> StateGuard<'a> {
+    fn guard<'a>(&'a self, mut state: Held<'a, State>) -> StateGuard<'a> {
         state.run_until(self.clock.now());
         let next_due = state.engine.next_due();
         StateGuard {
@@ -329,8 +320,8 @@ impl Runtime {
         self.state()
     }
 
-    fn lock_raw(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock_raw(&self) -> Held<'_, State> {
+        self.state.lock()
     }
 
     /// The wake-up of the waiters on `key`.
@@ -649,15 +640,10 @@ impl Runtime {
     }
 }
 
-/// How many times [`Runtime::state_yielding`] steps aside before it sleeps: a few times the
-/// longest hold of a busy request (tens of microseconds), when a step aside with nothing else to
-/// run costs well under a microsecond.
-const YIELDS: u32 = 256;
-
 /// The locked state. On release it starts the effects the state handed out, wakes the waiters
 /// it named, and wakes the timer task if an earlier timer was scheduled.
 pub struct StateGuard<'a> {
-    state: MutexGuard<'a, State>,
+    state: Held<'a, State>,
     runtime: &'a Runtime,
     next_due: Option<Millis>,
 }
