@@ -111,39 +111,66 @@ async fn receive_message(rt: &Runtime, cx: &Context, raw: Value) -> Result<Value
     }
 }
 
-/// Publish and PublishBatch (`batch`): the notifications of a publish to a standard topic are
-/// signed ahead, off the lock (RSA takes a fraction of a millisecond; under the lock it would
-/// hold up every other request), between its two halves.
+/// Publish and PublishBatch (`batch`): the notifications of a publish to a standard topic that
+/// are delivered at once (HTTP/S, e-mail-JSON, Firehose, Lambda) are signed ahead, off the lock
+/// (RSA takes a fraction of a millisecond; under the lock it would hold up every other request),
+/// between its two halves. A publish with nothing to sign ahead runs both under one hold.
 async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<Value, AwsError> {
     let prepare = Command::PublishPrepare {
         input: raw.clone(),
         batch,
     };
     let encoded = rt.encode(&prepare);
-    let prepared = {
+    let half = {
         let mut state = rt.state_async().await;
         // Its entry needs no wait of its own: the second half's commit covers it.
         let _ = rt.record(&state, encoded);
-        match state.apply(prepare) {
+        let prepared = match state.apply(prepare) {
             Applied::Prepared(prepared) => prepared,
             _ => Vec::new(),
+        };
+        let (prepared, signs): (Vec<_>, Vec<_>) = prepared
+            .into_iter()
+            .map(|p| p.map_or((None, Vec::new()), |(p, s)| (Some(p), s)))
+            .unzip();
+        let signs: Vec<_> = signs.into_iter().flatten().collect();
+        let command = Command::Publish {
+            cx: cx.clone(),
+            input: raw,
+            batch,
+            prepared,
+        };
+        if signs.is_empty() {
+            // Nothing to sign ahead (no HTTP/S, e-mail-JSON, Firehose or Lambda subscription):
+            // the second half under the same hold, so that a publish queues for the lock once.
+            let encoded = rt.encode(&command);
+            let ticket = rt.record(&state, encoded);
+            SecondHalf::Done(state.apply(command), ticket)
+        } else {
+            SecondHalf::AfterSigning(command, signs)
         }
     };
-    let (prepared, signs): (Vec<_>, Vec<_>) = prepared
-        .into_iter()
-        .map(|p| p.map_or((None, Vec::new()), |(p, s)| (Some(p), s)))
-        .unzip();
-    sign_ahead(signs.into_iter().flatten().collect()).await;
-    let command = Command::Publish {
-        cx: cx.clone(),
-        input: raw,
-        batch,
-        prepared,
+    let applied = match half {
+        SecondHalf::Done(applied, ticket) => {
+            rt.durable(ticket).await?;
+            applied
+        }
+        SecondHalf::AfterSigning(command, signs) => {
+            sign_ahead(signs).await;
+            rt.run(command).await?
+        }
     };
-    match rt.run(command).await? {
+    match applied {
         Applied::Output(output, _) => output,
         _ => Err(AwsError::internal("a publish answered nothing")),
     }
+}
+
+/// A publish's second half: applied under the first half's hold, or to apply once its
+/// notifications are signed.
+enum SecondHalf {
+    Done(Applied, Option<super::durable::Ticket>),
+    AfterSigning(Command, Vec<sns::publish::SignAhead>),
 }
 
 /// Signs the received notifications not signed yet (`crate::body`), outside the lock.
