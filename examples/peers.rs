@@ -333,8 +333,12 @@ fn pad(mut figures: Vec<Figure>, reason: Figure) -> Vec<Figure> {
     figures
 }
 
+/// How long a peer may take to queue the memory figure's messages: a peer that answers every
+/// batch, slowly, would otherwise hold the whole run up (moto took over 12 minutes once).
+const FILL_DEADLINE: Duration = Duration::from_secs(180);
+
 /// Idle memory a second after the first answer, and memory with `messages` 1 KiB messages
-/// queued (SendMessageBatch).
+/// queued (SendMessageBatch), or why not (within [`FILL_DEADLINE`]).
 fn memory_figures(
     running: &Running,
     o: &Opts,
@@ -348,15 +352,17 @@ fn memory_figures(
         let mut setup = Setup::open(running.addr, true).await?;
         let (url, _) = setup.queue("memory").await?;
         let body = "x".repeat(1024);
-        fill_batches(
+        let fill = fill_batches(
             running.addr,
             &url,
             messages,
             &body,
             o.connections,
             Some("sqs"),
-        )
-        .await
+        );
+        tokio::time::timeout(FILL_DEADLINE, fill)
+            .await
+            .map_err(|_| format!("not filled within {} s", FILL_DEADLINE.as_secs()))?
     });
     vec![Ok(mib(idle)), filled.map(|_| mib(running.rss_kib()))]
 }

@@ -390,20 +390,20 @@ pub async fn send_all(
     connections: usize,
 ) -> Result<(), String> {
     let requests = Arc::new(requests);
-    let tasks: Vec<_> = (0..connections)
-        .map(|c| {
-            let requests = requests.clone();
-            tokio::spawn(async move {
-                let mut conn = Conn::try_open(addr).await?;
-                for r in requests.iter().skip(c).step_by(connections) {
-                    conn.try_ok(r).await?;
-                }
-                Ok::<(), String>(())
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.expect("send_all")?;
+    // A set, so that a caller that stops waiting (a deadline) stops the senders too.
+    let mut tasks = tokio::task::JoinSet::new();
+    for c in 0..connections {
+        let requests = requests.clone();
+        tasks.spawn(async move {
+            let mut conn = Conn::try_open(addr).await?;
+            for r in requests.iter().skip(c).step_by(connections) {
+                conn.try_ok(r).await?;
+            }
+            Ok::<(), String>(())
+        });
+    }
+    while let Some(sent) = tasks.join_next().await {
+        sent.expect("send_all")?;
     }
     Ok(())
 }
