@@ -16,6 +16,11 @@
 
 mod loadgen;
 
+/// The release binary's allocator, so that switchyard in this process (and the bare handler
+/// beside it) runs on the same stack as the binary does (docs/decisions.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use bytes::Bytes;
 use hyper::Method;
 use loadgen::*;
@@ -291,6 +296,7 @@ fn signatures_per_second() -> f64 {
 
 fn main() {
     check_options(&OPTIONS, "bench");
+    switchyard::memory::no_huge_pages();
     let o = Opts {
         connections: arg("connections", 32),
         seconds: arg("seconds", 3.0),

@@ -19,6 +19,11 @@
 
 mod loadgen;
 
+/// The release binary's allocator, so that switchyard in this process (and the bare handler
+/// beside it) runs on the same stack as the binary does (docs/decisions.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use loadgen::*;
 use serde_json::json;
 use std::io::BufRead;
@@ -147,6 +152,7 @@ async fn queue(server: &Server) -> String {
 
 fn main() {
     check_options(&OPTIONS, "cpu");
+    switchyard::memory::no_huge_pages();
     let bare_port: u16 = arg("serve-bare", 0);
     if std::env::args().any(|a| a == "--serve-bare") {
         return bare_process(bare_port);
@@ -185,6 +191,18 @@ fn main() {
                 "switchyard, SendMessage",
                 &sy,
                 Work::One(send_json(&url, "hello")),
+                &o,
+            )
+            .await;
+            measure(
+                "switchyard, GET /_localstack/health",
+                &sy,
+                Work::One(req(
+                    hyper::Method::GET,
+                    "/_localstack/health",
+                    vec![],
+                    String::new(),
+                )),
                 &o,
             )
             .await;

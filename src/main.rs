@@ -325,8 +325,26 @@ impl From<ServeArgs> for Config {
     }
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+/// mimalloc, not glibc's malloc: a request allocates and frees many small blocks, often on
+/// different worker threads (docs/decisions.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> std::process::ExitCode {
+    switchyard::memory::no_huge_pages();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => {
+            eprintln!("switchyard: cannot start the async runtime: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> std::process::ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
         Some(Command::Serve(args)) => *args,

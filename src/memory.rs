@@ -1,9 +1,13 @@
-//! Giving freed memory back to the system. glibc's malloc keeps what a program frees for its
-//! next allocations and returns little of it on its own, so a queue of a million messages purged
-//! or drained would leave the process as large as it was. Parts that free much at once (a
-//! queue's messages) report it here; past [`TRIM_EVERY`] bytes freed, the allocator is asked to
-//! return its free pages (`malloc_trim`). docs/decisions.md ("Memory given back") says why this
-//! and not another allocator.
+//! Giving freed memory back to the system. An allocator keeps what a program frees for its next
+//! allocations, and returns it only in its own time or not at all, so a queue of a million
+//! messages purged or drained would leave the process as large as it was. Parts that free much
+//! at once (a queue's messages) report it here; past [`TRIM_EVERY`] bytes freed, the allocators
+//! are asked to return their free pages: mimalloc, the binary's (`mi_collect`), and glibc's
+//! malloc, which the library's users and the C code linked in (OpenSSL) allocate from
+//! (`malloc_trim`). docs/decisions.md ("Memory given back", "The allocator") says why.
+//!
+//! [`no_huge_pages`] is the other half: a process that maps 2 MiB pages faults one in on its
+//! first byte, and zeroing it takes a request's whole budget.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -34,11 +38,29 @@ pub fn emptied() {
     }
 }
 
-/// Returns the allocator's free pages to the system.
+/// Returns the allocators' free pages to the system.
 fn trim() {
+    // SAFETY: mi_collect takes no pointer; it frees what mimalloc holds free, whether or not
+    // mimalloc is the global allocator.
+    unsafe {
+        libmimalloc_sys::mi_collect(true);
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases memory malloc holds free; it takes no pointer.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// Turns transparent huge pages off for this process (Linux), before it allocates much: with
+/// them, the first touch of a fresh 2 MiB region faults in and zeroes a whole huge page, a
+/// pause of tens of microseconds that lands on whichever request allocates there (often under
+/// the state's lock), and the resident size rounds up to 2 MiB steps.
+pub fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes integers only and changes only this process's page
+    // policy; it fails harmlessly on kernels without it.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }
