@@ -64,3 +64,15 @@ pub fn no_huge_pages() {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn huge_pages_are_off_for_the_process_afterwards() {
+        super::no_huge_pages();
+        // SAFETY: PR_GET_THP_DISABLE takes no pointer; it answers the process's setting.
+        let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+        assert_eq!(disabled, 1);
+    }
+}
