@@ -262,6 +262,11 @@ struct Pending {
     lines: String,
     /// Whether a thread is writing (and will write `lines` before it stops).
     writing: bool,
+    /// Threads waiting for the writer to take the lines (past the limit), and for it to stop
+    /// (a flush): a condition variable's wake-up is a system call even with nobody waiting,
+    /// so the writer wakes only when someone is.
+    blocked: usize,
+    flushing: usize,
 }
 
 impl<W: std::io::Write> LineSink<W> {
@@ -283,10 +288,12 @@ impl<W: std::io::Write> LineSink<W> {
     pub fn write(&self, line: &str) {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         while pending.writing && pending.lines.len() >= self.limit {
+            pending.blocked += 1;
             pending = self
                 .taken
                 .wait(pending)
                 .unwrap_or_else(PoisonError::into_inner);
+            pending.blocked -= 1;
         }
         pending.lines.push_str(line);
         if pending.writing {
@@ -298,8 +305,11 @@ impl<W: std::io::Write> LineSink<W> {
         let mut batch = String::new();
         loop {
             std::mem::swap(&mut batch, &mut pending.lines);
+            let blocked = pending.blocked > 0;
             drop(pending);
-            self.taken.notify_all();
+            if blocked {
+                self.taken.notify_all();
+            }
             {
                 let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
                 // A log that cannot be written is no reason to fail a request.
@@ -311,7 +321,9 @@ impl<W: std::io::Write> LineSink<W> {
             if pending.lines.is_empty() {
                 std::mem::swap(&mut batch, &mut pending.lines);
                 pending.writing = false;
-                self.idle.notify_all();
+                if pending.flushing > 0 {
+                    self.idle.notify_all();
+                }
                 return;
             }
         }
@@ -320,10 +332,13 @@ impl<W: std::io::Write> LineSink<W> {
     /// Waits (up to a second) until every line handed over is written: at shutdown, for lines
     /// another thread is still writing.
     pub fn flush(&self) {
-        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = self
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        pending.flushing += 1;
+        let (mut pending, _) = self
             .idle
-            .wait_timeout_while(pending, Duration::from_secs(1), |p| p.writing);
+            .wait_timeout_while(pending, Duration::from_secs(1), |p| p.writing)
+            .unwrap_or_else(PoisonError::into_inner);
+        pending.flushing -= 1;
     }
 }
 
