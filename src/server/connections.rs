@@ -5,11 +5,9 @@
 //! `axum::serve` has neither: it sets no header timeout and waits for every connection to end.
 
 use crate::clock::Clock;
-use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::time::Duration;
@@ -27,14 +25,24 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// instead of spinning on the error.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
-/// Serves `router` on `listener` until `shutdown` resolves; then stops accepting, lets idle
+/// Serves `service` on `listener` until `shutdown` resolves; then stops accepting, lets idle
 /// connections close and busy ones finish for up to [`SHUTDOWN_GRACE`], and drops the rest.
-pub async fn serve(
+pub async fn serve<S>(
     listener: TcpListener,
-    router: Router,
+    service: S,
     idle_timeout: Duration,
     shutdown: impl Future<Output = ()>,
-) -> io::Result<()> {
+) -> io::Result<()>
+where
+    S: hyper::service::Service<
+            hyper::Request<hyper::body::Incoming>,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -56,8 +64,7 @@ pub async fn serve(
                 };
                 // Answers are written whole; waiting to fill a segment only adds latency.
                 let _ = stream.set_nodelay(true);
-                let service = TowerToHyperService::new(router.clone());
-                let connection = builder.serve_connection(TokioIo::new(stream), service);
+                let connection = builder.serve_connection(TokioIo::new(stream), service.clone());
                 connections.spawn(graceful.watch(connection));
             }
             // Reaps finished connections so that the set holds only live ones.
