@@ -5,7 +5,7 @@
 //! It reads the request only: it must not depend on the runtime, the state or the services' operations.
 
 use super::query::Params;
-use super::{Protocol, header_str, rest_json};
+use super::{Protocol, X_AMZ_TARGET, header_str, rest_json};
 use crate::error::AwsError;
 use crate::services::{ServiceId, sqs};
 use axum::http::{header, request::Parts};
@@ -19,11 +19,11 @@ pub fn protocol(parts: &Parts) -> Protocol {
     if rest_json_service(parts).is_some() {
         return Protocol::RestJson;
     }
-    let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or_default();
+    let content_type = header_str(parts, header::CONTENT_TYPE).unwrap_or_default();
     if content_type.starts_with("application/x-amz-json-1.0") {
         Protocol::Json10
     } else if content_type.starts_with("application/x-amz-json")
-        || parts.headers.contains_key("x-amz-target")
+        || parts.headers.contains_key(X_AMZ_TARGET)
     {
         Protocol::Json11
     } else {
@@ -67,7 +67,7 @@ pub fn rest_json_service(parts: &Parts) -> Option<ServiceId> {
     if let Some(scope) = scope_service_name(parts) {
         return signing_service(&scope).filter(|s| REST_JSON.contains(s));
     }
-    if parts.headers.contains_key("x-amz-target") {
+    if parts.headers.contains_key(X_AMZ_TARGET) {
         return None;
     }
     let path = parts.uri.path();
@@ -83,7 +83,7 @@ pub fn rest_json_service(parts: &Parts) -> Option<ServiceId> {
 /// The service of the credential scope (`<key>/<date>/<region>/<service>/aws4_request`) in the
 /// `Authorization` header or a presigned URL's `X-Amz-Credential`, without checking the rest.
 fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
-    let credential = match header_str(parts, header::AUTHORIZATION.as_str()) {
+    let credential = match header_str(parts, header::AUTHORIZATION) {
         // Borrowed from the header: every signed request comes here (no allocation).
         Some(auth) => {
             let start = auth.find("Credential=")? + "Credential=".len();

@@ -17,6 +17,7 @@ use crate::runtime::Runtime;
 use crate::services::sqs::urls;
 use crate::services::{Context, ServiceId};
 use axum::body::{Body, Bytes};
+use axum::http::header::{AsHeaderName, HeaderName};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -46,7 +47,13 @@ impl Protocol {
     }
 }
 
-fn header_str<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
+/// AWS's own headers by name, made once: a lookup by `&str` parses the name on every call.
+const X_AMZ_TARGET: HeaderName = HeaderName::from_static("x-amz-target");
+const X_AMZN_TRACE_ID: HeaderName = HeaderName::from_static("x-amzn-trace-id");
+const X_AMZ_DATE: HeaderName = HeaderName::from_static("x-amz-date");
+const X_AMZN_REQUESTID: HeaderName = HeaderName::from_static("x-amzn-requestid");
+
+fn header_str(parts: &Parts, name: impl AsHeaderName) -> Option<&str> {
     parts.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -90,7 +97,7 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
     let protocol = detect::protocol(&parts);
     let mut route = Route {
         json_answer: protocol == Protocol::Query
-            && query::json::wanted(header_str(&parts, header::ACCEPT.as_str())),
+            && query::json::wanted(header_str(&parts, header::ACCEPT)),
         ..Route::default()
     };
     let mut error_code = None;
@@ -141,8 +148,7 @@ async fn serve(
         .and_then(|s| detect::signing_service(&s.service));
     route.service = scope_service;
 
-    let declared =
-        header_str(parts, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let declared = header_str(parts, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_REQUEST_BYTES as u64) {
         return Err(AwsError::too_large(MAX_REQUEST_BYTES));
     }
@@ -155,7 +161,7 @@ async fn serve(
     let mut not_utf8 = None;
     let (service, operation, raw) = match protocol {
         Protocol::Json10 | Protocol::Json11 => {
-            let target = header_str(parts, "x-amz-target").unwrap_or_default();
+            let target = header_str(parts, X_AMZ_TARGET).unwrap_or_default();
             let (service, op) = detect::json_target(target)?;
             route.service = Some(service);
             if !detect::has_operation(service, protocol, op) {
@@ -184,7 +190,7 @@ async fn serve(
         }
         Protocol::Query => {
             let mut params = query_params;
-            let content_type = header_str(parts, header::CONTENT_TYPE.as_str()).unwrap_or("");
+            let content_type = header_str(parts, header::CONTENT_TYPE).unwrap_or("");
             not_utf8 = query_not_utf8;
             if content_type.starts_with("application/x-www-form-urlencoded") {
                 not_utf8 = not_utf8.or(query::parse_params(&mut params, &body));
@@ -214,7 +220,7 @@ async fn serve(
             }
             // SQS's Query API may name the queue by the request path instead of a parameter.
             let path = parts.uri.path();
-            let host = header_str(parts, header::HOST.as_str()).unwrap_or("localhost");
+            let host = header_str(parts, header::HOST).unwrap_or("localhost");
             if service == ServiceId::Sqs
                 && !detect::is_queue_path(path)
                 && urls::is_under_queue(path)
@@ -278,7 +284,7 @@ async fn serve(
         access_key,
         host: url_host(&app.config, &parts.headers),
         queue_url_style: app.config.queue_url_style,
-        trace_header: header_str(parts, "x-amzn-trace-id")
+        trace_header: header_str(parts, X_AMZN_TRACE_ID)
             .filter(|t| !t.is_empty())
             .map(str::to_string),
     };
@@ -445,7 +451,7 @@ fn decode_input(
 /// `<region>.queue.…`), as a regional endpoint means its region; else the one its queue path
 /// names (`/queue/<region>/…`); else `--region`.
 fn unsigned_region(parts: &Parts, config: &Config) -> String {
-    header_str(parts, header::HOST.as_str())
+    header_str(parts, header::HOST)
         .and_then(urls::host_region)
         .or_else(|| urls::parse_path(parts.uri.path()).and_then(|a| a.region))
         .unwrap_or(&config.region)
@@ -601,7 +607,7 @@ fn respond(
         HeaderValue::from_static(protocol.content_type()),
     );
     if let Ok(id) = HeaderValue::from_str(request_id) {
-        headers.insert("x-amzn-requestid", id);
+        headers.insert(X_AMZN_REQUESTID, id);
     }
     if let Some(v) = query_error.and_then(|v| HeaderValue::from_str(&v).ok()) {
         headers.insert("x-amzn-query-error", v);

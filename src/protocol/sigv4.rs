@@ -36,7 +36,7 @@ pub fn read(
     headers: &HeaderMap,
     query: &BTreeMap<String, String>,
 ) -> Result<Option<Signature>, AwsError> {
-    if let Some(auth) = headers.get("authorization") {
+    if let Some(auth) = headers.get(axum::http::header::AUTHORIZATION) {
         let auth = auth.to_str().map_err(|_| incomplete())?;
         let fields = auth
             .strip_prefix("AWS4-HMAC-SHA256")
@@ -55,7 +55,7 @@ pub fn read(
             }
         }
         let amz_date = headers
-            .get("x-amz-date")
+            .get(super::X_AMZ_DATE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         return build(
