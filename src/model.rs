@@ -6,11 +6,16 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::LazyLock;
 
+/// A model's table by name. Looked up on every request (operation, input shape, each required
+/// member's shape): foldhash, several times quicker than SipHash on short keys, and still seeded
+/// per process.
+pub type Names<V> = HashMap<String, V, foldhash::fast::RandomState>;
+
 #[derive(Debug, Deserialize)]
 pub struct Model {
     pub metadata: Metadata,
-    pub operations: HashMap<String, Operation>,
-    pub shapes: HashMap<String, Shape>,
+    pub operations: Names<Operation>,
+    pub shapes: Names<Shape>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -86,8 +86,15 @@ fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
     let credential = match header_str(parts, header::AUTHORIZATION) {
         // Borrowed from the header: every signed request comes here (no allocation).
         Some(auth) => {
-            let start = auth.find("Credential=")? + "Credential=".len();
-            Cow::Borrowed(auth[start..].split(',').next()?.trim())
+            // The `=` after `Credential`: a header has three, a substring search costs more.
+            let start = auth
+                .match_indices('=')
+                .find(|(i, _)| auth[..*i].ends_with("Credential"))?
+                .0
+                + 1;
+            let credential = &auth[start..];
+            let end = credential.bytes().position(|b| b == b',');
+            Cow::Borrowed(credential[..end.unwrap_or(credential.len())].trim_ascii())
         }
         None => {
             form_urlencoded::parse(parts.uri.query()?.as_bytes())
@@ -96,9 +103,17 @@ fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
         }
     };
     match credential {
-        Cow::Borrowed(c) => c.split('/').nth(3).map(Cow::Borrowed),
-        Cow::Owned(c) => c.split('/').nth(3).map(|s| Cow::Owned(s.to_string())),
+        Cow::Borrowed(c) => fourth_part(c).map(Cow::Borrowed),
+        Cow::Owned(c) => fourth_part(&c).map(|s| Cow::Owned(s.to_string())),
     }
+}
+
+/// The fourth `/`-separated part of a credential (`<key>/<date>/<region>/<service>/…`).
+fn fourth_part(credential: &str) -> Option<&str> {
+    let mut slashes = credential.bytes().enumerate().filter(|(_, b)| *b == b'/');
+    let start = slashes.nth(2)?.0 + 1;
+    let end = slashes.next().map_or(credential.len(), |(i, _)| i);
+    Some(&credential[start..end])
 }
 
 /// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the

@@ -16,56 +16,62 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// How far a signature's timestamp may be from the server's time (AWS: 15 minutes).
 const MAX_SKEW: Duration = Duration::from_secs(15 * 60);
 
+/// A request's signature, borrowed from its headers or query: reading one allocates nothing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Signature {
-    pub access_key: String,
+pub struct Signature<'a> {
+    pub access_key: &'a str,
     /// The scope's date (`20261130`), region and service.
-    pub date: String,
-    pub region: String,
-    pub service: String,
-    pub signed_headers: Vec<String>,
-    pub signature: String,
+    pub date: &'a str,
+    pub region: &'a str,
+    pub service: &'a str,
+    /// The signed header names, `;`-separated as sent ([`Signature::signed_headers`]).
+    signed_headers: &'a str,
+    pub signature: &'a str,
     /// `X-Amz-Date` (`20261130T083500Z`).
-    pub amz_date: Option<String>,
+    pub amz_date: Option<&'a str>,
     /// `X-Amz-Expires` of a presigned request; `None` when signed in the header.
     pub presigned_expires: Option<u64>,
 }
 
+impl<'a> Signature<'a> {
+    /// The names of the signed headers.
+    pub fn signed_headers(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.signed_headers.split(';').filter(|h| !h.is_empty())
+    }
+}
+
 /// Reads the signature of a request; `Ok(None)` when it is unsigned.
-pub fn read(
-    headers: &HeaderMap,
-    query: &BTreeMap<String, String>,
-) -> Result<Option<Signature>, AwsError> {
+pub fn read<'a>(
+    headers: &'a HeaderMap,
+    query: &'a BTreeMap<String, String>,
+) -> Result<Option<Signature<'a>>, AwsError> {
     if let Some(auth) = headers.get(axum::http::header::AUTHORIZATION) {
-        let auth = auth.to_str().map_err(|_| incomplete())?;
+        let auth = super::ascii(auth).ok_or_else(incomplete)?;
         let fields = auth
             .strip_prefix("AWS4-HMAC-SHA256")
             .ok_or_else(incomplete)?;
         // The three fields by name, the last of a repeated one winning; no map for three.
         let (mut credential, mut signed_headers, mut signature) = (None, None, None);
-        for part in fields.split(',') {
-            if let Some((k, v)) = part.trim().split_once('=') {
-                let v = v.trim();
-                match k.trim() {
-                    "Credential" => credential = Some(v),
-                    "SignedHeaders" => signed_headers = Some(v),
-                    "Signature" => signature = Some(v),
-                    _ => {}
-                }
+        // Byte loops: `split` with a char pattern sets up a searcher per call, which costs more
+        // than the search on a header this short.
+        let mut rest = fields;
+        while !rest.is_empty() {
+            let end = rest.bytes().position(|b| b == b',').unwrap_or(rest.len());
+            let part = &rest[..end];
+            rest = rest.get(end + 1..).unwrap_or_default();
+            let Some(eq) = part.bytes().position(|b| b == b'=') else {
+                continue;
+            };
+            let v = part[eq + 1..].trim_ascii();
+            match part[..eq].trim_ascii() {
+                "Credential" => credential = Some(v),
+                "SignedHeaders" => signed_headers = Some(v),
+                "Signature" => signature = Some(v),
+                _ => {}
             }
         }
-        let amz_date = headers
-            .get(super::X_AMZ_DATE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        return build(
-            credential.as_ref(),
-            signed_headers.as_ref(),
-            signature.as_ref(),
-            amz_date,
-            None,
-        )
-        .map(Some);
+        let amz_date = headers.get(super::X_AMZ_DATE).and_then(super::ascii);
+        return build(credential, signed_headers, signature, amz_date, None).map(Some);
     }
     if let Some(credential) = query.get("X-Amz-Credential") {
         let expires = query
@@ -75,10 +81,10 @@ pub fn read(
             .unwrap_or(900);
         let get = |k: &str| query.get(k).map(String::as_str);
         return build(
-            Some(&credential.as_str()),
-            get("X-Amz-SignedHeaders").as_ref(),
-            get("X-Amz-Signature").as_ref(),
-            query.get("X-Amz-Date").cloned(),
+            Some(credential.as_str()),
+            get("X-Amz-SignedHeaders"),
+            get("X-Amz-Signature"),
+            get("X-Amz-Date"),
             Some(expires),
         )
         .map(Some);
@@ -86,37 +92,40 @@ pub fn read(
     Ok(None)
 }
 
-fn build(
-    credential: Option<&&str>,
-    signed_headers: Option<&&str>,
-    signature: Option<&&str>,
-    amz_date: Option<String>,
+fn build<'a>(
+    credential: Option<&'a str>,
+    signed_headers: Option<&'a str>,
+    signature: Option<&'a str>,
+    amz_date: Option<&'a str>,
     presigned_expires: Option<u64>,
-) -> Result<Signature, AwsError> {
+) -> Result<Signature<'a>, AwsError> {
     let credential = credential.ok_or_else(incomplete)?;
-    let mut scope = credential.split('/');
-    let (Some(access_key), Some(date), Some(region), Some(service), Some("aws4_request"), None) = (
-        scope.next(),
-        scope.next(),
-        scope.next(),
-        scope.next(),
-        scope.next(),
-        scope.next(),
-    ) else {
+    let mut scope = [""; 5];
+    let mut count = 0;
+    let mut start = 0;
+    // `<key>/<date>/<region>/<service>/aws4_request`: five parts, split in one pass.
+    for (i, b) in credential.bytes().chain([b'/']).enumerate() {
+        if b == b'/' {
+            if let Some(part) = scope.get_mut(count) {
+                *part = &credential[start..i];
+            }
+            count += 1;
+            start = i + 1;
+        }
+    }
+    let ([access_key, date, region, service, "aws4_request"], 5) = (scope, count) else {
         return Err(AwsError::client(
             "IncompleteSignature",
             format!("Credential should be scoped to a valid region, not '{credential}'. "),
         ));
     };
     Ok(Signature {
-        access_key: access_key.to_string(),
-        date: date.to_string(),
-        region: region.to_string(),
-        service: service.to_string(),
-        signed_headers: signed_headers
-            .map(|h| h.split(';').map(str::to_string).collect())
-            .unwrap_or_default(),
-        signature: signature.map(|s| s.to_string()).unwrap_or_default(),
+        access_key,
+        date,
+        region,
+        service,
+        signed_headers: signed_headers.unwrap_or_default(),
+        signature: signature.unwrap_or_default(),
         amz_date,
         presigned_expires,
     })
@@ -180,7 +189,7 @@ pub fn verify(
     secret: &str,
     now: SystemTime,
 ) -> Result<(), AwsError> {
-    let amz_date = sig.amz_date.as_deref().ok_or_else(incomplete)?;
+    let amz_date = sig.amz_date.ok_or_else(incomplete)?;
     let signed_at = parse_amz_date(amz_date).ok_or_else(incomplete)?;
     let expired = || {
         AwsError::client(
@@ -229,9 +238,9 @@ pub fn verify(
     }
 
     let mut signed = Vec::new();
-    for name in &sig.signed_headers {
-        for value in headers.get_all(name.as_str()) {
-            signed.push((name.as_str(), value.to_str().map_err(|_| mismatch())?));
+    for name in sig.signed_headers() {
+        for value in headers.get_all(name) {
+            signed.push((name, value.to_str().map_err(|_| mismatch())?));
         }
     }
     let body = match headers
@@ -243,11 +252,11 @@ pub fn verify(
     };
     let request = SignableRequest::new(method.as_str(), target, signed.into_iter(), body)
         .map_err(|_| mismatch())?;
-    let identity = Credentials::new(&sig.access_key, secret, None, None, "switchyard").into();
+    let identity = Credentials::new(sig.access_key, secret, None, None, "switchyard").into();
     let params = v4::SigningParams::builder()
         .identity(&identity)
-        .region(&sig.region)
-        .name(&sig.service)
+        .region(sig.region)
+        .name(sig.service)
         .time(signed_at)
         .settings(settings)
         .build()
@@ -294,16 +303,16 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        let sig = read(&headers, &BTreeMap::new()).unwrap().unwrap();
+        let no_query = BTreeMap::new();
+        let sig = read(&headers, &no_query).unwrap().unwrap();
         assert_eq!(
-            (
-                sig.access_key.as_str(),
-                sig.region.as_str(),
-                sig.service.as_str()
-            ),
+            (sig.access_key, sig.region, sig.service),
             ("111122223333", "eu-west-1", "sqs")
         );
-        assert_eq!(sig.signed_headers, ["host", "x-amz-date"]);
+        assert_eq!(
+            sig.signed_headers().collect::<Vec<_>>(),
+            ["host", "x-amz-date"]
+        );
         assert_eq!(sig.presigned_expires, None);
     }
 
@@ -315,11 +324,9 @@ mod tests {
             "AKIDEXAMPLE/20261130/us-west-2/sns/aws4_request".to_string(),
         );
         q.insert("X-Amz-Expires".to_string(), "60".to_string());
-        let sig = read(&HeaderMap::new(), &q).unwrap().unwrap();
-        assert_eq!(
-            (sig.region.as_str(), sig.presigned_expires),
-            ("us-west-2", Some(60))
-        );
+        let no_headers = HeaderMap::new();
+        let sig = read(&no_headers, &q).unwrap().unwrap();
+        assert_eq!((sig.region, sig.presigned_expires), ("us-west-2", Some(60)));
         q.insert("X-Amz-Credential".to_string(), "AKID/20261130".to_string());
         assert_eq!(
             read(&HeaderMap::new(), &q).unwrap_err().code,

@@ -35,7 +35,7 @@ pub fn split_authority(authority: &str) -> (&str, &str) {
     let at = if authority.starts_with('[') {
         authority.find(']').map(|i| i + 1)
     } else {
-        authority.rfind(':')
+        authority.bytes().rposition(|b| b == b':')
     };
     match at {
         Some(i)
@@ -61,25 +61,42 @@ enum Shape<'a> {
 }
 
 fn shape(host: &str) -> Shape<'_> {
-    let labels = |s: &'static str| host.split_once('.').filter(|(first, _)| *first == s);
-    if let Some((region, domain)) = labels("sqs").and_then(|(_, rest)| rest.split_once('.'))
+    let (first, rest) = split_at(host, b'.').unwrap_or((host, ""));
+    if first == "sqs"
+        && let Some((region, domain)) = split_at(rest, b'.')
         && is_region(region)
         && !domain.is_empty()
     {
         return Shape::Standard { region, domain };
     }
-    if let Some((_, domain)) = labels("queue").filter(|(_, d)| !d.is_empty()) {
+    if first == "queue" && !rest.is_empty() {
         return Shape::Domain {
             region: US_EAST_1,
-            domain,
+            domain: rest,
         };
     }
-    match host.split_once(".queue.") {
+    match split_at_queue_label(host) {
         Some((region, domain)) if is_region(region) && !domain.is_empty() => {
             Shape::Domain { region, domain }
         }
         _ => Shape::Plain,
     }
+}
+
+/// `s` around the first `byte` (ASCII). A byte loop: `split_once` with a char pattern sets up a
+/// searcher that costs more than the search on strings as short as host names and paths.
+fn split_at(s: &str, byte: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == byte)?;
+    Some((&s[..i], &s[i + 1..]))
+}
+
+/// `host` around its first `.queue.` label (a search for dots: host names are short).
+fn split_at_queue_label(host: &str) -> Option<(&str, &str)> {
+    let dots = host.bytes().enumerate().filter(|(_, b)| *b == b'.');
+    dots.map(|(i, _)| i).find_map(|i| {
+        let domain = host[i + 1..].strip_prefix("queue.")?;
+        Some((&host[..i], domain))
+    })
 }
 
 /// Whether a host label reads as a region (`us-east-1`, `us-gov-west-1`, `eu-central-2`): lower
@@ -168,7 +185,20 @@ pub fn queue_url(style: QueueUrlStyle, authority: &str, key: &QueueKey) -> Strin
 pub fn parse_path(path: &str) -> Option<Address<'_>> {
     let path = path.strip_prefix('/')?;
     let path = path.strip_suffix('/').unwrap_or(path);
-    let (region, account, name) = match path.split('/').collect::<Vec<_>>()[..] {
+    // At most four segments name a queue; a fifth names none.
+    let mut segments = [""; 4];
+    let mut count = 0;
+    let mut rest = path;
+    loop {
+        let (segment, after) = split_at(rest, b'/').unwrap_or((rest, ""));
+        *segments.get_mut(count)? = segment;
+        count += 1;
+        if segment.len() == rest.len() {
+            break;
+        }
+        rest = after;
+    }
+    let (region, account, name) = match segments[..count] {
         [account, name] => (None, account, name),
         ["queue", region, account, name] if is_path_region(region) => (Some(region), account, name),
         _ => return None,
@@ -191,8 +221,16 @@ fn is_path_region(s: &str) -> bool {
 /// The queue a URL names, in any shape from any host; a URL without a scheme is read as a path.
 /// The region is the path's, else the host's, else `None`.
 pub fn parse(url: &str) -> Option<Address<'_>> {
-    let (authority, path) = match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or((rest, ""), |i| rest.split_at(i)),
+    let colons = url.bytes().enumerate().filter(|(_, b)| *b == b':');
+    let scheme_end = colons
+        .map(|(i, _)| i)
+        .find(|i| url[*i..].starts_with("://"));
+    let (authority, path) = match scheme_end {
+        Some(i) => {
+            let rest = &url[i + 3..];
+            let slash = rest.bytes().position(|b| b == b'/');
+            slash.map_or((rest, ""), |i| rest.split_at(i))
+        }
         None => ("", url),
     };
     let mut address = parse_path(path)?;
