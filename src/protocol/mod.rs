@@ -612,7 +612,9 @@ fn respond(
     body: Vec<u8>,
     query_error: Option<String>,
 ) -> Response {
-    let mut response = (status, body).into_response();
+    // Built whole: `into_response` on bytes would set a content type only to replace it here.
+    let mut response = Response::new(axum::body::Body::from(body));
+    *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

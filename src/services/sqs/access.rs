@@ -79,7 +79,7 @@ pub fn authorize_queue(
     url: &str,
 ) -> Result<(), AwsError> {
     // A queue of the caller's own account (a bare name is one) needs no look-up: most requests.
-    let foreign = url.contains('/') && urls::parse(url).is_some_and(|a| a.account != cx.account);
+    let foreign = url.contains('/') && urls::account_of(url).is_some_and(|a| a != cx.account);
     if !foreign {
         return Ok(());
     }

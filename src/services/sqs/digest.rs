@@ -12,7 +12,7 @@ pub fn md5_hex(data: &[u8]) -> String {
 }
 
 /// Lowercase hex of a digest, written into one allocation (`hex::encode` pushes a char at a time).
-fn lower_hex(digest: &[u8]) -> String {
+pub fn lower_hex(digest: &[u8]) -> String {
     let mut text = vec![0; digest.len() * 2];
     hex::encode_to_slice(digest, &mut text).expect("twice as long as the digest");
     String::from_utf8(text).expect("hex digits are ASCII")

@@ -462,48 +462,37 @@ fn present(
     mut message: super::store::Message,
     input: &ReceiveMessageInput,
 ) -> ReceivedMessage {
-    let system: Vec<String> = input
-        .attribute_names
-        .iter()
-        .chain(&input.message_system_attribute_names)
-        .cloned()
-        .collect();
     let mut attributes = BTreeMap::new();
-    let mut add = |name: &str, value: Option<String>| {
-        if let Some(value) = value.filter(|_| wanted(&system, name)) {
+    // Each attribute's text is made only when asked for (most receives ask for none).
+    let mut add = |name: &str, value: &dyn Fn() -> Option<String>| {
+        let asked = wanted(&input.attribute_names, name)
+            || wanted(&input.message_system_attribute_names, name);
+        if asked && let Some(value) = value() {
             attributes.insert(name.to_string(), value);
         }
     };
-    add("SenderId", Some(message.sender_id.to_string()));
-    add("SentTimestamp", Some(message.sent_at.to_string()));
-    add(
-        "ApproximateReceiveCount",
-        Some(message.receive_count.to_string()),
-    );
-    add(
-        "ApproximateFirstReceiveTimestamp",
-        message.first_received_at().map(|t| t.to_string()),
-    );
-    add(
-        "SequenceNumber",
-        message.sequence_number().map(|n| n.to_string()),
-    );
-    add(
-        "MessageDeduplicationId",
-        message
-            .dedup_id()
-            .filter(|_| message.sequence_number().is_some())
-            .map(str::to_string),
-    );
-    add("MessageGroupId", message.group_id().map(str::to_string));
-    add("AWSTraceHeader", message.trace_header().map(str::to_string));
-    add(
-        "DeadLetterQueueSourceArn",
-        message
-            .dead_letter_source_arn
-            .as_deref()
-            .map(str::to_string),
-    );
+    let m = &message;
+    add("SenderId", &|| Some(m.sender_id.to_string()));
+    add("SentTimestamp", &|| Some(m.sent_at.to_string()));
+    add("ApproximateReceiveCount", &|| {
+        Some(m.receive_count.to_string())
+    });
+    add("ApproximateFirstReceiveTimestamp", &|| {
+        m.first_received_at().map(|t| t.to_string())
+    });
+    add("SequenceNumber", &|| {
+        m.sequence_number().map(|n| n.to_string())
+    });
+    add("MessageDeduplicationId", &|| {
+        m.dedup_id()
+            .filter(|_| m.sequence_number().is_some())
+            .map(str::to_string)
+    });
+    add("MessageGroupId", &|| m.group_id().map(str::to_string));
+    add("AWSTraceHeader", &|| m.trace_header().map(str::to_string));
+    add("DeadLetterQueueSourceArn", &|| {
+        m.dead_letter_source_arn.as_deref().map(str::to_string)
+    });
     let message_attributes: BTreeMap<_, _> = message
         .take_attributes()
         .into_iter()

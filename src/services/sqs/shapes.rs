@@ -260,7 +260,7 @@ impl Serialize for ReceivedMessage {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
         let md5_of_body = match self.body.signed_md5() {
-            Some(md5) => hex::encode(md5),
+            Some(md5) => super::digest::lower_hex(&md5),
             None => self.md5_of_body.clone(),
         };
         let mut m = s.serialize_struct("ReceivedMessage", 7)?;

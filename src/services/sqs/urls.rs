@@ -221,21 +221,31 @@ fn is_path_region(s: &str) -> bool {
 /// The queue a URL names, in any shape from any host; a URL without a scheme is read as a path.
 /// The region is the path's, else the host's, else `None`.
 pub fn parse(url: &str) -> Option<Address<'_>> {
+    let (authority, path) = split_url(url);
+    let mut address = parse_path(path)?;
+    address.region = address.region.or_else(|| host_region(authority));
+    Some(address)
+}
+
+/// The account of the queue a URL names (as [`parse`], without reading the host).
+pub fn account_of(url: &str) -> Option<&str> {
+    parse_path(split_url(url).1).map(|a| a.account)
+}
+
+/// A URL's authority and path; a URL without a scheme is all path.
+fn split_url(url: &str) -> (&str, &str) {
     let colons = url.bytes().enumerate().filter(|(_, b)| *b == b':');
     let scheme_end = colons
         .map(|(i, _)| i)
         .find(|i| url[*i..].starts_with("://"));
-    let (authority, path) = match scheme_end {
+    match scheme_end {
         Some(i) => {
             let rest = &url[i + 3..];
             let slash = rest.bytes().position(|b| b == b'/');
             slash.map_or((rest, ""), |i| rest.split_at(i))
         }
         None => ("", url),
-    };
-    let mut address = parse_path(path)?;
-    address.region = address.region.or_else(|| host_region(authority));
-    Some(address)
+    }
 }
 
 /// Whether `path` is one that names a queue under `/queue/`, well formed or not: such a path is
