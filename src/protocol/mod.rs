@@ -616,6 +616,7 @@ fn respond(
     let mut response = Response::new(axum::body::Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
+    headers.reserve(3);
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(protocol.content_type()),

@@ -24,9 +24,12 @@ pub async fn call(
     input: Value,
 ) -> Result<Value, AwsError> {
     match (service, operation) {
-        (ServiceId::Sqs, "ReceiveMessage") => receive_message(rt, cx, input).await,
-        (ServiceId::Sns, "Publish") => publish(rt, cx, input, false).await,
-        (ServiceId::Sns, "PublishBatch") => publish(rt, cx, input, true).await,
+        // Boxed: a future is as large as its largest state, and every request's future is moved
+        // into the heap whole; these two (long polls, signing on all cores) would make every
+        // request's several times larger.
+        (ServiceId::Sqs, "ReceiveMessage") => Box::pin(receive_message(rt, cx, input)).await,
+        (ServiceId::Sns, "Publish") => Box::pin(publish(rt, cx, input, false)).await,
+        (ServiceId::Sns, "PublishBatch") => Box::pin(publish(rt, cx, input, true)).await,
         _ => {
             let encoded = rt.encode(&CommandRef::Call {
                 cx,
@@ -45,20 +48,33 @@ pub async fn call(
                 )
             };
             rt.durable(ticket).await?;
-            for request in tokens {
-                let answer = rt
-                    .exchange(
-                        &request.method,
-                        &request.url,
-                        request.headers.clone(),
-                        request.body.clone(),
-                    )
-                    .await;
-                rt.run(Command::TokenAnswered { request, answer }).await?;
+            if !tokens.is_empty() {
+                // Boxed for the same reason: an HTTP exchange is a large future, seldom made.
+                Box::pin(exchange_tokens(rt, tokens)).await?;
             }
             output
         }
     }
+}
+
+/// Sends the HTTP requests an operation asked for (an SNS HTTP/S subscription's confirmation
+/// token, say) and hands each answer back to the state.
+async fn exchange_tokens(
+    rt: &Runtime,
+    tokens: Vec<crate::services::events::store::TokenRequest>,
+) -> Result<(), AwsError> {
+    for request in tokens {
+        let answer = rt
+            .exchange(
+                &request.method,
+                &request.url,
+                request.headers.clone(),
+                request.body.clone(),
+            )
+            .await;
+        rt.run(Command::TokenAnswered { request, answer }).await?;
+    }
+    Ok(())
 }
 
 /// ReceiveMessage, long polling included: waits until a message is visible, the virtual
