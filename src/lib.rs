@@ -27,6 +27,7 @@ pub mod server;
 pub mod services;
 pub mod signature;
 pub mod state;
+pub mod text;
 
 /// The runtime's CA loader under the module name it had before the runtime was split out.
 pub mod app {

@@ -8,6 +8,7 @@ use super::query::Params;
 use super::{Protocol, X_AMZ_TARGET, header_str, rest_json};
 use crate::error::AwsError;
 use crate::services::{ServiceId, sqs};
+use crate::text;
 use axum::http::{header, request::Parts};
 use std::borrow::Cow;
 
@@ -92,9 +93,7 @@ fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
                 .find(|(i, _)| auth[..*i].ends_with("Credential"))?
                 .0
                 + 1;
-            let credential = &auth[start..];
-            let end = credential.bytes().position(|b| b == b',');
-            Cow::Borrowed(credential[..end.unwrap_or(credential.len())].trim_ascii())
+            Cow::Borrowed(text::split(&auth[start..], b',').next()?.trim_ascii())
         }
         None => {
             form_urlencoded::parse(parts.uri.query()?.as_bytes())
@@ -110,10 +109,7 @@ fn scope_service_name(parts: &Parts) -> Option<Cow<'_, str>> {
 
 /// The fourth `/`-separated part of a credential (`<key>/<date>/<region>/<service>/…`).
 fn fourth_part(credential: &str) -> Option<&str> {
-    let mut slashes = credential.bytes().enumerate().filter(|(_, b)| *b == b'/');
-    let start = slashes.nth(2)?.0 + 1;
-    let end = slashes.next().map_or(credential.len(), |(i, _)| i);
-    Some(&credential[start..end])
+    text::split(credential, b'/').nth(3)
 }
 
 /// The service and operation an `X-Amz-Target` (`<prefix>.<operation>`) names; whether the

@@ -4,6 +4,7 @@
 //! It must not depend on the runtime, the state or the services.
 
 use crate::error::AwsError;
+use crate::text;
 use aws_credential_types::Credentials;
 use aws_sigv4::http_request::{
     SignableBody, SignableRequest, SignatureLocation, SigningSettings, sign,
@@ -52,18 +53,9 @@ pub fn read<'a>(
             .ok_or_else(incomplete)?;
         // The three fields by name, the last of a repeated one winning; no map for three.
         let (mut credential, mut signed_headers, mut signature) = (None, None, None);
-        // Byte loops: `split` with a char pattern sets up a searcher per call, which costs more
-        // than the search on a header this short.
-        let mut rest = fields;
-        while !rest.is_empty() {
-            let end = rest.bytes().position(|b| b == b',').unwrap_or(rest.len());
-            let part = &rest[..end];
-            rest = rest.get(end + 1..).unwrap_or_default();
-            let Some(eq) = part.bytes().position(|b| b == b'=') else {
-                continue;
-            };
-            let v = part[eq + 1..].trim_ascii();
-            match part[..eq].trim_ascii() {
+        for (k, v) in text::split(fields, b',').filter_map(|part| text::split_at(part, b'=')) {
+            let v = v.trim_ascii();
+            match k.trim_ascii() {
                 "Credential" => credential = Some(v),
                 "SignedHeaders" => signed_headers = Some(v),
                 "Signature" => signature = Some(v),
@@ -100,20 +92,10 @@ fn build<'a>(
     presigned_expires: Option<u64>,
 ) -> Result<Signature<'a>, AwsError> {
     let credential = credential.ok_or_else(incomplete)?;
-    let mut scope = [""; 5];
-    let mut count = 0;
-    let mut start = 0;
-    // `<key>/<date>/<region>/<service>/aws4_request`: five parts, split in one pass.
-    for (i, b) in credential.bytes().chain([b'/']).enumerate() {
-        if b == b'/' {
-            if let Some(part) = scope.get_mut(count) {
-                *part = &credential[start..i];
-            }
-            count += 1;
-            start = i + 1;
-        }
-    }
-    let ([access_key, date, region, service, "aws4_request"], 5) = (scope, count) else {
+    // `<key>/<date>/<region>/<service>/aws4_request`: five parts, no more.
+    let ([access_key, date, region, service, "aws4_request"], 5) =
+        text::first_parts::<5>(credential, b'/')
+    else {
         return Err(AwsError::client(
             "IncompleteSignature",
             format!("Credential should be scoped to a valid region, not '{credential}'. "),

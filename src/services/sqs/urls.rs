@@ -13,6 +13,7 @@
 use super::store::QueueKey;
 use super::valid_name;
 use crate::config::QueueUrlStyle;
+use crate::text::{self, split_at};
 
 /// The domain of LocalStack's host names: it and every name under it resolve to 127.0.0.1, so
 /// regional names under it reach an emulator on this machine without any DNS set-up.
@@ -81,13 +82,6 @@ fn shape(host: &str) -> Shape<'_> {
         }
         _ => Shape::Plain,
     }
-}
-
-/// `s` around the first `byte` (ASCII). A byte loop: `split_once` with a char pattern sets up a
-/// searcher that costs more than the search on strings as short as host names and paths.
-fn split_at(s: &str, byte: u8) -> Option<(&str, &str)> {
-    let i = s.bytes().position(|b| b == byte)?;
-    Some((&s[..i], &s[i + 1..]))
 }
 
 /// `host` around its first `.queue.` label (a search for dots: host names are short).
@@ -186,19 +180,8 @@ pub fn parse_path(path: &str) -> Option<Address<'_>> {
     let path = path.strip_prefix('/')?;
     let path = path.strip_suffix('/').unwrap_or(path);
     // At most four segments name a queue; a fifth names none.
-    let mut segments = [""; 4];
-    let mut count = 0;
-    let mut rest = path;
-    loop {
-        let (segment, after) = split_at(rest, b'/').unwrap_or((rest, ""));
-        *segments.get_mut(count)? = segment;
-        count += 1;
-        if segment.len() == rest.len() {
-            break;
-        }
-        rest = after;
-    }
-    let (region, account, name) = match segments[..count] {
+    let (segments, count) = text::first_parts::<4>(path, b'/');
+    let (region, account, name) = match *segments.get(..count)? {
         [account, name] => (None, account, name),
         ["queue", region, account, name] if is_path_region(region) => (Some(region), account, name),
         _ => return None,
