@@ -9,7 +9,9 @@
 //! Options (or BENCH_CONNECTIONS, BENCH_SECONDS, ...): --connections N (32), --seconds S per
 //! workload (3), --warmup S (1), --backlog N messages (10000), --binary PATH
 //! (target/release/switchyard), --scaling 1,8,64 (the connection counts of the scaling table;
-//! "" skips it), --million N (1 KiB messages queued for the memory figure; 0 skips it).
+//! "" skips it), --million N (1 KiB messages queued for the memory figure; 0 skips it),
+//! --paired N (only issue 17's SQS aims and the request log's cost, in N rounds of pairs; see
+//! [`paired`]).
 
 // A benchmark measures wall time, which clippy.toml's virtual-clock rule forbids everywhere else.
 #![allow(clippy::disallowed_methods)]
@@ -32,7 +34,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
-const OPTIONS: [&str; 8] = [
+const OPTIONS: [&str; 9] = [
+    "paired",
     "connections",
     "seconds",
     "warmup",
@@ -140,10 +143,19 @@ async fn start_bare() -> SocketAddr {
 
 /// Spawns the binary on a free port; returns it, its address and the time until its ready line.
 fn spawn_binary(path: &str) -> (Child, SocketAddr, Duration) {
+    spawn_logging(path, None)
+}
+
+/// [`spawn_binary`] with `RUST_LOG` set to `log` (None: unset, the binary's `info`).
+fn spawn_logging(path: &str, log: Option<&str>) -> (Child, SocketAddr, Duration) {
     let start = Instant::now();
-    let mut child = Command::new(path)
+    let mut command = Command::new(path);
+    match log {
+        Some(level) => command.env("RUST_LOG", level),
+        None => command.env_remove("RUST_LOG"),
+    };
+    let mut child = command
         .args(["--port", "0"])
-        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -294,6 +306,99 @@ fn signatures_per_second() -> f64 {
     n as f64 / started.elapsed().as_secs_f64()
 }
 
+/// `--paired N`: issue 17's SQS aims read in pairs instead of against a median. N rounds, each
+/// a window of the bare handler and a window of the workload back to back (in turn bare first
+/// and workload first), so that both see the same machine; each round's ratio is the workload's
+/// rate over the bare rate beside it. The same for the release binary with its info request log
+/// against the binary without it (`RUST_LOG=warn`): the log's cost. Prints every round's ratio
+/// and their median.
+fn paired(rounds: usize, o: &Opts, binary: &str) {
+    let server_rt = tokio::runtime::Runtime::new().expect("server runtime");
+    let client_rt = tokio::runtime::Runtime::new().expect("client runtime");
+    let bare = server_rt.block_on(start_bare());
+    let emulator = server_rt.block_on(switchyard::Emulator::start(switchyard::Config::for_tests()));
+    let emulator = emulator.expect("emulator"); // serves until dropped
+    let sy = emulator.addr();
+    let (logging, with_log, _) = spawn_logging(binary, None);
+    let (quiet, without_log, _) = spawn_logging(binary, Some("warn"));
+    let queue_url = |addr: SocketAddr| {
+        client_rt.block_on(async {
+            let mut admin = Conn::open(addr).await;
+            let created = admin
+                .ok(&sqs_json("CreateQueue", json!({"QueueName": "bench"})))
+                .await;
+            created["QueueUrl"].as_str().expect("QueueUrl").to_string()
+        })
+    };
+    let (url_log, url_quiet) = (queue_url(with_log), queue_url(without_log));
+    let hello = send_json(&format!("http://{sy}/000000000000/bench"), "hello");
+    let bare_work = |_: &str| Work::One(hello.clone());
+    let json = |url: &str| Work::One(send_json(url, "hello"));
+    let round_trip = |url: &str| Work::round_trip(url, None);
+    let logged = |_: &str| Work::One(send_json(&url_log, "hello"));
+    let unlogged = |_: &str| Work::One(send_json(&url_quiet, "hello"));
+    // (name, aim, the workload: address, backlog, work; what it is read against)
+    type Side<'a> = (SocketAddr, Option<usize>, MakeWork<'a>);
+    let pairs: [(&str, &str, Side, Side); 3] = [
+        (
+            "SQS SendMessage, JSON 1.0 / bare handler",
+            "0.75 or more",
+            (sy, Some(0), &json),
+            (bare, None, &bare_work),
+        ),
+        (
+            "SQS send + receive + delete, JSON 1.0 / bare handler",
+            "0.7 or more",
+            (sy, Some(0), &round_trip),
+            (bare, None, &bare_work),
+        ),
+        (
+            "release binary SendMessage, info log to /dev/null / the same without the log",
+            "0.95 or more",
+            (with_log, None, &logged),
+            (without_log, None, &unlogged),
+        ),
+    ];
+    let quick = Opts { warmup: 0.0, ..*o };
+    println!(
+        "| pair ({} connections, {} s windows, {rounds} rounds) | aim | median | min–max | rounds |",
+        o.connections, o.seconds
+    );
+    println!("|---|---|---:|---:|---|");
+    for (name, aim, (addr, backlog, work), (base, base_backlog, base_work)) in pairs {
+        let ratios: Vec<f64> = client_rt.block_on(async {
+            let mut ratios = Vec::new();
+            for round in 0..rounds {
+                let (w, b) = if round % 2 == 0 {
+                    let b = measure(base, &quick, base_backlog, base_work).await;
+                    (measure(addr, o, backlog, work).await, b)
+                } else {
+                    let w = measure(addr, o, backlog, work).await;
+                    (w, measure(base, &quick, base_backlog, base_work).await)
+                };
+                ratios.push(w.reqs_per_s / b.reqs_per_s);
+            }
+            ratios
+        });
+        let mut sorted = ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = if rounds % 2 == 1 {
+            sorted[rounds / 2]
+        } else {
+            (sorted[rounds / 2 - 1] + sorted[rounds / 2]) / 2.0
+        };
+        let each: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        println!(
+            "| {name} | {aim} | {median:.2} | {:.2}–{:.2} | {} |",
+            sorted[0],
+            sorted[rounds - 1],
+            each.join(" ")
+        );
+    }
+    stop(logging);
+    stop(quiet);
+}
+
 fn main() {
     check_options(&OPTIONS, "bench");
     switchyard::memory::no_huge_pages();
@@ -304,6 +409,10 @@ fn main() {
     };
     let backlog = arg("backlog", 10_000);
     let binary: String = arg("binary", "target/release/switchyard".into());
+    let rounds: usize = arg("paired", 0);
+    if rounds > 0 {
+        return paired(rounds, &o, &binary);
+    }
     let (c, secs, warmup) = (o.connections, o.seconds, o.warmup);
     eprintln!("{c} connections, {secs} s per workload after {warmup} s of warm-up");
 
