@@ -403,16 +403,18 @@ fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<Stri
     };
     match shape.kind {
         ShapeKind::Structure => {
-            let absent = shape
-                .required
-                .iter()
-                .find(|m| value.get(m.as_str()).is_none_or(Value::is_null));
+            // Found by a scan of the value's few members, which costs less than hashing names.
+            let member = |name: &str| {
+                let mut members = value.as_object()?.iter();
+                members.find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+            };
+            let absent = (shape.required.iter()).find(|m| member(m).is_none_or(Value::is_null));
             if let Some(m) = absent {
                 return Some((vec![m.clone()], model.shape(&shape.members[m].shape).kind));
             }
             let mut requiring = shape.members.iter().filter(|(_, r)| r.requires);
             requiring.find_map(|(name, r)| {
-                let found = missing_member(model, &r.shape, value.get(name)?)?;
+                let found = missing_member(model, &r.shape, member(name)?)?;
                 Some(under(vec![name.clone()], found))
             })
         }
