@@ -143,19 +143,10 @@ async fn start_bare() -> SocketAddr {
 
 /// Spawns the binary on a free port; returns it, its address and the time until its ready line.
 fn spawn_binary(path: &str) -> (Child, SocketAddr, Duration) {
-    spawn_logging(path, None)
-}
-
-/// [`spawn_binary`] with `RUST_LOG` set to `log` (None: unset, the binary's `info`).
-fn spawn_logging(path: &str, log: Option<&str>) -> (Child, SocketAddr, Duration) {
     let start = Instant::now();
-    let mut command = Command::new(path);
-    match log {
-        Some(level) => command.env("RUST_LOG", level),
-        None => command.env_remove("RUST_LOG"),
-    };
-    let mut child = command
+    let mut child = Command::new(path)
         .args(["--port", "0"])
+        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -309,35 +300,51 @@ fn signatures_per_second() -> f64 {
 /// `--paired N`: issue 17's SQS aims read in pairs instead of against a median. N rounds, each
 /// a window of the bare handler and a window of the workload back to back (in turn bare first
 /// and workload first), so that both see the same machine; each round's ratio is the workload's
-/// rate over the bare rate beside it. The same for the release binary with its info request log
-/// against the binary without it (`RUST_LOG=warn`): the log's cost. Prints every round's ratio
-/// and their median.
-fn paired(rounds: usize, o: &Opts, binary: &str) {
+/// rate over the bare rate beside it. The same for the request log's cost: an emulator whose
+/// threads log as the binary does at `info` against one at `warn`, both in this process (two
+/// release binaries side by side read 0.80–1.21 of each other with the same log: too coarse
+/// for 5%). Prints every round's ratio and their median.
+fn paired(rounds: usize, o: &Opts) {
     let server_rt = tokio::runtime::Runtime::new().expect("server runtime");
     let client_rt = tokio::runtime::Runtime::new().expect("client runtime");
     let bare = server_rt.block_on(start_bare());
     let emulator = server_rt.block_on(switchyard::Emulator::start(switchyard::Config::for_tests()));
     let emulator = emulator.expect("emulator"); // serves until dropped
     let sy = emulator.addr();
-    let (logging, with_log, _) = spawn_logging(binary, None);
-    let (quiet, without_log, _) = spawn_logging(binary, Some("warn"));
-    let queue_url = |addr: SocketAddr| {
-        client_rt.block_on(async {
-            let mut admin = Conn::open(addr).await;
-            let created = admin
-                .ok(&sqs_json("CreateQueue", json!({"QueueName": "bench"})))
-                .await;
-            created["QueueUrl"].as_str().expect("QueueUrl").to_string()
-        })
+    // The request log's cost: two emulators, each on a runtime whose threads log through the
+    // binary's subscriber (registry, EnvFilter, logfmt to /dev/null), one at `info` (the
+    // binary's default: a line a request) and one at `warn` (no request lines).
+    let logging_rt = |level: &str| {
+        use tracing_subscriber::layer::SubscriberExt;
+        let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null");
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_subscriber::EnvFilter::new(level))
+            .with(switchyard::logfmt::LogfmtLayer::new(
+                devnull.expect("/dev/null"),
+            ));
+        let dispatch = tracing::Dispatch::new(subscriber);
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .on_thread_start(move || {
+                // For the thread's life: the thread-local default outlives the guard forgotten.
+                std::mem::forget(tracing::dispatcher::set_default(&dispatch));
+            })
+            .build();
+        let rt = rt.expect("runtime");
+        let config = switchyard::Config::for_tests();
+        let emulator = rt.block_on(switchyard::Emulator::start(config));
+        (rt, emulator.expect("emulator"))
     };
-    let (url_log, url_quiet) = (queue_url(with_log), queue_url(without_log));
+    let (info_rt, info) = logging_rt("info");
+    let (warn_rt, warn) = logging_rt("warn");
+    let (with_log, without_log) = (info.addr(), warn.addr());
     let hello = send_json(&format!("http://{sy}/000000000000/bench"), "hello");
     let bare_work = |_: &str| Work::One(hello.clone());
     let json = |url: &str| Work::One(send_json(url, "hello"));
     let round_trip = |url: &str| Work::round_trip(url, None);
-    let logged = |_: &str| Work::One(send_json(&url_log, "hello"));
-    let unlogged = |_: &str| Work::One(send_json(&url_quiet, "hello"));
-    // (name, aim, the workload: address, backlog, work; what it is read against)
+    // (name, aim, the workload: address, backlog, work; what it is read against). Every window
+    // with a backlog starts on an emptied emulator after the warm-up; the bare handler, always
+    // warm, needs neither.
     type Side<'a> = (SocketAddr, Option<usize>, MakeWork<'a>);
     let pairs: [(&str, &str, Side, Side); 3] = [
         (
@@ -353,13 +360,14 @@ fn paired(rounds: usize, o: &Opts, binary: &str) {
             (bare, None, &bare_work),
         ),
         (
-            "release binary SendMessage, info log to /dev/null / the same without the log",
+            "SQS SendMessage, JSON 1.0, info log to /dev/null / the same at warn",
             "0.95 or more",
-            (with_log, None, &logged),
-            (without_log, None, &unlogged),
+            (with_log, Some(0), &json),
+            (without_log, Some(0), &json),
         ),
     ];
     let quick = Opts { warmup: 0.0, ..*o };
+    let base_opts = |backlog: Option<usize>| if backlog.is_some() { *o } else { quick };
     println!(
         "| pair ({} connections, {} s windows, {rounds} rounds) | aim | median | min–max | rounds |",
         o.connections, o.seconds
@@ -370,11 +378,14 @@ fn paired(rounds: usize, o: &Opts, binary: &str) {
             let mut ratios = Vec::new();
             for round in 0..rounds {
                 let (w, b) = if round % 2 == 0 {
-                    let b = measure(base, &quick, base_backlog, base_work).await;
+                    let b = measure(base, &base_opts(base_backlog), base_backlog, base_work).await;
                     (measure(addr, o, backlog, work).await, b)
                 } else {
                     let w = measure(addr, o, backlog, work).await;
-                    (w, measure(base, &quick, base_backlog, base_work).await)
+                    (
+                        w,
+                        measure(base, &base_opts(base_backlog), base_backlog, base_work).await,
+                    )
                 };
                 ratios.push(w.reqs_per_s / b.reqs_per_s);
             }
@@ -395,8 +406,8 @@ fn paired(rounds: usize, o: &Opts, binary: &str) {
             each.join(" ")
         );
     }
-    stop(logging);
-    stop(quiet);
+    drop((info, warn));
+    drop((info_rt, warn_rt));
 }
 
 fn main() {
@@ -411,7 +422,7 @@ fn main() {
     let binary: String = arg("binary", "target/release/switchyard".into());
     let rounds: usize = arg("paired", 0);
     if rounds > 0 {
-        return paired(rounds, &o, &binary);
+        return paired(rounds, &o);
     }
     let (c, secs, warmup) = (o.connections, o.seconds, o.warmup);
     eprintln!("{c} connections, {secs} s per workload after {warmup} s of warm-up");
