@@ -312,8 +312,8 @@ fn paired(rounds: usize, o: &Opts) {
     let emulator = emulator.expect("emulator"); // serves until dropped
     let sy = emulator.addr();
     // The request log's cost: two emulators, each on a runtime whose threads log through the
-    // binary's subscriber (registry, EnvFilter, logfmt to /dev/null), one at `info` (the
-    // binary's default: a line a request) and one at `warn` (no request lines).
+    // binary's subscriber (registry, EnvFilter, logfmt to /dev/null) and park hooks, one at
+    // `info` (the binary's default: a line a request) and one at `warn` (no request lines).
     let logging_rt = |level: &str| {
         use tracing_subscriber::layer::SubscriberExt;
         let devnull = std::fs::OpenOptions::new().write(true).open("/dev/null");
@@ -329,6 +329,9 @@ fn paired(rounds: usize, o: &Opts) {
                 // For the thread's life: the thread-local default outlives the guard forgotten.
                 std::mem::forget(tracing::dispatcher::set_default(&dispatch));
             })
+            // As the binary's runtime: a worker's lines go out when it runs out of work.
+            .on_thread_park(switchyard::logfmt::flush_thread)
+            .on_thread_stop(switchyard::logfmt::end_thread)
             .build();
         let rt = rt.expect("runtime");
         let config = switchyard::Config::for_tests();

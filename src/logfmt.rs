@@ -6,9 +6,11 @@
 //! `\u{..}`, so every event is one line.
 //!
 //! The binary writes lines with [`LogfmtLayer`]: each line is formatted in one pass into a
-//! buffer the thread keeps, and handed to a [`LineSink`] that writes at once when nothing else
-//! is being written and otherwise adds the line to the batch being written (docs/decisions.md,
-//! "Logs"). [`Logfmt`] is the same format for `tracing-subscriber`'s `fmt` layer.
+//! buffer the thread keeps. A runtime worker keeps its lines until it runs out of work
+//! ([`flush_thread`], the runtime's park hook) and any other thread hands each line on at once,
+//! to a [`LineSink`] that writes at once when nothing else is being written and otherwise adds
+//! the lines to the batch being written (docs/decisions.md, "Logs"). [`Logfmt`] is the same
+//! format for `tracing-subscriber`'s `fmt` layer.
 //! Why not a crate: docs/decisions.md, "Logs".
 //! A leaf: it uses the clock and the time format, nothing of the emulator.
 
@@ -77,7 +79,16 @@ impl<S: Subscriber, W: std::io::Write + Send + 'static> Layer<S> for LogfmtLayer
         let write = |line: &mut String| {
             line.clear();
             write_line(line, event);
-            self.sink.write(line);
+            let batched = BATCH.with(|batch| match batch.try_borrow_mut() {
+                Ok(mut batch) if batch.parks => {
+                    batch.add(&self.sink, line);
+                    true
+                }
+                _ => false,
+            });
+            if !batched {
+                self.sink.write(line);
+            }
         };
         // An event logged while one is formatted (a field's `Debug` that logs) gets a buffer
         // of its own.
@@ -86,6 +97,86 @@ impl<S: Subscriber, W: std::io::Write + Send + 'static> Layer<S> for LogfmtLayer
             Err(_) => write(&mut String::new()),
         });
     }
+}
+
+/// How many bytes of lines a runtime worker keeps before it writes them without waiting to
+/// park: about 50 request lines, a millisecond or two of a worker's requests under load.
+const BATCH_LIMIT: usize = 8 * 1024;
+
+/// Where a [`LineSink`]'s lines can be handed, whatever it writes to.
+trait Lines: Send + Sync {
+    fn write_lines(&self, lines: &str);
+}
+
+impl<W: std::io::Write + Send> Lines for LineSink<W> {
+    fn write_lines(&self, lines: &str) {
+        self.write(lines);
+    }
+}
+
+/// The lines a runtime worker thread has logged and not yet handed to its sink.
+#[derive(Default)]
+struct Batch {
+    lines: String,
+    sink: Option<Arc<dyn Lines>>,
+    /// Whether this thread is a worker whose runtime calls [`flush_thread`] before it parks;
+    /// other threads write each line at once.
+    parks: bool,
+}
+
+impl Batch {
+    fn add<W: std::io::Write + Send + 'static>(&mut self, sink: &Arc<LineSink<W>>, line: &str) {
+        let same = |kept: &Arc<dyn Lines>| std::ptr::addr_eq(Arc::as_ptr(kept), Arc::as_ptr(sink));
+        if !self.sink.as_ref().is_some_and(same) {
+            self.flush();
+            self.sink = Some(sink.clone());
+        }
+        self.lines.push_str(line);
+        if self.lines.len() >= BATCH_LIMIT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_ref().filter(|_| !self.lines.is_empty()) {
+            sink.write_lines(&self.lines);
+        }
+        self.lines.clear();
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+thread_local! {
+    static BATCH: RefCell<Batch> = RefCell::new(Batch::default());
+}
+
+/// Writes the lines this thread has kept, and from now on keeps the lines it logs until it
+/// calls this again (or has [`BATCH_LIMIT`] bytes of them, or ends). The binary's runtime calls
+/// it on each worker before the worker parks (`on_thread_park`), so a worker's lines go out in
+/// one write when it runs out of work instead of one write each (docs/decisions.md, "Logs").
+pub fn flush_thread() {
+    let _ = BATCH.try_with(|batch| {
+        if let Ok(mut batch) = batch.try_borrow_mut() {
+            batch.parks = true;
+            batch.flush();
+        }
+    });
+}
+
+/// Writes the lines this thread has kept, and from now on writes each line at once: for a
+/// worker that stops (`on_thread_stop`).
+pub fn end_thread() {
+    let _ = BATCH.try_with(|batch| {
+        if let Ok(mut batch) = batch.try_borrow_mut() {
+            batch.parks = false;
+            batch.flush();
+        }
+    });
 }
 
 /// Appends `event` to `line` as one logfmt line, newline included.
@@ -563,6 +654,60 @@ mod tests {
             push_time(&mut line, now);
             assert_eq!(line, format_rfc3339(now), "{now}");
         }
+    }
+
+    /// A runtime worker (a thread that has called [`flush_thread`]) keeps its lines until it
+    /// calls it again, has [`BATCH_LIMIT`] bytes of them, stops or ends; any other thread's
+    /// lines are written at once.
+    #[test]
+    fn a_worker_keeps_its_lines_until_it_parks_fills_a_batch_or_ends() {
+        use tracing_subscriber::layer::SubscriberExt;
+        let buffer = Buffer::default();
+        let text = {
+            let buffer = buffer.clone();
+            move || String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap()
+        };
+        let layer = LogfmtLayer::new(buffer.clone());
+        let subscriber = Arc::new(tracing_subscriber::registry().with(layer));
+        let on_thread = |work: Box<dyn FnOnce() + Send>| {
+            let subscriber = subscriber.clone();
+            std::thread::spawn(move || tracing::subscriber::with_default(subscriber, work))
+                .join()
+                .unwrap();
+        };
+        let read = text.clone();
+        on_thread(Box::new(move || {
+            tracing::info!("not a worker yet");
+            assert!(read().contains("msg=\"not a worker yet\""));
+            flush_thread();
+            tracing::info!("kept");
+            assert!(!read().contains("msg=kept"));
+            flush_thread();
+            assert!(read().contains("msg=kept"));
+            let filler = "x".repeat(200);
+            for _ in 0..BATCH_LIMIT / 200 {
+                tracing::info!(filler, "filling");
+            }
+            assert!(
+                read().contains("msg=filling"),
+                "written once the batch is full"
+            );
+            tracing::info!("before the stop");
+            end_thread();
+            assert!(read().contains("msg=\"before the stop\""));
+            tracing::info!("after the stop");
+            assert!(read().contains("msg=\"after the stop\""));
+            flush_thread();
+            tracing::info!("kept when the thread ends");
+            assert!(!read().contains("msg=\"kept when the thread ends\""));
+        }));
+        let all = text();
+        assert!(all.contains("msg=\"kept when the thread ends\""), "{all}");
+        assert_eq!(
+            all.lines().filter(|l| l.contains("msg=filling")).count(),
+            BATCH_LIMIT / 200
+        );
+        assert!(all.ends_with('\n'));
     }
 
     /// Lines logged from many threads at once all arrive whole, each thread's in its order.

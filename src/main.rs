@@ -332,8 +332,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     switchyard::memory::no_huge_pages();
+    // A worker writes the log lines it kept when it runs out of work, and when it stops.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_park(switchyard::logfmt::flush_thread)
+        .on_thread_stop(switchyard::logfmt::end_thread)
         .build();
     match runtime {
         Ok(runtime) => runtime.block_on(run()),

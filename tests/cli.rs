@@ -65,9 +65,20 @@ impl Running {
         Running { child, url }
     }
 
-    /// Kills it and answers what it wrote to stdout after the ready line, and to stderr.
+    /// Stops it as a supervisor does (SIGTERM, so that it writes every log line it kept; killed
+    /// if it is still running 30 s later) and answers what it wrote to stdout after the ready
+    /// line, and to stderr.
     fn finish(mut self) -> (String, String) {
-        self.child.kill().unwrap();
+        let pid = self.child.id().to_string();
+        let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(term.success());
+        for _ in 0..600 {
+            if self.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
         let (mut out, mut err) = (String::new(), String::new());
         self.child
             .stdout
