@@ -160,20 +160,20 @@ thread_local! {
 /// it on each worker before the worker parks (`on_thread_park`), so a worker's lines go out in
 /// one write when it runs out of work instead of one write each (docs/decisions.md, "Logs").
 pub fn flush_thread() {
-    let _ = BATCH.try_with(|batch| {
-        if let Ok(mut batch) = batch.try_borrow_mut() {
-            batch.parks = true;
-            batch.flush();
-        }
-    });
+    hand_over(true);
 }
 
 /// Writes the lines this thread has kept, and from now on writes each line at once: for a
 /// worker that stops (`on_thread_stop`).
 pub fn end_thread() {
+    hand_over(false);
+}
+
+/// Writes this thread's kept lines; `parks` says whether it keeps the next ones.
+fn hand_over(parks: bool) {
     let _ = BATCH.try_with(|batch| {
         if let Ok(mut batch) = batch.try_borrow_mut() {
-            batch.parks = false;
+            batch.parks = parks;
             batch.flush();
         }
     });

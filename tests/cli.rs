@@ -65,33 +65,28 @@ impl Running {
         Running { child, url }
     }
 
-    /// Stops it as a supervisor does (SIGTERM, so that it writes every log line it kept; killed
-    /// if it is still running 30 s later) and answers what it wrote to stdout after the ready
-    /// line, and to stderr.
+    /// Stops it as a supervisor does (SIGTERM, so that it writes every log line it kept; its
+    /// shutdown is bounded) and answers what it wrote to stdout after the ready line, and to
+    /// stderr, both read to their end as it exits.
     fn finish(mut self) -> (String, String) {
         let pid = self.child.id().to_string();
         let term = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(term.success());
-        for _ in 0..600 {
-            if self.child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let (mut out, mut err) = (String::new(), String::new());
+        // stderr on a thread of its own, so that a full pipe cannot hold the exit up.
+        let mut stderr = self.child.stderr.take().unwrap();
+        let err = std::thread::spawn(move || {
+            let mut err = String::new();
+            stderr.read_to_string(&mut err).unwrap();
+            err
+        });
+        let mut out = String::new();
         self.child
             .stdout
             .take()
             .unwrap()
             .read_to_string(&mut out)
             .unwrap();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
+        let err = err.join().unwrap();
         self.child.wait().unwrap();
         (out, err)
     }
