@@ -16,11 +16,14 @@ pub mod config;
 pub mod endpoint;
 pub mod engine;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod localstack_env;
 pub mod logfmt;
 pub mod memory;
 pub mod model;
 pub mod pairs;
+pub mod panics;
 pub mod protocol;
 pub mod runtime;
 pub mod server;

@@ -112,7 +112,14 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
         ..Route::default()
     };
     let mut error_code = None;
-    let response = match serve(&app, &parts, body, protocol, &request_id, &mut route).await {
+    let served = crate::panics::catch(serve(&app, &parts, body, protocol, &request_id, &mut route));
+    let served = served.await.unwrap_or_else(|panic| {
+        tracing::error!(request_id, panic, "the request panicked");
+        Err(AwsError::internal(
+            "The request processing has failed because of an unknown error, exception or failure.",
+        ))
+    });
+    let response = match served {
         Ok(response) => response,
         Err(err) => {
             if err.is_server_fault() {

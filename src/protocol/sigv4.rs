@@ -17,6 +17,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// How far a signature's timestamp may be from the server's time (AWS: 15 minutes).
 const MAX_SKEW: Duration = Duration::from_secs(15 * 60);
 
+/// The longest a presigned request may be valid, in seconds (AWS: seven days).
+pub const MAX_EXPIRES: u64 = 604_800;
+
 /// A request's signature, borrowed from its headers or query: reading one allocates nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Signature<'a> {
@@ -68,7 +71,7 @@ pub fn read<'a>(
     if let Some(credential) = query.get("X-Amz-Credential") {
         let expires = query
             .get("X-Amz-Expires")
-            .map(|e| e.parse::<u64>().map_err(|_| incomplete()))
+            .map(|e| presigned_expiry(e))
             .transpose()?
             .unwrap_or(900);
         let get = |k: &str| query.get(k).map(String::as_str);
@@ -111,6 +114,18 @@ fn build<'a>(
         amz_date,
         presigned_expires,
     })
+}
+
+/// `X-Amz-Expires`: whole seconds, at most [`MAX_EXPIRES`], as AWS reads it.
+fn presigned_expiry(text: &str) -> Result<u64, AwsError> {
+    let seconds = text.parse::<u64>().map_err(|_| incomplete())?;
+    if seconds > MAX_EXPIRES {
+        return Err(AwsError::client(
+            "AuthorizationQueryParametersError",
+            format!("X-Amz-Expires must be less than a week (in seconds) that is {MAX_EXPIRES}"),
+        ));
+    }
+    Ok(seconds)
 }
 
 fn incomplete() -> AwsError {
@@ -190,7 +205,13 @@ pub fn verify(
             }
         }
         Some(expires) => {
-            if now > signed_at + Duration::from_secs(expires) || signed_at > now + MAX_SKEW {
+            // Checked: a signing time near the end of representable time plus its validity
+            // would overflow; such a request has not expired, and is refused as from the future.
+            let ends = signed_at.checked_add(Duration::from_secs(expires));
+            let future = now
+                .checked_add(MAX_SKEW)
+                .is_some_and(|limit| signed_at > limit);
+            if ends.is_some_and(|ends| now > ends) || future {
                 return Err(expired());
             }
         }
@@ -225,6 +246,17 @@ pub fn verify(
             signed.push((name, value.to_str().map_err(|_| mismatch())?));
         }
     }
+    // SigV4 always signs the host; a request that doesn't (hand-made, or HTTP/1.0 without a
+    // Host header) is refused before the signer, which would take the host from the URI.
+    if !signed
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        return Err(AwsError::client(
+            "IncompleteSignature",
+            "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.",
+        ));
+    }
     let body = match headers
         .get("x-amz-content-sha256")
         .and_then(|v| v.to_str().ok())
@@ -252,23 +284,29 @@ pub fn verify(
     }
 }
 
-/// `20261130T083500Z` → the instant.
+/// `20261130T083500Z` → the instant: eight digits, `T`, six digits, `Z`, read byte by byte
+/// (a text of sixteen bytes may hold characters of several, which no slice may cut through).
 fn parse_amz_date(s: &str) -> Option<SystemTime> {
-    let b = s.as_bytes();
-    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
+    let b: &[u8; 16] = s.as_bytes().try_into().ok()?;
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range)?.iter().try_fold(0u32, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+        })
+    };
+    if b[8] != b'T' || b[15] != b'Z' {
         return None;
     }
     let iso = format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &s[0..4],
-        &s[4..6],
-        &s[6..8],
-        &s[9..11],
-        &s[11..13],
-        &s[13..15]
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        digits(0..4)?,
+        digits(4..6)?,
+        digits(6..8)?,
+        digits(9..11)?,
+        digits(11..13)?,
+        digits(13..15)?
     );
     let ms = crate::engine::time::parse_rfc3339(&iso)?;
-    Some(UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).ok()?))
+    UNIX_EPOCH.checked_add(Duration::from_millis(u64::try_from(ms).ok()?))
 }
 
 #[cfg(test)]
@@ -322,5 +360,66 @@ mod tests {
         let t = parse_amz_date("19700101T000130Z").unwrap();
         assert_eq!(t, UNIX_EPOCH + Duration::from_secs(90));
         assert_eq!(parse_amz_date("1970-01-01"), None);
+        // Sixteen bytes with `T` and `Z` in place, but a character of two bytes where a slice
+        // of the date would cut it.
+        assert_eq!(parse_amz_date("202\u{e9}130T083500Z"), None);
+        assert_eq!(parse_amz_date("2026+130T083500Z"), None);
+        assert_eq!(parse_amz_date("20261399T083500Z"), None);
+    }
+
+    /// A presigned request as a hand-written URL may carry it: every field from `pairs`.
+    fn presigned(pairs: &[(&str, &str)]) -> Result<(), AwsError> {
+        let query: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let headers = HeaderMap::new();
+        let sig = read(&headers, &query)?.expect("signed");
+        let uri: Uri = "/?Action=ListQueues".parse().unwrap();
+        let now = UNIX_EPOCH + Duration::from_secs(1_796_027_700); // 20261130T083500Z
+        verify(&sig, &Method::GET, &uri, &headers, b"", "test", now)
+    }
+
+    const CREDENTIAL: (&str, &str) = (
+        "X-Amz-Credential",
+        "AKID/20261130/us-east-1/sqs/aws4_request",
+    );
+
+    #[test]
+    fn hand_made_presigned_requests_are_refused_not_panicked_on() {
+        let huge = presigned(&[
+            CREDENTIAL,
+            ("X-Amz-Expires", "18446744073709551615"),
+            ("X-Amz-Date", "20261130T083500Z"),
+        ]);
+        assert_eq!(huge.unwrap_err().code, "AuthorizationQueryParametersError");
+        let week_and_a_second = presigned(&[
+            CREDENTIAL,
+            ("X-Amz-Expires", "604801"),
+            ("X-Amz-Date", "20261130T083500Z"),
+        ]);
+        assert_eq!(week_and_a_second.unwrap_err().status, 400);
+        // Up to a week is read; near the end of time the addition is checked.
+        let late = presigned(&[
+            CREDENTIAL,
+            ("X-Amz-Expires", "604800"),
+            ("X-Amz-Date", "99991231T235959Z"),
+        ]);
+        assert_eq!(late.unwrap_err().code, "RequestExpired");
+        let cut = presigned(&[CREDENTIAL, ("X-Amz-Date", "202\u{e9}130T083500Z")]);
+        assert_eq!(cut.unwrap_err().code, "IncompleteSignature");
+        let no_headers = presigned(&[
+            CREDENTIAL,
+            ("X-Amz-Date", "20261130T083500Z"),
+            ("X-Amz-SignedHeaders", ";;;"),
+        ]);
+        assert_eq!(no_headers.unwrap_err().code, "IncompleteSignature");
+        // The host named but not sent.
+        let no_host = presigned(&[
+            CREDENTIAL,
+            ("X-Amz-Date", "20261130T083500Z"),
+            ("X-Amz-SignedHeaders", "host"),
+        ]);
+        assert_eq!(no_host.unwrap_err().code, "IncompleteSignature");
     }
 }

@@ -175,9 +175,24 @@ async fn state_file(State(app): Shared) -> Response {
         .into_response()
 }
 
+/// The largest state file `POST /_switchyard/state` reads: a client cannot make the server
+/// hold more than this of one request in memory.
+pub const MAX_STATE_FILE: usize = 512 * 1024 * 1024;
+
 /// `POST /_switchyard/state`: replaces the running state with the file; a file that cannot be
-/// read is `400 InvalidState` naming the cause, and the running state stays as it was.
-async fn load_state(State(app): Shared, body: Bytes) -> Response {
+/// read is `400 InvalidState` naming the cause (`413` for one over [`MAX_STATE_FILE`]), and the
+/// running state stays as it was.
+async fn load_state(State(app): Shared, body: axum::body::Body) -> Response {
+    let Ok(body) = axum::body::to_bytes(body, MAX_STATE_FILE).await else {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "InvalidState",
+            format!(
+                "the file is larger than {} MiB, the most a state file may be.",
+                MAX_STATE_FILE >> 20
+            ),
+        );
+    };
     match app.load_snapshot(&body).await {
         Ok(()) => ok(json!({})),
         Err(e @ SnapshotError::NotKept(_)) => error(

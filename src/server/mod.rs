@@ -227,7 +227,17 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Front {
 
     fn call(&self, request: hyper::Request<Incoming>) -> Answer {
         if request.uri().path().starts_with("/_") {
-            return Box::pin(self.routes.call(request));
+            let answer = self.routes.call(request);
+            return Box::pin(async move {
+                crate::panics::catch(answer).await.unwrap_or_else(|panic| {
+                    tracing::error!(panic, "a request to switchyard's own API panicked");
+                    Ok(control::error(
+                        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                        "InternalFailure",
+                        "switchyard failed on this request; its log has the cause.",
+                    ))
+                })
+            });
         }
         let app = self.app.clone();
         Box::pin(async move { Ok(aws(app, request.map(Body::new)).await) })
@@ -249,4 +259,65 @@ async fn aws(app: Arc<Runtime>, request: Request) -> Response {
     }
     let (parts, body) = request.into_parts();
     crate::protocol::handle(app, parts, body).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::{BodyExt, Empty};
+    use hyper::body::Bytes;
+
+    /// A request whose handler panics is answered 500 InternalFailure, and the connection it
+    /// came on serves the next request.
+    #[tokio::test]
+    async fn a_panicking_request_is_answered_500_and_its_connection_lives_on() {
+        let app = Runtime::new(Config::for_tests());
+        let routes = router(app.clone()).route(
+            "/_test/panic",
+            axum::routing::get(|| async {
+                let empty: Vec<u8> = Vec::new();
+                #[allow(clippy::indexing_slicing)]
+                empty[3].to_string()
+            }),
+        );
+        let front = Front {
+            app,
+            routes: TowerToHyperService::new(routes),
+        };
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(connections::serve(
+            listener,
+            front,
+            Duration::from_secs(60),
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let get = |path: &str| {
+            hyper::Request::get(path)
+                .header("host", "localhost")
+                .body(Empty::<Bytes>::new())
+                .unwrap()
+        };
+        let answer = sender.send_request(get("/_test/panic")).await.unwrap();
+        assert_eq!(answer.status(), 500);
+        let body = answer.into_body().collect().await.unwrap().to_bytes();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"], "InternalFailure");
+        let again = sender
+            .send_request(get("/_switchyard/health"))
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 200);
+        let _ = stop.send(());
+        server.await.unwrap().unwrap();
+    }
 }

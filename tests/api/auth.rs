@@ -545,3 +545,48 @@ async fn the_region_comes_from_the_signature() {
         .unwrap();
     assert!(found.queue_url().is_some_and(|u| u.ends_with("/east")));
 }
+
+/// Presigned URLs made by hand with values no signer writes are refused with AWS's errors, and
+/// the server goes on serving (each of these once panicked the request's task).
+#[tokio::test]
+async fn hand_made_presigned_urls_are_refused_with_4xx() {
+    let h = verifying(Vec::new()).await;
+    let host = h.emulator.addr().to_string();
+    let headers = [("host", host.as_str())];
+    let credential = "X-Amz-Credential=AKIDEXAMPLE%2F20261130%2Fus-east-1%2Fsts%2Faws4_request";
+    // Now, as `X-Amz-Date` writes it, so that the last case gets past the check of its time.
+    let now_ms = wall_now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let rfc3339 = switchyard::engine::time::format_rfc3339(now_ms);
+    let mut amz_date: String = rfc3339
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    amz_date.insert(8, 'T');
+    amz_date.push('Z');
+    let no_host = format!("X-Amz-Date={amz_date}&X-Amz-SignedHeaders=%3B%3B%3B");
+    let cases = [
+        (
+            "X-Amz-Expires=18446744073709551615&X-Amz-Date=20261130T083500Z&X-Amz-SignedHeaders=host",
+            "AuthorizationQueryParametersError",
+        ),
+        (
+            "X-Amz-Date=202%C3%A9130T083500Z&X-Amz-SignedHeaders=host",
+            "IncompleteSignature",
+        ),
+        (no_host.as_str(), "IncompleteSignature"),
+    ];
+    for (params, code) in cases {
+        let url = format!(
+            "/?Action=GetCallerIdentity&Version=2011-06-15&X-Amz-Algorithm=AWS4-HMAC-SHA256\
+             &{credential}&{params}&X-Amz-Signature=00"
+        );
+        let r = h.request("GET", &url, &headers, "").await;
+        assert!((400..500).contains(&r.status), "{params}: {r:?}");
+        assert_eq!(xml_code(&r, r.status), code, "{params}");
+    }
+    h.assert_alive().await;
+}

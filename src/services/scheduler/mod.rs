@@ -5,7 +5,7 @@
 //! by their model names as the JSON services do (docs/scheduler.md).
 //! It must not depend on the runtime, the protocols or the server.
 
-mod expression;
+pub(crate) mod expression;
 mod fire;
 pub(crate) use fire::{finish_dead_letter, per_attempt};
 mod groups;
