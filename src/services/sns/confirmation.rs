@@ -6,7 +6,7 @@ use super::context::{base_url, signing_cert_url};
 use super::delivery::{effective_policy, http_headers};
 use super::delivery_policy::Schedule;
 use super::envelope::{self, ConfirmationFields};
-use super::signing::SIGNER;
+use crate::signature::SIGNER;
 use crate::engine::delivery::{Delivery, Target};
 use crate::engine::time::format_rfc3339;
 use crate::services::Context;

@@ -3,7 +3,7 @@
 //! Depends on the error type and the signer only; no operation here.
 
 use super::errors::{SnsError, invalid};
-use super::signing::SIGNER;
+use crate::signature::SIGNER;
 use crate::arn::Arn;
 use crate::services::Context;
 

@@ -9,7 +9,7 @@ use super::delivery_policy::{self, Effective, Level};
 use super::envelope::{self, NotificationFields};
 use super::filter::FilterScope;
 use super::shapes::MessageAttributeValue;
-use super::signing::SIGNER;
+use crate::signature::SIGNER;
 use super::store::Subscription;
 use crate::body::Body;
 use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};

@@ -13,7 +13,7 @@ use super::delivery::{Message, delivery_for, passes_filter, structured_text};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
-use super::signing::SIGNER;
+use crate::signature::SIGNER;
 use super::store::Subscription;
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, Failure, Publisher, Target};
@@ -220,7 +220,7 @@ fn prepare_entry(
         .into_iter()
         .map(|text| SignAhead {
             version,
-            text: super::signing::string_to_sign(&[
+            text: crate::signature::string_to_sign(&[
                 ("Message", Some(text)),
                 ("MessageId", Some(&id)),
                 ("Subject", subject),
@@ -236,7 +236,7 @@ fn prepare_entry(
 /// A notification's signature to make ahead of its publish (see [`prepare`]).
 #[derive(Debug)]
 pub struct SignAhead {
-    version: super::signing::SignatureVersion,
+    version: crate::signature::SignatureVersion,
     text: String,
 }
 

@@ -3,7 +3,7 @@
 //! engine's time and the data modules (archive, filter, signing) only, never an operation.
 
 use super::filter::{FilterPolicy, FilterScope, attribute_strings, body_strings};
-use super::signing::SignatureVersion;
+use crate::signature::SignatureVersion;
 use crate::engine::time::Millis;
 use crate::services::match_index::MatchIndex;
 use serde_json::Value;

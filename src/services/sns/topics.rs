@@ -7,7 +7,7 @@ use super::context::parse_topic_arn;
 use super::errors::{SnsError, invalid};
 use super::paging::page;
 use super::shapes::*;
-use super::signing::SignatureVersion;
+use crate::signature::SignatureVersion;
 use super::store::{Topic, beginning_of};
 use crate::arn::Arn;
 use crate::engine::time::{Millis, format_rfc3339};

@@ -105,7 +105,7 @@ pub fn take_batch(
         .into_iter()
         .map(|(seq, message)| {
             let nonce = message.receipt.map_or(0, |r| r.0);
-            let handle = super::messages::receipt_handle(&key, seq, nonce);
+            let handle = super::receipt::receipt_handle(&key, seq, nonce);
             (
                 Held {
                     seq,
