@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::signature::{SIGNATURE_LEN, SignatureVersion, Signer, string_to_sign};
 use crate::body::BLANK;
+use crate::signature::{SIGNATURE_LEN, SignatureVersion, Signer, string_to_sign};
 
 /// What a `Notification` says.
 pub struct NotificationFields<'a> {

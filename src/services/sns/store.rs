@@ -3,9 +3,9 @@
 //! engine's time and the data modules (archive, filter, signing) only, never an operation.
 
 use super::filter::{FilterPolicy, FilterScope, attribute_strings, body_strings};
-use crate::signature::SignatureVersion;
 use crate::engine::time::Millis;
 use crate::services::match_index::MatchIndex;
+use crate::signature::SignatureVersion;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -150,8 +150,7 @@ fn apply_attribute(
             let arn = doc["deadLetterTargetArn"].as_str().unwrap_or_default();
             // Six `:`-separated elements with `sqs` third, whatever the first: a wider rule
             // than Arn::parse, kept as it is.
-            let parts: Vec<&str> = arn.split(':').collect();
-            if parts.len() != 6 || parts[2] != "sqs" {
+            if Arn::element_count(arn) != 6 || Arn::element(arn, 2) != Some("sqs") {
                 return Err(invalid(format!(
                     "{prefix}RedrivePolicy: deadLetterTargetArn is an invalid arn"
                 )));
@@ -427,14 +426,14 @@ pub fn confirm_subscription(
 fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscription, SnsError> {
     // AWS's reason for too few elements (AWS observed, LocalStack
     // `test_unsubscribe_from_deleted_topic`), as for topic ARNs.
-    let elements = arn.split(':').count();
+    let elements = Arn::element_count(arn);
     if elements < 6 {
         return Err(invalid(format!(
             "SubscriptionArn Reason: An ARN must have at least 6 elements, not {elements}"
         )));
     }
     let well_formed = Arn::parse(arn).is_some_and(|a| {
-        a.partition == "aws" && a.service == "sns" && a.resource.matches(':').count() == 1
+        a.partition == "aws" && a.service == "sns" && a.resource_parts().count() == 2
     });
     if !well_formed {
         return Err(invalid("SubscriptionArn"));
