@@ -205,7 +205,7 @@ fn prepare_entry(
         .map(|sub| &e.sns.subscriptions[sub])
     {
         let text = match &structure {
-            Some(map) => structured_text(map, &sub.protocol),
+            Some(map) => structured_text(map, sub.protocol.as_str()),
             None => message,
         };
         if !texts.contains(&text) {
@@ -254,7 +254,7 @@ fn log_duplicate(e: &mut State, topic_arn: &str, message_id: &str) {
         .sns
         .subscriptions_of(topic_arn)
         .filter(|s| s.confirmed)
-        .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.clone()))
+        .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.to_string()))
         .collect();
     for (source, target, protocol) in subscriptions {
         e.engine.metrics.delivery("sns", "deduplicated", "");
@@ -323,13 +323,7 @@ fn fan_out(
                 continue;
             }
             let topic = &e.sns.topics[topic_arn];
-            delivery_for(
-                cx,
-                topic,
-                sub,
-                &message,
-                e.lambda_endpoints.get(&sub.endpoint),
-            )
+            delivery_for(cx, topic, sub, &message, &e.lambda_endpoints)
         };
         e.deliver(delivery);
     }
