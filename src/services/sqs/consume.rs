@@ -118,6 +118,14 @@ pub fn take_batch(
         .collect())
 }
 
+/// The receipt handle of a message [`take_one`] holds, as ReceiveMessage would have given it
+/// (its record carries one); empty when `queue_arn` is not a queue's ARN.
+pub fn receipt_handle(queue_arn: &str, held: &Held) -> String {
+    QueueKey::from_arn(queue_arn).map_or_else(String::new, |key| {
+        super::receipt::receipt_handle(&key, held.seq, held.nonce)
+    })
+}
+
 /// How many messages of `queue_arn` are visible now.
 pub fn visible(e: &State, queue_arn: &str) -> usize {
     e.sqs.by_arn(queue_arn).map_or(0, |q| q.counts(e.now()).0)

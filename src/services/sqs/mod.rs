@@ -15,6 +15,7 @@ pub mod messages;
 pub mod moves;
 mod queues;
 pub mod receipt;
+pub mod record;
 pub mod shapes;
 pub mod store;
 pub mod urls;
