@@ -97,6 +97,55 @@ impl<'a> Arn<'a> {
     pub fn root(account: &str) -> String {
         Arn::new("iam", "", account, "root").to_string()
     }
+
+    /// The `:`-separated parts of the resource (an SNS subscription's `topic:id` has two).
+    pub fn resource_parts(&self) -> std::str::Split<'a, char> {
+        self.resource.split(':')
+    }
+
+    /// The ARN one resource part up, as a slice of `text`: an SNS subscription's
+    /// `arn:aws:sns:<region>:<account>:<topic>:<id>` gives its topic's ARN. `None` when `text`
+    /// is not an ARN or its resource is one part.
+    pub fn parent(text: &str) -> Option<&str> {
+        let arn = Arn::parse(text)?;
+        let (_, last) = arn.resource.rsplit_once(':')?;
+        Some(&text[..text.len() - last.len() - 1])
+    }
+
+    /// An ARN with what follows its first `#` left off: deliveries name their source as an ARN
+    /// qualified so (an EventBridge rule's `<rule ARN>#<target id>`, a custom-bus subscriber's
+    /// `<subscriber ARN>#<account>#<group>`); ARNs themselves hold no `#`.
+    pub fn unqualified(text: &str) -> &str {
+        text.split_once('#').map_or(text, |(arn, _)| arn)
+    }
+
+    // AWS's looser readings of a text that may not be an ARN at all. Some checks and messages
+    // count or pick `:`-separated elements of whatever they are given ("An ARN must have at
+    // least 6 elements, not 4"), wider rules than `parse`; they read the text here.
+
+    /// How many `:`-separated elements `text` has (an ARN has at least six).
+    pub fn element_count(text: &str) -> usize {
+        text.split(':').count()
+    }
+
+    /// The `index`th (from 0) `:`-separated element of `text`, whatever the text: the account is
+    /// element 4 of an ARN.
+    pub fn element(text: &str, index: usize) -> Option<&str> {
+        text.split(':').nth(index)
+    }
+
+    /// ARN matching as IAM's `ArnLike` does it: `pattern` and `arn` have as many elements (up to
+    /// six, the sixth holding the rest) and each element of `arn` matches the pattern's
+    /// (`element_matches(pattern element, element)`, the caller's wildcards); `"*"` alone matches
+    /// anything.
+    pub fn like(pattern: &str, arn: &str, element_matches: impl Fn(&str, &str) -> bool) -> bool {
+        if pattern == "*" {
+            return true;
+        }
+        let pattern: Vec<&str> = pattern.splitn(6, ':').collect();
+        let arn: Vec<&str> = arn.splitn(6, ':').collect();
+        pattern.len() == arn.len() && pattern.iter().zip(&arn).all(|(p, a)| element_matches(p, a))
+    }
 }
 
 impl fmt::Display for Arn<'_> {
@@ -181,5 +230,47 @@ mod tests {
         }
         assert_eq!(Arn::service_of("mailto:x"), "");
         assert_eq!(Arn::account_of("arn:aws:sqs:r:123:q"), "123");
+    }
+
+    #[test]
+    fn reads_a_resource_in_parts_and_goes_one_part_up() {
+        let sub = "arn:aws:sns:us-east-1:000000000000:orders:1b2c";
+        let parsed = Arn::parse(sub).unwrap();
+        assert_eq!(
+            parsed.resource_parts().collect::<Vec<_>>(),
+            ["orders", "1b2c"]
+        );
+        assert_eq!(
+            Arn::parent(sub),
+            Some("arn:aws:sns:us-east-1:000000000000:orders")
+        );
+        assert_eq!(Arn::parent("arn:aws:sns:us-east-1:0:orders"), None);
+        assert_eq!(Arn::parent("topic:1b2c"), None);
+        assert_eq!(
+            Arn::unqualified("arn:aws:events:us-east-1:0:rule/r#target-1"),
+            "arn:aws:events:us-east-1:0:rule/r"
+        );
+        assert_eq!(Arn::unqualified("arn:aws:sqs:r:a:q"), "arn:aws:sqs:r:a:q");
+    }
+
+    #[test]
+    fn counts_and_picks_elements_of_any_text() {
+        assert_eq!(Arn::element_count("arn:aws:sns:us-east-1:0"), 5);
+        assert_eq!(Arn::element_count("arn:aws:sns:r:0:t:id"), 7);
+        assert_eq!(Arn::element_count("mailto"), 1);
+        assert_eq!(Arn::element("x:y:sqs:r:a:q", 2), Some("sqs"));
+        assert_eq!(Arn::element("a:b:c:d:e", 4), Some("e"));
+        assert_eq!(Arn::element("a:b", 4), None);
+    }
+
+    #[test]
+    fn compares_like_arnlike() {
+        let same = |p: &str, a: &str| p == "*" || p == a;
+        let queue = "arn:aws:sqs:us-east-1:1:q:with:colons";
+        assert!(Arn::like("*", "anything", same));
+        assert!(Arn::like("arn:aws:sqs:*:1:q:with:colons", queue, same));
+        // The sixth element holds the rest, colons included.
+        assert!(!Arn::like("arn:aws:sqs:*:1:q", queue, same));
+        assert!(!Arn::like("arn:aws:sqs:us-east-1", queue, same));
     }
 }

@@ -202,12 +202,7 @@ fn holds(operator: &str, actual: Option<&str>, wanted: &Value) -> bool {
 /// ARN matching as ArnLike does it: each of the six `:`-separated parts on its own, with `*`
 /// and `?` inside a part; `"*"` alone matches anything.
 fn arn_like(pattern: &str, arn: &str) -> bool {
-    if pattern == "*" {
-        return true;
-    }
-    let pattern: Vec<&str> = pattern.splitn(6, ':').collect();
-    let arn: Vec<&str> = arn.splitn(6, ':').collect();
-    pattern.len() == arn.len() && pattern.iter().zip(&arn).all(|(p, a)| glob(p, a))
+    Arn::like(pattern, arn, glob)
 }
 
 /// `*` (any run, empty included) and `?` (any one character) matching of the whole `text`.

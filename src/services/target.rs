@@ -3,7 +3,8 @@
 //! nowhere else: an SQS queue (one message or a batch), an SNS topic, an event bus, an API
 //! destination (a real HTTP request through its connection), a Lambda function (a real POST to
 //! its `--lambda-endpoint` URL, or the outbox), or the outbox for anything that cannot exist
-//! locally. Each caller keeps its own rules (retry policy, dead letters, codes) around it.
+//! locally. Each caller keeps its own rules (retry policy, dead letters, codes) around it. SNS
+//! builds its own targets by protocol but takes its Lambda one from here ([`lambda_with`]).
 //! It reads the state (queues, topics, buses, API destinations) and must not depend on the runtime, the protocols or the server.
 
 use crate::arn::Arn;
@@ -12,7 +13,7 @@ use crate::services::bus;
 use crate::services::events::connections::invocation::invocation;
 use crate::services::events::store::HttpParameters;
 use crate::state::State;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What a target is handed.
 #[derive(Debug, Clone)]
@@ -159,14 +160,30 @@ fn is_bus(arn: &str, buses: Buses) -> bool {
 /// A Lambda function as a target: a real POST of `body` to its `--lambda-endpoint` URL, or the
 /// outbox when it has none.
 pub fn lambda(e: &State, arn: &str, body: String) -> Target {
-    match e.lambda_endpoints.get(arn) {
+    lambda_with(&e.lambda_endpoints, arn, body, BTreeMap::new())
+}
+
+/// [`lambda`] for a caller that has the `--lambda-endpoint` URLs (`endpoints`, function ARN →
+/// URL) and not the whole state, as SNS when it builds a delivery from borrowed parts;
+/// `outbox_attributes` go with the event when it lands in the outbox (SNS's Subject).
+pub fn lambda_with(
+    endpoints: &HashMap<String, String>,
+    arn: &str,
+    body: String,
+    outbox_attributes: BTreeMap<String, serde_json::Value>,
+) -> Target {
+    match endpoints.get(arn) {
         Some(url) => Target::Http {
             method: "POST".into(),
             url: url.clone(),
             headers: vec![("Content-Type".into(), "application/json".into())],
             body,
         },
-        None => Target::outbox(arn, body),
+        None => Target::Outbox {
+            address: arn.to_string(),
+            body,
+            attributes: outbox_attributes,
+        },
     }
 }
 

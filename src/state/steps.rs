@@ -131,8 +131,9 @@ impl State {
         let (service, source) = self.engine.delivery_source(delivery)?;
         match service {
             // A subscription's ARN is its topic's and one more part.
-            "sns" => Some(("sns.amazonaws.com", source.rsplit_once(':')?.0)),
-            "events" => Some(("events.amazonaws.com", source.split('#').next()?)),
+            "sns" => Some(("sns.amazonaws.com", crate::arn::Arn::parent(source)?)),
+            // A rule target's delivery is named `<rule ARN>#<target id>`.
+            "events" => Some(("events.amazonaws.com", crate::arn::Arn::unqualified(source))),
             _ => None,
         }
     }

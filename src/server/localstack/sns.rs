@@ -12,7 +12,6 @@ use super::super::control::{error, ok, query_map};
 use crate::arn::Arn;
 use crate::engine::outbox::OutboxMessage;
 use crate::runtime::Runtime;
-use crate::services::sns::store::needs_confirmation;
 use crate::state::commands::{Command, OutboxSelection};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
@@ -187,7 +186,7 @@ pub async fn subscription_token(State(app): Shared, Path(arn): Path<String>) -> 
         .sns
         .subscriptions
         .get(&arn)
-        .filter(|s| needs_confirmation(&s.protocol))
+        .filter(|s| s.protocol.needs_confirmation())
     {
         Some(sub) => answer(
             StatusCode::OK,

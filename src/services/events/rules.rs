@@ -10,6 +10,7 @@ use super::errors::{EventsError, constraint, managed};
 use super::lookup::{self, page};
 use super::schedule::Schedule;
 use super::store::{Rule, Target, Timer};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::services::Context;
 use crate::services::event::envelope::envelope;
@@ -567,7 +568,7 @@ fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
     }
     // The fifth `:`-separated element of any text, not only of an ARN (a target ARN is checked
     // for its length only): a wider rule than Arn::account_of, kept as it is.
-    let other_account = t.arn.split(':').nth(4).is_some_and(|a| a != rule.account);
+    let other_account = Arn::element(&t.arn, 4).is_some_and(|a| a != rule.account);
     if t.arn.contains(":event-bus/") && other_account && has_input {
         return Err(format!(
             "Input, InputPath and InputTransformer are not supported for cross-account event bus target {}.",

@@ -19,8 +19,8 @@ use crate::engine::delivery::{
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::event::input::render_paths;
 use crate::services::events::store::HttpParameters;
-use crate::services::sqs::consume;
-use crate::services::sqs::store::{Held, Message};
+use crate::services::sqs::store::Held;
+use crate::services::sqs::{consume, record};
 use crate::services::target::{self, Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
@@ -194,60 +194,6 @@ struct Record {
     view: Value,
 }
 
-/// The record of an SQS message in a pipe (the shape Lambda's SQS event source uses).
-fn sqs_record(p: &Pipe, m: &Message, handle: &str) -> Value {
-    let mut attributes = json!({
-        "ApproximateReceiveCount": m.receive_count.to_string(),
-        "SentTimestamp": m.sent_at.to_string(),
-        "SenderId": &*m.sender_id,
-        "ApproximateFirstReceiveTimestamp": m.first_received_at().unwrap_or(m.sent_at).to_string(),
-    });
-    if let Some(g) = m.group_id() {
-        attributes["MessageGroupId"] = json!(g);
-    }
-    if let Some(d) = m.dedup_id() {
-        attributes["MessageDeduplicationId"] = json!(d);
-    }
-    let message_attributes: serde_json::Map<String, Value> = m
-        .attributes()
-        .iter()
-        .map(|(name, v)| {
-            let mut a = json!({"dataType": v.data_type});
-            if let Some(text) = &v.string_value {
-                a["stringValue"] = json!(text);
-            }
-            if let Some(blob) = &v.binary_value {
-                a["binaryValue"] = json!(blob);
-            }
-            (name.clone(), a)
-        })
-        .collect();
-    json!({
-        "messageId": m.id,
-        "receiptHandle": handle,
-        "body": m.body,
-        "attributes": attributes,
-        "messageAttributes": message_attributes,
-        "md5OfBody": m.md5_of_body(),
-        "eventSource": "aws:sqs",
-        "eventSourceARN": p.source,
-        "awsRegion": p.region,
-    })
-}
-
-/// `event` with its string `body` parsed when it is JSON.
-fn view_of(event: &Value) -> Value {
-    let mut view = event.clone();
-    if let Some(parsed) = event
-        .get("body")
-        .and_then(Value::as_str)
-        .and_then(|b| serde_json::from_str::<Value>(b).ok())
-    {
-        view["body"] = parsed;
-    }
-    view
-}
-
 /// Looks at the source: takes a batch when one is full, the batching window has closed, or
 /// there is no window; else waits for more messages or the window's end.
 fn poll(e: &mut State, arn: &str) {
@@ -296,8 +242,8 @@ fn poll(e: &mut State, arn: &str) {
         let records: Vec<Record> = taken
             .into_iter()
             .map(|(held, handle)| {
-                let event = sqs_record(p, &held.message, &handle);
-                let view = view_of(&event);
+                let event = record::lambda_record(&held.message, &p.source, &handle, &p.region);
+                let view = record::with_parsed_body(&event);
                 Record { held, event, view }
             })
             .collect();

@@ -6,10 +6,11 @@ use super::context::{base_url, signing_cert_url};
 use super::delivery::{effective_policy, http_headers};
 use super::delivery_policy::Schedule;
 use super::envelope::{self, ConfirmationFields};
-use super::signing::SIGNER;
+use super::protocol::Protocol;
 use crate::engine::delivery::{Delivery, Target};
 use crate::engine::time::format_rfc3339;
 use crate::services::Context;
+use crate::signature::SIGNER;
 use crate::state::State;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -45,8 +46,8 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
     } else {
         envelope::unsubscribe_confirmation(&SIGNER, topic.signature_version, &fields)
     };
-    let target = match sub.protocol.as_str() {
-        "http" | "https" => {
+    let target = match sub.protocol {
+        Protocol::Http | Protocol::Https => {
             let unsubscribing = kind == "UnsubscribeConfirmation";
             let headers = http_headers(
                 kind,
@@ -62,7 +63,7 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
                 body,
             }
         }
-        "email-json" => Target::Outbox {
+        Protocol::EmailJson => Target::Outbox {
             address: sub.endpoint.clone(),
             body,
             attributes: BTreeMap::new(),
@@ -86,11 +87,11 @@ pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str)
     };
     // Confirmations are retried like any message.
     let schedule =
-        Schedule::fixed_for(&sub.protocol).unwrap_or_else(|| effective_policy(topic, sub).healthy);
+        Schedule::fixed_for(sub.protocol).unwrap_or_else(|| effective_policy(topic, sub).healthy);
     let delivery = Delivery::new(
         "sns",
         sub.arn.clone(),
-        sub.protocol.clone(),
+        sub.protocol.to_string(),
         id,
         target,
         schedule,

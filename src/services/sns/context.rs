@@ -3,9 +3,9 @@
 //! Depends on the error type and the signer only; no operation here.
 
 use super::errors::{SnsError, invalid};
-use super::signing::SIGNER;
 use crate::arn::Arn;
 use crate::services::Context;
+use crate::signature::SIGNER;
 
 /// `arn:<partition>:sns:<region>:<account>:<name>` → (region, account, name), checked against
 /// the caller: its region, an account and a name without `:`.
@@ -15,7 +15,7 @@ pub(crate) fn parse_topic_arn<'a>(
     param: &str,
 ) -> Result<(&'a str, &'a str, &'a str), SnsError> {
     // The message counts the `:`-separated elements, which Arn::parse does not.
-    let elements = arn.split(':').count();
+    let elements = Arn::element_count(arn);
     if elements < 6 {
         return Err(invalid(format!(
             "{param} Reason: An ARN must have at least 6 elements, not {elements}"

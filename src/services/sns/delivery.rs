@@ -8,15 +8,17 @@ use super::context::{base_url, signing_cert_url};
 use super::delivery_policy::{self, Effective, Level};
 use super::envelope::{self, NotificationFields};
 use super::filter::FilterScope;
+use super::protocol::Protocol;
 use super::shapes::MessageAttributeValue;
-use super::signing::SIGNER;
 use super::store::Subscription;
+use crate::arn::Arn;
 use crate::body::Body;
 use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};
-use crate::services::Context;
+use crate::services::{Context, target};
+use crate::signature::SIGNER;
 use crate::state::Step;
 use serde_json::{Map, Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One message as published, checked.
 pub(super) struct Message<'a> {
@@ -77,7 +79,7 @@ pub(super) fn passes_filter(sub: &Subscription, message: &Message) -> bool {
     match sub.filter_scope {
         FilterScope::MessageAttributes => policy.matches_attributes(&message.attribute_pairs()),
         FilterScope::MessageBody => {
-            let text = message.text_for(&sub.protocol);
+            let text = message.text_for(sub.protocol.as_str());
             serde_json::from_str::<Value>(&text).is_ok_and(|body| policy.matches_body(&body))
         }
     }
@@ -116,7 +118,7 @@ fn notification_document(
     message: &Message,
     later: bool,
 ) -> (String, Option<usize>) {
-    let text = message.text_for(&sub.protocol);
+    let text = message.text_for(sub.protocol.as_str());
     let sequence = message.sequence_number.map(|n| n.to_string());
     let unsubscribe_url = unsubscribe_url(cx, &sub.arn);
     let attributes = message.attribute_pairs();
@@ -171,7 +173,10 @@ fn sqs_message(
             None => message.attributes.clone(),
             Some(_) => BTreeMap::new(),
         };
-        (Body::from(message.text_for(&sub.protocol)), attributes)
+        (
+            Body::from(message.text_for(sub.protocol.as_str())),
+            attributes,
+        )
     } else {
         (notification_body(cx, topic, sub, message), BTreeMap::new())
     };
@@ -234,92 +239,95 @@ pub(crate) fn effective_policy(topic: &super::store::Topic, sub: &Subscription) 
     delivery_policy::effective(&topic_policy, &own)
 }
 
-pub(super) fn delivery_for(
+/// Where a message to `sub` goes and what it carries, by protocol; `lambdas` are the
+/// `--lambda-endpoint` URLs, through the one Lambda target ([`crate::services::target`]).
+fn target_for(
     cx: &Context,
     topic: &super::store::Topic,
     sub: &Subscription,
     message: &Message,
-    lambda_url: Option<&String>,
-) -> Delivery<Step> {
-    let http = effective_policy(topic, sub);
-    let http_headers = |kind: &str, raw: bool| {
-        let mut headers = http_headers(
-            kind,
-            &message.id,
-            &topic.arn,
-            Some(&sub.arn),
-            &http.content_type,
-        );
-        if raw {
-            headers.push(("x-amz-sns-rawdelivery".to_string(), "true".to_string()));
-        }
-        headers
-    };
+    http: &Effective,
+    lambdas: &HashMap<String, String>,
+) -> Target {
     let mut outbox_attributes = BTreeMap::new();
     if let Some(subject) = message.subject {
         outbox_attributes.insert("Subject".to_string(), json!(subject));
     }
     // SMS and push messages keep their message attributes (LocalStack's views show them).
-    if matches!(sub.protocol.as_str(), "sms" | "application") && !message.attributes.is_empty() {
+    if matches!(sub.protocol, Protocol::Sms | Protocol::Application)
+        && !message.attributes.is_empty()
+    {
         outbox_attributes.insert("MessageAttributes".to_string(), json!(message.attributes));
     }
-    let target = match sub.protocol.as_str() {
-        "sqs" => Target::Sqs {
+    let outbox = |body: String| Target::Outbox {
+        address: sub.endpoint.clone(),
+        body,
+        attributes: outbox_attributes.clone(),
+    };
+    match sub.protocol {
+        Protocol::Sqs => Target::Sqs {
             queue_arn: sub.endpoint.clone(),
             message: sqs_message(cx, topic, sub, message, sub.endpoint.ends_with(".fifo")),
         },
-        "http" | "https" => {
+        Protocol::Http | Protocol::Https => {
             let body = if sub.raw {
-                message.text_for(&sub.protocol)
+                message.text_for(sub.protocol.as_str())
             } else {
                 notification(cx, topic, sub, message)
             };
+            let mut headers = http_headers(
+                "Notification",
+                &message.id,
+                &topic.arn,
+                Some(&sub.arn),
+                &http.content_type,
+            );
+            if sub.raw {
+                headers.push(("x-amz-sns-rawdelivery".to_string(), "true".to_string()));
+            }
             Target::Http {
                 method: "POST".into(),
                 url: sub.endpoint.clone(),
-                headers: http_headers("Notification", sub.raw),
+                headers,
                 body,
             }
         }
-        "email-json" => Target::Outbox {
-            address: sub.endpoint.clone(),
-            body: notification(cx, topic, sub, message),
-            attributes: outbox_attributes,
-        },
-        "firehose" if !sub.raw => Target::Outbox {
-            address: sub.endpoint.clone(),
-            body: notification(cx, topic, sub, message),
-            attributes: outbox_attributes,
-        },
-        // A function mapped to a local invoke URL (--lambda-endpoint) gets a real POST.
-        "lambda" => match lambda_url {
-            Some(url) => Target::Http {
-                method: "POST".into(),
-                url: url.clone(),
-                headers: vec![("Content-Type".to_string(), "application/json".to_string())],
-                body: lambda_event(cx, topic, sub, message),
-            },
-            None => Target::Outbox {
-                address: sub.endpoint.clone(),
-                body: lambda_event(cx, topic, sub, message),
-                attributes: outbox_attributes,
-            },
-        },
-        "application" => {
+        Protocol::EmailJson => outbox(notification(cx, topic, sub, message)),
+        Protocol::Firehose if !sub.raw => outbox(notification(cx, topic, sub, message)),
+        // A function mapped to a local invoke URL (--lambda-endpoint) gets a real POST; else the
+        // outbox, with the Subject.
+        Protocol::Lambda => target::lambda_with(
+            lambdas,
+            &sub.endpoint,
+            lambda_event(cx, topic, sub, message),
+            outbox_attributes.clone(),
+        ),
+        Protocol::Application => {
             // A platform endpoint ARN names its platform: .../endpoint/<PLATFORM>/<app>/<id>.
-            let platform = sub.endpoint.split('/').nth(1).unwrap_or("default");
-            Target::Outbox {
-                address: sub.endpoint.clone(),
-                body: message.text_for(platform),
-                attributes: outbox_attributes,
-            }
+            let platform = Arn::parse(&sub.endpoint)
+                .and_then(|a| a.resource.split('/').nth(1))
+                .unwrap_or("default");
+            outbox(message.text_for(platform))
         }
-        _ => Target::Outbox {
-            address: sub.endpoint.clone(),
-            body: message.text_for(&sub.protocol),
-            attributes: outbox_attributes,
-        },
-    };
+        Protocol::Email | Protocol::Sms | Protocol::Firehose => {
+            outbox(message.text_for(sub.protocol.as_str()))
+        }
+    }
+}
+
+/// The engine's delivery of `message` to `sub`: its target, retry policy, dead-letter queue,
+/// counters, throttle and FIFO lane.
+pub(super) fn delivery_for(
+    cx: &Context,
+    topic: &super::store::Topic,
+    sub: &Subscription,
+    message: &Message,
+    lambdas: &HashMap<String, String>,
+) -> Delivery<Step> {
+    let http = effective_policy(topic, sub);
+    let target = target_for(cx, topic, sub, message, &http, lambdas);
+    // A Lambda function mapped to a URL is posted to there.
+    let mapped_lambda = sub.protocol == Protocol::Lambda && matches!(target, Target::Http { .. });
     let dead_letter = sub.redrive.as_ref().map(|(arn, _)| {
         DeadLetter::new(
             arn.clone(),
@@ -327,11 +335,11 @@ pub(super) fn delivery_for(
         )
     });
     // SQS, Lambda, e-mail, SMS and push follow the policy SNS fixes for them; HTTP/S its own.
-    let policy = delivery_policy::policy_for(&sub.protocol, http.healthy);
+    let policy = delivery_policy::policy_for(sub.protocol, http.healthy);
     let mut delivery = Delivery::new(
         "sns",
         sub.arn.clone(),
-        sub.protocol.clone(),
+        sub.protocol.to_string(),
         message.id.clone(),
         target,
         policy,
@@ -343,16 +351,16 @@ pub(super) fn delivery_for(
         delivered: Some("NumberOfNotificationsDelivered"),
         failed: Some("NumberOfNotificationsFailed"),
         // HTTP/S counts every failed attempt; other protocols one failure per message.
-        every_failure: sub.protocol.starts_with("http"),
+        every_failure: sub.protocol.is_http(),
         dead_lettered: Some("NumberOfNotificationsRedrivenToDlq"),
         dlq_failed: Some("NumberOfNotificationsFailedToRedriveToDlq"),
         ..Counters::default()
     });
-    if sub.protocol == "lambda" && lambda_url.is_some() {
+    if mapped_lambda {
         // A fault on the function's ARN fails it, whatever URL it is mapped to.
         delivery = delivery.also_known_as(sub.endpoint.clone());
     }
-    if let Some(per_second) = http.throttle.filter(|_| sub.protocol.starts_with("http")) {
+    if let Some(per_second) = http.throttle.filter(|_| sub.protocol.is_http()) {
         delivery = delivery.throttled(sub.arn.clone(), per_second);
     }
     if topic.fifo {

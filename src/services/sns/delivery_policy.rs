@@ -3,6 +3,7 @@
 //! post-backoff) with its four backoff functions. Pure: no engine, no I/O. The formulas are
 //! written down in docs/sns-retries.md.
 
+use super::protocol::Protocol;
 use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
@@ -113,12 +114,15 @@ impl Schedule {
         backoff: Backoff::Exponential,
     };
 
-    /// The policy SNS fixes for a protocol; `None` for HTTP/S, whose policy is configurable.
-    pub fn fixed_for(protocol: &str) -> Option<Schedule> {
-        match protocol {
-            "sqs" | "lambda" | "firehose" => Some(Schedule::AWS_MANAGED),
-            "email" | "email-json" | "sms" | "application" => Some(Schedule::CUSTOMER_MANAGED),
-            _ => None,
+    /// The policy SNS fixes for a protocol, typed or by its name; `None` for HTTP/S, whose
+    /// policy is configurable, and for a name that is no protocol.
+    pub fn fixed_for(protocol: impl TryInto<Protocol>) -> Option<Schedule> {
+        match protocol.try_into().ok()? {
+            Protocol::Sqs | Protocol::Lambda | Protocol::Firehose => Some(Schedule::AWS_MANAGED),
+            Protocol::Email | Protocol::EmailJson | Protocol::Sms | Protocol::Application => {
+                Some(Schedule::CUSTOMER_MANAGED)
+            }
+            Protocol::Http | Protocol::Https => None,
         }
     }
 
@@ -236,9 +240,9 @@ impl RetryPolicy for Firehose {
 }
 
 /// The retry policy of a subscription: fixed by SNS for its protocol, else the HTTP/S policy in force.
-pub fn policy_for(protocol: &str, http: Schedule) -> crate::state::Policy {
+pub fn policy_for(protocol: Protocol, http: Schedule) -> crate::state::Policy {
     match protocol {
-        "firehose" => Firehose.into(),
+        Protocol::Firehose => Firehose.into(),
         _ => Schedule::fixed_for(protocol).unwrap_or(http).into(),
     }
 }
@@ -743,11 +747,12 @@ pub fn simulate(schedule: &Schedule) -> Vec<Attempt> {
 /// `DeliveryPolicy` document), validated as the API validates it. Only HTTP/S policies are
 /// user-changeable; other protocols follow the policy SNS fixes for them.
 pub fn schedule_for(protocol: &str, policy: Option<&str>) -> Result<Schedule, String> {
+    // The name as Subscribe keeps it (lowercase); anything else is unknown.
+    let Some(protocol) = Protocol::from_name(protocol) else {
+        return Err(format!("unknown protocol {protocol}"));
+    };
     if let Some(fixed) = Schedule::fixed_for(protocol) {
         return Ok(fixed);
-    }
-    if !matches!(protocol, "http" | "https") {
-        return Err(format!("unknown protocol {protocol}"));
     }
     let parsed = match policy {
         Some(text) => parse(text, Level::Subscription)

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use super::signing::{SIGNATURE_LEN, SignatureVersion, Signer, string_to_sign};
 use crate::body::BLANK;
+use crate::signature::{SIGNATURE_LEN, SignatureVersion, Signer, string_to_sign};
 
 /// What a `Notification` says.
 pub struct NotificationFields<'a> {
@@ -148,7 +148,7 @@ fn confirmation(
 
 /// The string a `Notification` with these fields is signed over (`signing`).
 fn notification_string_to_sign(f: &NotificationFields) -> String {
-    super::signing::notification_string_to_sign(
+    crate::signature::notification_string_to_sign(
         f.message,
         f.message_id,
         f.subject,

@@ -3,7 +3,7 @@
 //! in `sns/` imports it.
 //!
 //! The files import one way. Data and leaves, which import no operation: `store.rs` (what `State`
-//! holds), `archive.rs`, `filter.rs`, `signing.rs`, `envelope.rs`, `delivery_policy.rs`,
+//! holds), `protocol.rs`, `archive.rs`, `filter.rs`, `signing.rs`, `envelope.rs`, `delivery_policy.rs`,
 //! `shapes.rs`, `errors.rs`, `context.rs`, `paging.rs`, `checks.rs`. Operations over them:
 //! `topics.rs`; `delivery.rs` (one message to one subscription) and `confirmation.rs`, `replay.rs`
 //! on it; `publish.rs` over topics and delivery; `subscriptions.rs` over topics, confirmation and
@@ -22,6 +22,7 @@ pub use errors::SnsError;
 pub mod filter;
 mod paging;
 mod platform;
+pub mod protocol;
 pub mod publish;
 mod replay;
 pub use publish::deliver_to_topic;

@@ -13,7 +13,6 @@ use super::delivery::{Message, delivery_for, passes_filter, structured_text};
 use super::delivery_policy::Schedule;
 use super::errors::{SnsError, invalid};
 use super::shapes::*;
-use super::signing::SIGNER;
 use super::store::Subscription;
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, Failure, Publisher, Target};
@@ -21,6 +20,7 @@ use crate::engine::log::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
+use crate::signature::SIGNER;
 use crate::state::State;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashSet};
@@ -205,7 +205,7 @@ fn prepare_entry(
         .map(|sub| &e.sns.subscriptions[sub])
     {
         let text = match &structure {
-            Some(map) => structured_text(map, &sub.protocol),
+            Some(map) => structured_text(map, sub.protocol.as_str()),
             None => message,
         };
         if !texts.contains(&text) {
@@ -220,7 +220,7 @@ fn prepare_entry(
         .into_iter()
         .map(|text| SignAhead {
             version,
-            text: super::signing::string_to_sign(&[
+            text: crate::signature::string_to_sign(&[
                 ("Message", Some(text)),
                 ("MessageId", Some(&id)),
                 ("Subject", subject),
@@ -236,7 +236,7 @@ fn prepare_entry(
 /// A notification's signature to make ahead of its publish (see [`prepare`]).
 #[derive(Debug)]
 pub struct SignAhead {
-    version: super::signing::SignatureVersion,
+    version: crate::signature::SignatureVersion,
     text: String,
 }
 
@@ -254,7 +254,7 @@ fn log_duplicate(e: &mut State, topic_arn: &str, message_id: &str) {
         .sns
         .subscriptions_of(topic_arn)
         .filter(|s| s.confirmed)
-        .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.clone()))
+        .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.to_string()))
         .collect();
     for (source, target, protocol) in subscriptions {
         e.engine.metrics.delivery("sns", "deduplicated", "");
@@ -323,13 +323,7 @@ fn fan_out(
                 continue;
             }
             let topic = &e.sns.topics[topic_arn];
-            delivery_for(
-                cx,
-                topic,
-                sub,
-                &message,
-                e.lambda_endpoints.get(&sub.endpoint),
-            )
+            delivery_for(cx, topic, sub, &message, &e.lambda_endpoints)
         };
         e.deliver(delivery);
     }

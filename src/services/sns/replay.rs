@@ -70,13 +70,7 @@ pub(super) fn deliver_archived(
         if !passes_filter(sub, &message) {
             return false;
         }
-        delivery_for(
-            cx,
-            topic,
-            sub,
-            &message,
-            e.lambda_endpoints.get(&sub.endpoint),
-        )
+        delivery_for(cx, topic, sub, &message, &e.lambda_endpoints)
     };
     e.deliver(delivery);
     true

@@ -1,11 +1,12 @@
 //! SNS state: topics and subscriptions per account and region, keyed by ARN; platform
 //! applications and endpoints; SMS settings per account and region. Plain data: imports the
-//! engine's time and the data modules (archive, filter, signing) only, never an operation.
+//! engine's time and the data modules (archive, filter, protocol, signing) only, never an operation.
 
 use super::filter::{FilterPolicy, FilterScope, attribute_strings, body_strings};
-use super::signing::SignatureVersion;
+use super::protocol::Protocol;
 use crate::engine::time::Millis;
 use crate::services::match_index::MatchIndex;
+use crate::signature::SignatureVersion;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -45,7 +46,8 @@ pub struct Subscription {
     pub owner: String,
     /// The subscriber's IAM principal (GetCallerIdentity's ARN for the Subscribe call).
     pub principal: String,
-    pub protocol: String,
+    /// Parsed once at Subscribe; serialized as its name (`sqs`, `email-json`, ...).
+    pub protocol: Protocol,
     pub endpoint: String,
     pub confirmed: bool,
     pub confirmation_authenticated: bool,
@@ -60,12 +62,6 @@ pub struct Subscription {
     pub attributes: BTreeMap<String, String>,
     /// The replay its ReplayPolicy started (FIFO topics with an archive).
     pub replay: Option<super::archive::Replay>,
-}
-
-/// Whether subscriptions of `protocol` wait for their endpoint to confirm them (HTTP/S and
-/// e-mail); the others are confirmed at once.
-pub fn needs_confirmation(protocol: &str) -> bool {
-    matches!(protocol, "http" | "https" | "email" | "email-json")
 }
 
 impl Subscription {
@@ -83,10 +79,10 @@ impl Subscription {
     /// deliveries are unsigned; e-mail-json and Lambda are always enveloped; SQS messages are
     /// signed when first read.
     pub fn signs(&self) -> bool {
-        match self.protocol.as_str() {
-            "email-json" | "lambda" => true,
+        match self.protocol {
+            Protocol::EmailJson | Protocol::Lambda => true,
             _ if self.raw => false,
-            "http" | "https" | "firehose" => true,
+            Protocol::Http | Protocol::Https | Protocol::Firehose => true,
             // An SQS message (its own queue's, or a dead letter) is signed when first read
             // (`crate::body`), not at publish.
             _ => false,

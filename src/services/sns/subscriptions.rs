@@ -8,6 +8,7 @@ use super::context::parse_topic_arn;
 use super::errors::{SnsError, invalid};
 use super::filter::{FilterError, FilterPolicy, FilterScope, NESTED_IN_ATTRIBUTE_SCOPE};
 use super::paging::page;
+use super::protocol::Protocol;
 use super::shapes::*;
 use super::store::{Subscription, beginning_of};
 use super::topics::topic_mut;
@@ -17,33 +18,21 @@ use crate::services::Context;
 use crate::state::State;
 use std::collections::BTreeMap;
 
-const PROTOCOLS: [&str; 9] = [
-    "http",
-    "https",
-    "email",
-    "email-json",
-    "sms",
-    "sqs",
-    "application",
-    "lambda",
-    "firehose",
-];
-
 /// Subscription attributes a client may set besides those with their own handling.
 const PLAIN_ATTRIBUTES: [&str; 2] = ["DeliveryPolicy", "SubscriptionRoleArn"];
 
-fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<(), SnsError> {
+fn check_endpoint(protocol: Protocol, endpoint: &str, fifo_topic: bool) -> Result<(), SnsError> {
     let ok = match protocol {
-        "http" => endpoint.starts_with("http://"),
-        "https" => endpoint.starts_with("https://"),
-        "email" | "email-json" => endpoint.contains('@'),
-        "sms" if !valid_sms_endpoint(endpoint) => {
+        Protocol::Http => endpoint.starts_with("http://"),
+        Protocol::Https => endpoint.starts_with("https://"),
+        Protocol::Email | Protocol::EmailJson => endpoint.contains('@'),
+        Protocol::Sms if !valid_sms_endpoint(endpoint) => {
             return Err(SnsError::InvalidParameter(format!(
                 "Invalid SMS endpoint: {endpoint}"
             )));
         }
-        "sms" => true,
-        "sqs" => {
+        Protocol::Sms => true,
+        Protocol::Sqs => {
             let queue = Arn::parse(endpoint).is_some_and(|a| {
                 a.partition == "aws" && a.service == "sqs" && !a.resource.contains(':')
             });
@@ -57,13 +46,10 @@ fn check_endpoint(protocol: &str, endpoint: &str, fifo_topic: bool) -> Result<()
             }
             true
         }
-        "lambda" => endpoint.starts_with("arn:aws:lambda:"),
-        "firehose" => endpoint.starts_with("arn:aws:firehose:"),
-        "application" => endpoint.starts_with("arn:aws:sns:") && endpoint.contains(":endpoint/"),
-        _ => {
-            return Err(invalid(format!(
-                "Amazon SNS does not support this protocol string: {protocol}"
-            )));
+        Protocol::Lambda => endpoint.starts_with("arn:aws:lambda:"),
+        Protocol::Firehose => endpoint.starts_with("arn:aws:firehose:"),
+        Protocol::Application => {
+            endpoint.starts_with("arn:aws:sns:") && endpoint.contains(":endpoint/")
         }
     };
     if !ok {
@@ -150,14 +136,13 @@ fn apply_attribute(
             let arn = doc["deadLetterTargetArn"].as_str().unwrap_or_default();
             // Six `:`-separated elements with `sqs` third, whatever the first: a wider rule
             // than Arn::parse, kept as it is.
-            let parts: Vec<&str> = arn.split(':').collect();
-            if parts.len() != 6 || parts[2] != "sqs" {
+            if Arn::element_count(arn) != 6 || Arn::element(arn, 2) != Some("sqs") {
                 return Err(invalid(format!(
                     "{prefix}RedrivePolicy: deadLetterTargetArn is an invalid arn"
                 )));
             }
             if fifo_topic
-                && sub.protocol == "sqs"
+                && sub.protocol == Protocol::Sqs
                 && sub.endpoint.ends_with(".fifo")
                 && !arn.ends_with(".fifo")
             {
@@ -232,26 +217,26 @@ pub fn subscribe(
     }
     let fifo_topic = topic.fifo;
     let archive_begins = beginning_of(topic, now);
-    let protocol = input.protocol.to_ascii_lowercase();
-    if !PROTOCOLS.contains(&protocol.as_str()) {
+    // Parsed once, here: the store keeps the protocol typed.
+    let Some(protocol) = Protocol::from_name(&input.protocol.to_ascii_lowercase()) else {
         return Err(invalid(format!(
             "Amazon SNS does not support this protocol string: {}",
             input.protocol
         )));
-    }
+    };
     let endpoint = input.endpoint.unwrap_or_default();
-    check_endpoint(&protocol, &endpoint, fifo_topic)?;
-    if protocol == "application" && !super::platform::endpoint_exists(e, &endpoint) {
+    check_endpoint(protocol, &endpoint, fifo_topic)?;
+    if protocol == Protocol::Application && !super::platform::endpoint_exists(e, &endpoint) {
         return Err(invalid(format!(
             "Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}"
         )));
     }
-    if fifo_topic && protocol != "sqs" {
+    if fifo_topic && protocol != Protocol::Sqs {
         return Err(invalid(format!(
             "Invalid parameter: Endpoint Reason: FIFO topics only support SQS subscriptions, not {protocol}"
         )));
     }
-    if protocol == "firehose" && !input.attributes.contains_key("SubscriptionRoleArn") {
+    if protocol == Protocol::Firehose && !input.attributes.contains_key("SubscriptionRoleArn") {
         return Err(invalid(
             "Attributes Reason: SubscriptionRoleArn must be specified for firehose subscriptions",
         ));
@@ -263,9 +248,9 @@ pub fn subscribe(
         topic_arn: input.topic_arn.clone(),
         owner: cx.account.clone(),
         principal: crate::services::sts::get_caller_identity(e, cx).arn,
-        protocol: protocol.clone(),
+        protocol,
         endpoint,
-        confirmed: !super::store::needs_confirmation(&protocol),
+        confirmed: !protocol.needs_confirmation(),
         confirmation_authenticated: false,
         token,
         raw: false,
@@ -427,14 +412,14 @@ pub fn confirm_subscription(
 fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscription, SnsError> {
     // AWS's reason for too few elements (AWS observed, LocalStack
     // `test_unsubscribe_from_deleted_topic`), as for topic ARNs.
-    let elements = arn.split(':').count();
+    let elements = Arn::element_count(arn);
     if elements < 6 {
         return Err(invalid(format!(
             "SubscriptionArn Reason: An ARN must have at least 6 elements, not {elements}"
         )));
     }
     let well_formed = Arn::parse(arn).is_some_and(|a| {
-        a.partition == "aws" && a.service == "sns" && a.resource.matches(':').count() == 1
+        a.partition == "aws" && a.service == "sns" && a.resource_parts().count() == 2
     });
     if !well_formed {
         return Err(invalid("SubscriptionArn"));
@@ -455,10 +440,7 @@ pub fn unsubscribe(
         Err(SnsError::NotFound(_)) => return Ok(Empty {}),
         other => other?,
     };
-    let (http, topic_arn) = (
-        matches!(sub.protocol.as_str(), "http" | "https"),
-        sub.topic_arn.clone(),
-    );
+    let (http, topic_arn) = (sub.protocol.is_http(), sub.topic_arn.clone());
     if http {
         // The endpoint hears of it with a token of its own (AWS observed: the
         // UnsubscribeConfirmation's Token is not the SubscriptionConfirmation's).
@@ -495,7 +477,7 @@ pub fn get_subscription_attributes(
     attributes.insert("SubscriptionArn".into(), sub.arn.clone());
     attributes.insert("TopicArn".into(), sub.topic_arn.clone());
     attributes.insert("Owner".into(), sub.owner.clone());
-    attributes.insert("Protocol".into(), sub.protocol.clone());
+    attributes.insert("Protocol".into(), sub.protocol.to_string());
     attributes.insert("Endpoint".into(), sub.endpoint.clone());
     attributes.insert("PendingConfirmation".into(), (!sub.confirmed).to_string());
     attributes.insert(
@@ -518,7 +500,7 @@ pub fn get_subscription_attributes(
     if let Some(replay) = &sub.replay {
         attributes.insert("ReplayStatus".into(), replay.status(now).into());
     }
-    let http = matches!(sub.protocol.as_str(), "http" | "https");
+    let http = sub.protocol.is_http();
     let topic_arn = sub.topic_arn.clone();
     if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
         let sub = &e.sns.subscriptions[&input.subscription_arn];
@@ -571,7 +553,7 @@ fn entry(s: &Subscription) -> SubscriptionEntry {
     SubscriptionEntry {
         subscription_arn: s.listed_arn().to_string(),
         owner: s.owner.clone(),
-        protocol: s.protocol.clone(),
+        protocol: s.protocol.to_string(),
         endpoint: s.endpoint.clone(),
         topic_arn: s.topic_arn.clone(),
     }

@@ -105,7 +105,7 @@ pub fn take_batch(
         .into_iter()
         .map(|(seq, message)| {
             let nonce = message.receipt.map_or(0, |r| r.0);
-            let handle = super::messages::receipt_handle(&key, seq, nonce);
+            let handle = super::receipt::receipt_handle(&key, seq, nonce);
             (
                 Held {
                     seq,
@@ -116,6 +116,14 @@ pub fn take_batch(
             )
         })
         .collect())
+}
+
+/// The receipt handle of a message [`take_one`] holds, as ReceiveMessage would have given it
+/// (its record carries one); empty when `queue_arn` is not a queue's ARN.
+pub fn receipt_handle(queue_arn: &str, held: &Held) -> String {
+    QueueKey::from_arn(queue_arn).map_or_else(String::new, |key| {
+        super::receipt::receipt_handle(&key, held.seq, held.nonce)
+    })
 }
 
 /// How many messages of `queue_arn` are visible now.

@@ -1,8 +1,9 @@
 //! The MD5 digests SQS returns and the SDKs verify: of the body, and of the message attributes
 //! in AWS's documented binary encoding.
-//! Pure: it imports no operation and no state, only the engine's values and its own service's data.
+//! Pure: it imports no operation and no state, only the engine's values: a leaf, which the shapes
+//! and the store use (the attribute type is the engine's, which `shapes` re-exports).
 
-use super::shapes::MessageAttributeValue;
+use crate::engine::delivery::MessageAttributeValue;
 use base64::Engine as _;
 use md5::{Digest, Md5};
 use std::collections::BTreeMap;

@@ -4,13 +4,12 @@
 
 use super::checks::{check_attributes, check_characters, valid_fifo_token};
 use super::digest::{md5_hex, md5_of_attributes};
+use super::receipt::{parse_receipt, receipt_handle};
 use super::shapes::*;
 use super::store::{Body, Outgoing, QueueKey, Visibility};
 use super::{Context, SqsError, key_from_url, queue_mut};
 use crate::engine::time::Millis;
 use crate::state::State;
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -289,33 +288,6 @@ fn check_fifo_batch(
         }
     }
     Ok(())
-}
-
-/// A receipt handle names the queue, the message's place in it and the receive.
-pub fn receipt_handle(key: &QueueKey, seq: u64, nonce: u64) -> String {
-    B64.encode(format!("{}/{}/{seq}/{nonce:016x}", key.account, key.name))
-}
-
-fn parse_receipt(key: &QueueKey, handle: &str) -> Result<(u64, u64), SqsError> {
-    let invalid = || {
-        SqsError::ReceiptHandleIsInvalid(format!(
-            "The input receipt handle \"{handle}\" is not a valid receipt handle."
-        ))
-    };
-    let text = B64
-        .decode(handle)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(invalid)?;
-    let parts: Vec<&str> = text.split('/').collect();
-    match parts.as_slice() {
-        [account, name, seq, nonce] if *account == key.account && *name == key.name => {
-            let seq = seq.parse().map_err(|_| invalid())?;
-            let nonce = u64::from_str_radix(nonce, 16).map_err(|_| invalid())?;
-            Ok((seq, nonce))
-        }
-        _ => Err(invalid()),
-    }
 }
 
 fn expired_receipt(handle: &str) -> SqsError {

@@ -14,6 +14,8 @@ pub use digest::{md5_of_attributes, sha256_hex};
 pub mod messages;
 pub mod moves;
 mod queues;
+pub mod receipt;
+pub mod record;
 pub mod shapes;
 pub mod store;
 pub mod urls;

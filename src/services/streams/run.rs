@@ -20,9 +20,9 @@ use crate::services::bus::deliver::{UNGROUPED, event_json, target_input};
 use crate::services::bus::store::Retained;
 use crate::services::event::input::{self, Reserved};
 use crate::services::events::store::HttpParameters;
-use crate::services::sqs::consume;
 use crate::services::sqs::shapes::MessageAttributeValue;
 use crate::services::sqs::store::Held;
+use crate::services::sqs::{consume, record};
 use crate::services::target::{self, Buses, Payload, adapt};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
@@ -226,48 +226,12 @@ struct Taken {
     ingested_at: Millis,
 }
 
-/// The record of an SQS message as patterns and transformers see it (the shape Lambda and
-/// EventBridge Pipes use), its body parsed when it is JSON.
-fn sqs_record(s: &Stream, queue: &str, m: &crate::services::sqs::store::Message) -> Value {
-    let body = serde_json::from_str::<Value>(&m.body.text()).unwrap_or_else(|_| json!(m.body));
-    let mut attributes = json!({
-        "ApproximateReceiveCount": m.receive_count.to_string(),
-        "SentTimestamp": m.sent_at.to_string(),
-        "SenderId": &*m.sender_id,
-        "ApproximateFirstReceiveTimestamp": m.first_received_at().unwrap_or(m.sent_at).to_string(),
-    });
-    if let Some(g) = m.group_id() {
-        attributes["MessageGroupId"] = json!(g);
-    }
-    if let Some(d) = m.dedup_id() {
-        attributes["MessageDeduplicationId"] = json!(d);
-    }
-    let message_attributes: serde_json::Map<String, Value> = m
-        .attributes()
-        .iter()
-        .map(|(name, v)| {
-            let mut a = json!({"dataType": v.data_type});
-            if let Some(text) = &v.string_value {
-                a["stringValue"] = json!(text);
-            }
-            (name.clone(), a)
-        })
-        .collect();
-    json!({
-        "messageId": m.id,
-        "body": body,
-        "attributes": attributes,
-        "messageAttributes": message_attributes,
-        "md5OfBody": m.md5_of_body(),
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue,
-        "awsRegion": s.region,
-    })
-}
-
 fn from_sqs(s: &Stream, queue: &str, held: &Held, now: Millis) -> Taken {
     let m = &held.message;
-    let view = sqs_record(s, queue, m);
+    // The record every consumer of a queue hands on (as Lambda gets it), its body parsed when
+    // it is JSON: what patterns and transformers see, and the bus event's detail.
+    let handle = consume::receipt_handle(queue, held);
+    let view = record::with_parsed_body(&record::lambda_record(m, queue, &handle, &s.region));
     let bus_event = json!({
         "version": "0",
         "id": m.id,
