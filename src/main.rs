@@ -406,10 +406,14 @@ async fn run() -> std::process::ExitCode {
     args.port = args.port.or(localstack.listen_port);
     let config: switchyard::Config = args.into();
     let address = format!("{}:{}", config.host, config.port);
-    // A signal ends start-up too: an init script that hangs must not keep switchyard up.
+    // One listener for the whole run, polled from before start-up: a signal ends start-up too
+    // (an init script that hangs must not keep switchyard up), and a SIGTERM sent the moment the
+    // ready line is read is not lost, as it would be by a listener made after that line.
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
     let started = tokio::select! {
         started = Emulator::start(config) => started,
-        () = shutdown_signal() => return std::process::ExitCode::SUCCESS,
+        () = &mut shutdown => return std::process::ExitCode::SUCCESS,
     };
     let emulator = match started {
         Ok(e) => e,
@@ -450,7 +454,7 @@ async fn run() -> std::process::ExitCode {
     let _ = stdout.write_all(lines.as_bytes());
     let _ = stdout.flush();
 
-    shutdown_signal().await;
+    shutdown.await;
     tracing::info!("shutting down");
     let stopped = emulator.stop().await;
     // Every line logged is written before the process ends.
@@ -587,16 +591,23 @@ fn simulate(file: &str, protocol: &str, format: Format) -> std::process::ExitCod
     std::process::ExitCode::SUCCESS
 }
 
-async fn shutdown_signal() {
+/// Resolves at SIGINT or SIGTERM. The listeners are made when this is called, not when it is
+/// first polled: a signal that comes in between is kept for it.
+fn shutdown_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
         let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+        let mut interrupt = signal(SignalKind::interrupt()).expect("SIGINT handler");
+        async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = term.recv() => {}
+            }
         }
     }
     #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
