@@ -15,7 +15,6 @@ use crate::engine::delivery::{
     SqsMessage, Target,
 };
 use crate::engine::time::{Millis, format_rfc3339};
-use crate::services::events::put_events::failure;
 use crate::services::events::retry::TargetRetry;
 use crate::services::events::store::HttpParameters;
 use crate::services::target::{Buses, Payload, adapt};
@@ -347,25 +346,9 @@ fn dead_letter(
     }
 }
 
-/// ERROR_CODE, ERROR_MESSAGE (EventBridge's table of delivery failures), the retry limit that
-/// ended the run (EXHAUSTED_RETRY_CONDITION, only when one did) and RETRY_ATTEMPTS of a dead
-/// letter; its body is the input of the last attempt.
-pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
-    let (code, text) = failure(how.outcome, how.target);
-    message.body =
-        Body::from((message.body.text()).replace(ATTEMPT, &how.attempts.max(1).to_string()));
-    let attrs = &mut message.attributes;
-    attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
-    attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
-    if let Some(limit) = how.exhausted {
-        attrs.insert(
-            "EXHAUSTED_RETRY_CONDITION".into(),
-            MessageAttributeValue::string(limit),
-        );
-    }
-    let retries = how.attempts.saturating_sub(1).to_string();
-    attrs.insert(
-        "RETRY_ATTEMPTS".into(),
-        MessageAttributeValue::string(&retries),
-    );
+/// A dead letter's body is the input of the last attempt: the attempt number of the last
+/// attempt filled in. The rest of the finish (ERROR_CODE, ERROR_MESSAGE, ...) is EventBridge's:
+/// [`finish_dead_letter`](crate::services::events::dead_letter::finish_dead_letter).
+pub(crate) fn last_attempt(message: &mut SqsMessage, how: &GiveUp) {
+    fill_body(&mut message.body, how.attempts.max(1));
 }

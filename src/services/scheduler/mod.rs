@@ -7,7 +7,7 @@
 
 mod expression;
 mod fire;
-pub(crate) use fire::{finish_dead_letter, per_attempt};
+pub(crate) use fire::{last_attempt, per_attempt};
 mod groups;
 mod schedules;
 pub mod store;
