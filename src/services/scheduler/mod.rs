@@ -148,3 +148,82 @@ fn check_name(value: &str, member: &str) -> Result<(), AwsError> {
     };
     Err(validation(super::validation_message(value, member, rule)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cx() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: None,
+            host: "localhost:4566".into(),
+            queue_url_style: Default::default(),
+            trace_header: None,
+        }
+    }
+
+    fn create(state: &mut State, input: Value) -> Result<Value, AwsError> {
+        call(state, &cx(), "CreateSchedule", input)
+    }
+
+    #[test]
+    fn members_of_another_type_are_refused_by_the_checks_as_before() {
+        let mut state = State::for_tests(0);
+        let target = json!({"Arn": "arn:aws:sqs:us-east-1:000000000000:q", "RoleArn": "r"});
+        let base = json!({
+            "Name": "s",
+            "ScheduleExpression": "rate(1 minute)",
+            "FlexibleTimeWindow": {"Mode": "OFF"},
+            "Target": target,
+        });
+        let with = |member: &str, value: Value| {
+            let mut input = base.clone();
+            input[member] = value;
+            input
+        };
+        let refused = |input| create(&mut State::for_tests(0), input).unwrap_err().message;
+        assert_eq!(
+            refused(with("ScheduleExpression", json!(5))),
+            "Invalid Schedule Expression ."
+        );
+        assert!(refused(with("Name", json!(5))).contains("Value '' at 'name'"));
+        assert!(refused(with("FlexibleTimeWindow", json!([]))).contains("flexibleTimeWindow.mode"));
+        assert!(refused(with("Target", json!("q"))).contains("Value null at 'target.arn'"));
+        // A ClientToken that is not a string is none: the request is carried out each time.
+        create(&mut state, with("ClientToken", json!(1))).unwrap();
+        let again = create(&mut state, with("ClientToken", json!(1))).unwrap_err();
+        assert_eq!(again.code, "ConflictException");
+    }
+
+    #[test]
+    fn get_schedule_echoes_the_target_as_given() {
+        let mut state = State::for_tests(0);
+        let target = json!({
+            "Arn": "arn:aws:sqs:us-east-1:000000000000:q",
+            "RoleArn": "arn:aws:iam::000000000000:role/r",
+            "RetryPolicy": {"MaximumRetryAttempts": 2, "Extra": true},
+            "EcsParameters": {"TaskDefinitionArn": "t"},
+            "Input": 7,
+        });
+        let input = json!({
+            "Name": "s",
+            "ScheduleExpression": "rate(1 minute)",
+            "ScheduleExpressionTimezone": "Asia/Tokyo",
+            "FlexibleTimeWindow": {"Mode": "OFF"},
+            "Target": target,
+        });
+        create(&mut state, input).unwrap();
+        let got = call(&mut state, &cx(), "GetSchedule", json!({"Name": "s"})).unwrap();
+        assert_eq!(got["Target"], target);
+        assert_eq!(got["ScheduleExpression"], "rate(1 minute)");
+        assert_eq!(got["ScheduleExpressionTimezone"], "Asia/Tokyo");
+        let listed = call(&mut state, &cx(), "ListSchedules", json!({})).unwrap();
+        assert_eq!(
+            listed["Schedules"][0]["Target"],
+            json!({"Arn": target["Arn"]})
+        );
+    }
+}
