@@ -7,6 +7,7 @@ pub mod bus;
 pub mod event;
 pub mod events;
 pub mod iam;
+pub mod lenient;
 pub mod match_index;
 pub mod page;
 pub mod pipes;

@@ -124,16 +124,20 @@ pub enum Finish {
     Events,
     /// Custom-bus subscribers: the failure record.
     Bus,
-    /// EventBridge Scheduler: the `X-Amz-Scheduler-*` attributes.
+    /// EventBridge Scheduler: the body made the last attempt's input, then EventBridge's
+    /// attributes (its own `SCHEDULE_ARN`, `EXECUTION_ID`, ... are set when the run starts).
     Scheduler,
 }
 
 impl FinishTrait for Finish {
     fn finish(&self, message: &mut SqsMessage, how: &GiveUp) {
         match self {
-            Finish::Events => events::put_events::finish_dead_letter(message, how),
+            Finish::Events => events::dead_letter::finish_dead_letter(message, how),
             Finish::Bus => bus::deliver::finish_record(message, how),
-            Finish::Scheduler => scheduler::finish_dead_letter(message, how),
+            Finish::Scheduler => {
+                scheduler::last_attempt(message, how);
+                events::dead_letter::finish_dead_letter(message, how)
+            }
         }
     }
 }

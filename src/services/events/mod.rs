@@ -16,6 +16,7 @@ pub mod arns;
 mod buses;
 pub mod checks;
 pub mod connections;
+pub mod dead_letter;
 pub mod errors;
 pub mod lookup;
 mod partners;

@@ -9,89 +9,54 @@ mod errors;
 pub mod keys;
 mod policies;
 mod roles;
+mod shapes;
 pub mod store;
 
 pub use roles::assume_role;
 
-use super::Context;
 use super::page::{Pager, Sizes, Tokens};
+use super::{Context, parse};
 use crate::engine::time::Millis;
 use crate::error::AwsError;
 use crate::state::State;
 use serde_json::{Map, Value, json};
+use shapes::Paging;
 
+/// Runs an IAM operation on its typed input. The shapes read leniently, so only an input that is
+/// not a JSON object fails to parse (the front-ends never hand one over).
 pub fn call(
     state: &mut State,
     cx: &Context,
     operation: &str,
     input: Value,
 ) -> Result<Value, AwsError> {
-    let input = Input(input);
+    use policies::*;
+    use roles::*;
     match operation {
-        "CreateRole" => roles::create_role(state, cx, &input),
-        "GetRole" => roles::get_role(state, cx, &input),
-        "ListRoles" => roles::list_roles(state, cx, &input),
-        "UpdateAssumeRolePolicy" => roles::update_assume_role_policy(state, cx, &input),
-        "DeleteRole" => roles::delete_role(state, cx, &input),
-        "TagRole" => roles::tag_role(state, cx, &input),
-        "UntagRole" => roles::untag_role(state, cx, &input),
-        "ListRoleTags" => roles::list_role_tags(state, cx, &input),
-        "PutRolePolicy" => policies::put_role_policy(state, cx, &input),
-        "GetRolePolicy" => policies::get_role_policy(state, cx, &input),
-        "ListRolePolicies" => policies::list_role_policies(state, cx, &input),
-        "DeleteRolePolicy" => policies::delete_role_policy(state, cx, &input),
-        "AttachRolePolicy" => policies::attach_role_policy(state, cx, &input),
-        "DetachRolePolicy" => policies::detach_role_policy(state, cx, &input),
-        "ListAttachedRolePolicies" => policies::list_attached_role_policies(state, cx, &input),
-        "CreatePolicy" => policies::create_policy(state, cx, &input),
-        "GetPolicy" => policies::get_policy(state, cx, &input),
-        "GetPolicyVersion" => policies::get_policy_version(state, cx, &input),
-        "ListPolicies" => policies::list_policies(state, cx, &input),
-        "DeletePolicy" => policies::delete_policy(state, cx, &input),
-        "TagPolicy" => policies::tag_policy(state, cx, &input),
-        "UntagPolicy" => policies::untag_policy(state, cx, &input),
-        "ListPolicyTags" => policies::list_policy_tags(state, cx, &input),
+        "CreateRole" => create_role(state, cx, parse(input)?),
+        "GetRole" => get_role(state, cx, parse(input)?),
+        "ListRoles" => list_roles(state, cx, parse(input)?),
+        "UpdateAssumeRolePolicy" => update_assume_role_policy(state, cx, parse(input)?),
+        "DeleteRole" => delete_role(state, cx, parse(input)?),
+        "TagRole" => tag_role(state, cx, parse(input)?),
+        "UntagRole" => untag_role(state, cx, parse(input)?),
+        "ListRoleTags" => list_role_tags(state, cx, parse(input)?),
+        "PutRolePolicy" => put_role_policy(state, cx, parse(input)?),
+        "GetRolePolicy" => get_role_policy(state, cx, parse(input)?),
+        "ListRolePolicies" => list_role_policies(state, cx, parse(input)?),
+        "DeleteRolePolicy" => delete_role_policy(state, cx, parse(input)?),
+        "AttachRolePolicy" => attach_role_policy(state, cx, parse(input)?),
+        "DetachRolePolicy" => detach_role_policy(state, cx, parse(input)?),
+        "ListAttachedRolePolicies" => list_attached_role_policies(state, cx, parse(input)?),
+        "CreatePolicy" => create_policy(state, cx, parse(input)?),
+        "GetPolicy" => get_policy(state, cx, parse(input)?),
+        "GetPolicyVersion" => get_policy_version(state, cx, parse(input)?),
+        "ListPolicies" => list_policies(state, cx, parse(input)?),
+        "DeletePolicy" => delete_policy(state, cx, parse(input)?),
+        "TagPolicy" => tag_policy(state, cx, parse(input)?),
+        "UntagPolicy" => untag_policy(state, cx, parse(input)?),
+        "ListPolicyTags" => list_policy_tags(state, cx, parse(input)?),
         _ => Err(super::not_yet(operation)),
-    }
-}
-
-/// An operation's input in the model's JSON form (required members are checked before).
-struct Input(Value);
-
-impl Input {
-    fn str(&self, member: &str) -> &str {
-        self.opt(member).unwrap_or_default()
-    }
-
-    fn opt(&self, member: &str) -> Option<&str> {
-        self.0.get(member).and_then(Value::as_str)
-    }
-
-    fn int(&self, member: &str) -> Option<i64> {
-        self.0.get(member).and_then(Value::as_i64)
-    }
-
-    fn bool(&self, member: &str) -> bool {
-        self.0.get(member).and_then(Value::as_bool).unwrap_or(false)
-    }
-
-    fn tags(&self) -> Vec<(String, String)> {
-        let list = self.0.get("Tags").and_then(Value::as_array);
-        list.into_iter()
-            .flatten()
-            .map(|t| {
-                let field = |k| t.get(k).and_then(Value::as_str).unwrap_or_default();
-                (field("Key").to_string(), field("Value").to_string())
-            })
-            .collect()
-    }
-
-    fn strings(&self, member: &str) -> Vec<String> {
-        let list = self.0.get(member).and_then(Value::as_array);
-        list.into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect()
     }
 }
 
@@ -129,7 +94,7 @@ fn merge_tags(tags: &mut Vec<(String, String)>, added: Vec<(String, String)>) {
 /// The pager of IAM's List operations: `Marker` and `MaxItems` (1 to 1000, 100 by default).
 fn page<T>(
     items: impl IntoIterator<Item = (String, T)>,
-    input: &Input,
+    paging: &Paging,
     list: &str,
 ) -> Result<Value, AwsError>
 where
@@ -139,8 +104,8 @@ where
         sizes: Sizes::Fixed(1000),
         tokens: Tokens::Key,
     };
-    let size = checks::max_items(input.int("MaxItems"))?;
-    let (page, next) = PAGER.page_of_size(items, input.opt("Marker"), size)?;
+    let size = checks::max_items(paging.max_items)?;
+    let (page, next) = PAGER.page_of_size(items, paging.marker.as_deref(), size)?;
     let mut out = Map::new();
     out.insert(
         list.into(),

@@ -9,8 +9,13 @@ use super::errors::{
     policy_exists,
 };
 use super::roles::role_mut;
+use super::shapes::{
+    CreatePolicyInput, GetPolicyVersionInput, ListAttachedRolePoliciesInput, ListPoliciesInput,
+    PolicyArn, PolicyPage, PutRolePolicyInput, RolePage, RolePolicyArn, RolePolicyName,
+    TagPolicyInput, UntagPolicyInput,
+};
 use super::store::{Account, Policy};
-use super::{Input, checks, date, merge_tags, page, tag_list, unique_id};
+use super::{checks, date, merge_tags, page, tag_list, unique_id};
 use crate::arn::Arn;
 use crate::error::AwsError;
 use crate::services::Context;
@@ -27,20 +32,28 @@ fn account<'a>(state: &'a mut State, cx: &Context) -> &'a mut Account {
     state.iam.accounts.entry(cx.account.clone()).or_default()
 }
 
-pub fn put_role_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("PolicyName");
+pub fn put_role_policy(
+    state: &mut State,
+    cx: &Context,
+    input: PutRolePolicyInput,
+) -> Result<Value, AwsError> {
+    let name = input.policy_name.as_str();
     checks::name(name, "policyName", 128)?;
-    let document = input.str("PolicyDocument");
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let document = input.policy_document.as_str();
+    let role = role_mut(state, cx, &input.role_name)?;
     checks::identity_policy(document)?;
     role.inline.insert(name.to_string(), document.to_string());
     Ok(json!({}))
 }
 
-pub fn get_role_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("PolicyName");
+pub fn get_role_policy(
+    state: &mut State,
+    cx: &Context,
+    input: RolePolicyName,
+) -> Result<Value, AwsError> {
+    let name = input.policy_name.as_str();
     checks::name(name, "policyName", 128)?;
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     let document = role
         .inline
         .get(name)
@@ -51,21 +64,21 @@ pub fn get_role_policy(state: &mut State, cx: &Context, input: &Input) -> Result
 pub fn list_role_policies(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: RolePage,
 ) -> Result<Value, AwsError> {
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     let names: Vec<_> = role.inline.keys().map(|k| (k.clone(), k.clone())).collect();
-    page(names, input, "PolicyNames")
+    page(names, &input.paging, "PolicyNames")
 }
 
 pub fn delete_role_policy(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: RolePolicyName,
 ) -> Result<Value, AwsError> {
-    let name = input.str("PolicyName");
+    let name = input.policy_name.as_str();
     checks::name(name, "policyName", 128)?;
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     role.inline
         .remove(name)
         .ok_or_else(|| no_such_role_policy(name))?;
@@ -106,20 +119,20 @@ fn policy_mut<'a>(
 pub fn attach_role_policy(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: RolePolicyArn,
 ) -> Result<Value, AwsError> {
-    let arn = input.str("PolicyArn");
+    let arn = input.policy_arn.as_str();
     let parsed = policy_arn(arn)?;
     let aws_managed = parsed.account == "aws";
     let name = policy_name(&parsed);
-    role_mut(state, cx, input.str("RoleName"))?;
+    role_mut(state, cx, &input.role_name)?;
     if !aws_managed && policy_mut(state, cx, arn).is_err() {
         return Err(AwsError::client(
             "NoSuchEntityException",
             format!("Policy {arn} does not exist or is not attachable."),
         ));
     }
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     if !role.attached.contains_key(arn) && role.attached.len() >= 10 {
         return Err(limit_exceeded(
             "Cannot exceed quota for PoliciesPerRole: 10",
@@ -132,11 +145,11 @@ pub fn attach_role_policy(
 pub fn detach_role_policy(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: RolePolicyArn,
 ) -> Result<Value, AwsError> {
-    let arn = input.str("PolicyArn");
+    let arn = input.policy_arn.as_str();
     policy_arn(arn)?;
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     role.attached
         .remove(arn)
         .ok_or_else(|| no_such_policy(arn))?;
@@ -146,11 +159,11 @@ pub fn detach_role_policy(
 pub fn list_attached_role_policies(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: ListAttachedRolePoliciesInput,
 ) -> Result<Value, AwsError> {
-    let prefix = input.opt("PathPrefix").unwrap_or("/");
+    let prefix = input.path_prefix.as_deref().unwrap_or("/");
     checks::path_prefix(prefix)?;
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let role = role_mut(state, cx, &input.role_name)?;
     let items: Vec<_> = role
         .attached
         .iter()
@@ -162,21 +175,25 @@ pub fn list_attached_role_policies(
         })
         .map(|(arn, name)| (arn.clone(), json!({"PolicyName": name, "PolicyArn": arn})))
         .collect();
-    page(items, input, "AttachedPolicies")
+    page(items, &input.paging, "AttachedPolicies")
 }
 
-pub fn create_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("PolicyName");
+pub fn create_policy(
+    state: &mut State,
+    cx: &Context,
+    input: CreatePolicyInput,
+) -> Result<Value, AwsError> {
+    let name = input.policy_name.as_str();
     checks::name(name, "policyName", 128)?;
-    let path = input.opt("Path").unwrap_or("/");
+    let path = input.path.as_deref().unwrap_or("/");
     checks::policy_path(path)?;
-    let description = input.opt("Description").map(str::to_string);
+    let description = input.description;
     if let Some(d) = &description {
         checks::description(d)?;
     }
-    let tags = input.tags();
+    let tags = input.tags;
     checks::tags(&[], &tags)?;
-    let document = input.str("PolicyDocument");
+    let document = input.policy_document.as_str();
     checks::identity_policy(document)?;
     let key = name.to_ascii_lowercase();
     if account(state, cx).policies.contains_key(&key) {
@@ -230,8 +247,8 @@ fn attachments(account: &Account, arn: &str) -> usize {
         .count()
 }
 
-pub fn get_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let arn = input.str("PolicyArn");
+pub fn get_policy(state: &mut State, cx: &Context, input: PolicyArn) -> Result<Value, AwsError> {
+    let arn = input.policy_arn.as_str();
     let policy = policy_mut(state, cx, arn)?.clone();
     let count = attachments(account(state, cx), arn);
     Ok(json!({"Policy": policy_value(&policy, count)}))
@@ -240,10 +257,10 @@ pub fn get_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Valu
 pub fn get_policy_version(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: GetPolicyVersionInput,
 ) -> Result<Value, AwsError> {
-    let arn = input.str("PolicyArn");
-    let version = input.str("VersionId");
+    let arn = input.policy_arn.as_str();
+    let version = input.version_id.as_str();
     let policy = policy_mut(state, cx, arn)?;
     if version != "v1" {
         return Err(AwsError::client(
@@ -260,11 +277,15 @@ pub fn get_policy_version(
     Ok(answer)
 }
 
-pub fn list_policies(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let prefix = input.opt("PathPrefix").unwrap_or("/");
+pub fn list_policies(
+    state: &mut State,
+    cx: &Context,
+    input: ListPoliciesInput,
+) -> Result<Value, AwsError> {
+    let prefix = input.path_prefix.as_deref().unwrap_or("/");
     checks::policy_path(prefix).or_else(|_| checks::path_prefix(prefix))?;
-    let scope = input.opt("Scope").unwrap_or("All");
-    let only_attached = input.bool("OnlyAttached");
+    let scope = input.scope.as_deref().unwrap_or("All");
+    let only_attached = input.only_attached;
     let account = account(state, cx);
     let items: Vec<_> = account
         .policies
@@ -280,11 +301,11 @@ pub fn list_policies(state: &mut State, cx: &Context, input: &Input) -> Result<V
             (k.clone(), Value::Object(v))
         })
         .collect();
-    page(items, input, "Policies")
+    page(items, &input.paging, "Policies")
 }
 
-pub fn delete_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let arn = input.str("PolicyArn");
+pub fn delete_policy(state: &mut State, cx: &Context, input: PolicyArn) -> Result<Value, AwsError> {
+    let arn = input.policy_arn.as_str();
     let key = policy_mut(state, cx, arn)?.name.to_ascii_lowercase();
     let account = account(state, cx);
     if attachments(account, arn) > 0 {
@@ -296,30 +317,42 @@ pub fn delete_policy(state: &mut State, cx: &Context, input: &Input) -> Result<V
     Ok(json!({}))
 }
 
-pub fn tag_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let tags = input.tags();
-    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+pub fn tag_policy(
+    state: &mut State,
+    cx: &Context,
+    input: TagPolicyInput,
+) -> Result<Value, AwsError> {
+    let tags = input.tags;
+    let policy = policy_mut(state, cx, &input.policy_arn)?;
     checks::tags(&policy.tags, &tags)?;
     merge_tags(&mut policy.tags, tags);
     Ok(json!({}))
 }
 
-pub fn untag_policy(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let keys = input.strings("TagKeys");
-    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+pub fn untag_policy(
+    state: &mut State,
+    cx: &Context,
+    input: UntagPolicyInput,
+) -> Result<Value, AwsError> {
+    let keys = input.tag_keys;
+    let policy = policy_mut(state, cx, &input.policy_arn)?;
     policy
         .tags
         .retain(|(k, _)| !keys.iter().any(|r| r.eq_ignore_ascii_case(k)));
     Ok(json!({}))
 }
 
-pub fn list_policy_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let policy = policy_mut(state, cx, input.str("PolicyArn"))?;
+pub fn list_policy_tags(
+    state: &mut State,
+    cx: &Context,
+    input: PolicyPage,
+) -> Result<Value, AwsError> {
+    let policy = policy_mut(state, cx, &input.policy_arn)?;
     let mut items: Vec<_> = policy
         .tags
         .iter()
         .map(|(k, v)| (k.clone(), json!({"Key": k, "Value": v})))
         .collect();
     items.sort_by(|a, b| a.0.cmp(&b.0));
-    page(items, input, "Tags")
+    page(items, &input.paging, "Tags")
 }

@@ -2,8 +2,12 @@
 //! the role side of STS AssumeRole (which role, for how long, in which account).
 
 use super::errors::{delete_conflict, no_such_role, role_exists, validation};
+use super::shapes::{
+    CreateRoleInput, ListRolesInput, RoleName, RolePage, TagRoleInput, UntagRoleInput,
+    UpdateAssumeRolePolicyInput,
+};
 use super::store::{Account, Role, Session};
-use super::{Input, checks, date, merge_tags, page, tag_list, unique_id};
+use super::{checks, date, merge_tags, page, tag_list, unique_id};
 use crate::arn::Arn;
 use crate::error::AwsError;
 use crate::services::Context;
@@ -62,19 +66,23 @@ pub(super) fn role_mut<'a>(
         .ok_or_else(|| no_such_role(name))
 }
 
-pub fn create_role(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("RoleName");
+pub fn create_role(
+    state: &mut State,
+    cx: &Context,
+    input: CreateRoleInput,
+) -> Result<Value, AwsError> {
+    let name = input.role_name.as_str();
     checks::name(name, "roleName", 64)?;
-    let path = input.opt("Path").unwrap_or("/");
+    let path = input.path.as_deref().unwrap_or("/");
     checks::role_path(path)?;
-    let document = input.str("AssumeRolePolicyDocument");
-    let description = input.opt("Description").map(str::to_string);
+    let document = input.assume_role_policy_document.as_str();
+    let description = input.description;
     if let Some(d) = &description {
         checks::description(d)?;
     }
-    let max_session_duration = input.int("MaxSessionDuration").unwrap_or(3600);
+    let max_session_duration = input.max_session_duration.unwrap_or(3600);
     checks::max_session_duration(max_session_duration)?;
-    let tags = input.tags();
+    let tags = input.tags;
     checks::tags(&[], &tags)?;
     checks::trust_policy(document)?;
     let key = name.to_ascii_lowercase();
@@ -90,7 +98,7 @@ pub fn create_role(state: &mut State, cx: &Context, input: &Input) -> Result<Val
         assume_role_policy: document.to_string(),
         description,
         max_session_duration,
-        permissions_boundary: input.opt("PermissionsBoundary").map(str::to_string),
+        permissions_boundary: input.permissions_boundary,
         inline: Default::default(),
         attached: Default::default(),
         tags,
@@ -104,36 +112,40 @@ pub fn create_role(state: &mut State, cx: &Context, input: &Input) -> Result<Val
     Ok(answer)
 }
 
-pub fn get_role(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+pub fn get_role(state: &mut State, cx: &Context, input: RoleName) -> Result<Value, AwsError> {
+    let role = role_mut(state, cx, &input.role_name)?;
     Ok(json!({"Role": role_value(role, true)}))
 }
 
-pub fn list_roles(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let prefix = input.opt("PathPrefix").unwrap_or("/");
+pub fn list_roles(
+    state: &mut State,
+    cx: &Context,
+    input: ListRolesInput,
+) -> Result<Value, AwsError> {
+    let prefix = input.path_prefix.as_deref().unwrap_or("/");
     checks::path_prefix(prefix)?;
     let roles = &account(state, cx).roles;
     let items = roles
         .iter()
         .filter(|(_, r)| r.path.starts_with(prefix))
         .map(|(k, r)| (k.clone(), role_value(r, false)));
-    page(items, input, "Roles")
+    page(items, &input.paging, "Roles")
 }
 
 pub fn update_assume_role_policy(
     state: &mut State,
     cx: &Context,
-    input: &Input,
+    input: UpdateAssumeRolePolicyInput,
 ) -> Result<Value, AwsError> {
-    let document = input.str("PolicyDocument");
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+    let document = input.policy_document.as_str();
+    let role = role_mut(state, cx, &input.role_name)?;
     checks::trust_policy(document)?;
     role.assume_role_policy = document.to_string();
     Ok(json!({}))
 }
 
-pub fn delete_role(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("RoleName");
+pub fn delete_role(state: &mut State, cx: &Context, input: RoleName) -> Result<Value, AwsError> {
+    let name = input.role_name.as_str();
     let role = role_mut(state, cx, name)?;
     if !role.attached.is_empty() {
         return Err(delete_conflict(
@@ -149,24 +161,28 @@ pub fn delete_role(state: &mut State, cx: &Context, input: &Input) -> Result<Val
     Ok(json!({}))
 }
 
-pub fn tag_role(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let tags = input.tags();
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+pub fn tag_role(state: &mut State, cx: &Context, input: TagRoleInput) -> Result<Value, AwsError> {
+    let tags = input.tags;
+    let role = role_mut(state, cx, &input.role_name)?;
     checks::tags(&role.tags, &tags)?;
     merge_tags(&mut role.tags, tags);
     Ok(json!({}))
 }
 
-pub fn untag_role(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let keys = input.strings("TagKeys");
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+pub fn untag_role(
+    state: &mut State,
+    cx: &Context,
+    input: UntagRoleInput,
+) -> Result<Value, AwsError> {
+    let keys = input.tag_keys;
+    let role = role_mut(state, cx, &input.role_name)?;
     role.tags
         .retain(|(k, _)| !keys.iter().any(|r| r.eq_ignore_ascii_case(k)));
     Ok(json!({}))
 }
 
-pub fn list_role_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let role = role_mut(state, cx, input.str("RoleName"))?;
+pub fn list_role_tags(state: &mut State, cx: &Context, input: RolePage) -> Result<Value, AwsError> {
+    let role = role_mut(state, cx, &input.role_name)?;
     let items: Vec<_> = role
         .tags
         .iter()
@@ -174,7 +190,7 @@ pub fn list_role_tags(state: &mut State, cx: &Context, input: &Input) -> Result<
         .collect();
     let mut sorted = items;
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
-    page(sorted, input, "Tags")
+    page(sorted, &input.paging, "Tags")
 }
 
 /// STS AssumeRole's check of the role and its session: the role ARN names a role that exists

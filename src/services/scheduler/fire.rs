@@ -5,8 +5,7 @@
 //! next run is armed, or a one-time schedule completes (and is deleted with
 //! ActionAfterCompletion DELETE).
 
-use super::expression::{Expression, zone};
-use super::store::{Run, Schedule, Scope, Timer};
+use super::store::{Run, Schedule, Scope, Target as ScheduleTarget, Timer};
 use super::universal::UNIVERSAL;
 use crate::arn::Arn;
 use crate::body::Body;
@@ -15,7 +14,6 @@ use crate::engine::delivery::{
     SqsMessage, Target,
 };
 use crate::engine::time::{Millis, format_rfc3339};
-use crate::services::events::put_events::failure;
 use crate::services::events::retry::TargetRetry;
 use crate::services::events::store::HttpParameters;
 use crate::services::target::{Buses, Payload, adapt};
@@ -42,18 +40,12 @@ pub fn arm(state: &mut State, scope: &Scope, group: &str, name: &str, after: Mil
         return;
     };
     s.generation = None;
-    let (Some(expression), Some(zone)) = (
-        Expression::parse(&s.expression),
-        zone(s.timezone.as_deref()),
-    ) else {
-        return;
-    };
     if !s.enabled {
         return;
     }
     let anchor = s.start.unwrap_or(s.created);
     let after = s.start.map_or(after, |start| after.max(start - 1));
-    let Some(next) = expression.next_after(after, anchor, &zone) else {
+    let Some(next) = s.expression.next_after(after, anchor, &s.timezone) else {
         return;
     };
     if s.end.is_some_and(|end| next > end) {
@@ -94,8 +86,7 @@ fn fire_run(state: &mut State, timer: Run) {
     }
     let s = s.clone();
     run(state, &timer, &s);
-    let one_time = Expression::parse(&s.expression).is_some_and(|e| e.is_one_time());
-    if !one_time {
+    if !s.expression.is_one_time() {
         arm(
             state,
             &timer.scope,
@@ -168,17 +159,14 @@ fn fill_body(body: &mut Body, n: u32) {
 fn run(state: &mut State, timer: &Run, s: &Schedule) {
     let execution_id = state.engine.rng.uuid();
     let target = &s.target;
-    let arn = target["Arn"].as_str().unwrap_or_default().to_string();
-    let input = target["Input"].as_str().unwrap_or("{}");
+    let arn = target.arn().to_string();
+    let input = target.input.as_deref().unwrap_or("{}");
     let body = render(input, s, timer.scheduled, &execution_id);
     let publisher = Publisher {
         account: timer.scope.0.clone(),
         host: s.host.clone(),
     };
-    let group_id = target
-        .pointer("/SqsParameters/MessageGroupId")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let group_id = (target.sqs_parameters.as_ref()).and_then(|p| p.message_group_id.clone());
     let mut doomed = None;
     let event = if Arn::service_of(&arn) == "events" {
         match event_of(
@@ -225,9 +213,8 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
         )
     };
     doomed = doomed.or(adapted.unusable.clone());
-    let dead_letter = target
-        .pointer("/DeadLetterConfig/Arn")
-        .and_then(Value::as_str)
+    let dead_letter = (target.dead_letter_config.as_ref())
+        .and_then(|d| d.arn.as_deref())
         .map(|queue| dead_letter(queue, s, &arn, &body, &execution_id, timer.scheduled));
     let is_http = adapted.is_http();
     let mut delivery = Delivery::new(
@@ -263,7 +250,7 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
 /// the input as its detail, the schedule as its resource. The input goes in as written, so that
 /// an attempt number it holds outside a string is filled in by each attempt as well.
 fn event_of(
-    target: &Value,
+    target: &ScheduleTarget,
     body: &str,
     scope: &Scope,
     schedule_arn: &str,
@@ -272,13 +259,12 @@ fn event_of(
 ) -> Option<String> {
     serde_json::from_str::<Value>(&body.replace(ATTEMPT, "1")).ok()?;
     const DETAIL: &str = "<aws.scheduler.detail>";
-    let params = target.get("EventBridgeParameters");
-    let field = |k: &str| params.and_then(|p| p.get(k)).cloned().unwrap_or_default();
+    let params = target.event_bridge_parameters.as_ref();
     let event = json!({
         "version": "0",
         "id": id,
-        "detail-type": field("DetailType"),
-        "source": field("Source"),
+        "detail-type": params.map(|p| p.detail_type_as_given()).unwrap_or_default(),
+        "source": params.map(|p| p.source_as_given()).unwrap_or_default(),
         "account": scope.0,
         "time": time(scheduled),
         "region": scope.1,
@@ -293,13 +279,14 @@ fn event_of(
 }
 
 /// The target's RetryPolicy, Scheduler's defaults (185 retries, 24 hours) where it sets none.
-fn retry_policy(target: &Value) -> TargetRetry {
+fn retry_policy(target: &ScheduleTarget) -> TargetRetry {
     let defaults = TargetRetry::default();
-    let policy = target.get("RetryPolicy");
-    let field = |k: &str| policy.and_then(|p| p.get(k)).and_then(Value::as_i64);
+    let policy = target.retry_policy.as_ref();
+    let attempts = policy.and_then(|p| p.maximum_retry_attempts);
+    let age = policy.and_then(|p| p.maximum_event_age_in_seconds);
     TargetRetry {
-        max_retries: field("MaximumRetryAttempts").map_or(defaults.max_retries, |n| n as u32),
-        max_age_ms: field("MaximumEventAgeInSeconds").map_or(defaults.max_age_ms, |s| s * 1000),
+        max_retries: attempts.map_or(defaults.max_retries, |n| n as u32),
+        max_age_ms: age.map_or(defaults.max_age_ms, |s| s * 1000),
         ..defaults
     }
 }
@@ -347,25 +334,9 @@ fn dead_letter(
     }
 }
 
-/// ERROR_CODE, ERROR_MESSAGE (EventBridge's table of delivery failures), the retry limit that
-/// ended the run (EXHAUSTED_RETRY_CONDITION, only when one did) and RETRY_ATTEMPTS of a dead
-/// letter; its body is the input of the last attempt.
-pub(crate) fn finish_dead_letter(message: &mut SqsMessage, how: &GiveUp) {
-    let (code, text) = failure(how.outcome, how.target);
-    message.body =
-        Body::from((message.body.text()).replace(ATTEMPT, &how.attempts.max(1).to_string()));
-    let attrs = &mut message.attributes;
-    attrs.insert("ERROR_CODE".into(), MessageAttributeValue::string(&code));
-    attrs.insert("ERROR_MESSAGE".into(), MessageAttributeValue::string(&text));
-    if let Some(limit) = how.exhausted {
-        attrs.insert(
-            "EXHAUSTED_RETRY_CONDITION".into(),
-            MessageAttributeValue::string(limit),
-        );
-    }
-    let retries = how.attempts.saturating_sub(1).to_string();
-    attrs.insert(
-        "RETRY_ATTEMPTS".into(),
-        MessageAttributeValue::string(&retries),
-    );
+/// A dead letter's body is the input of the last attempt: the attempt number of the last
+/// attempt filled in. The rest of the finish (ERROR_CODE, ERROR_MESSAGE, ...) is EventBridge's:
+/// [`finish_dead_letter`](crate::services::events::dead_letter::finish_dead_letter).
+pub(crate) fn last_attempt(message: &mut SqsMessage, how: &GiveUp) {
+    fill_body(&mut message.body, how.attempts.max(1));
 }

@@ -1,7 +1,11 @@
 //! Schedule groups (with the `default` group every account and region has) and their tags.
 
+use super::shapes::{
+    CreateGroupInput, GroupName, ListGroupsInput, ResourceArn, TagResourceInput, UntagResourceInput,
+};
 use super::store::{Group, Scope, Timer};
-use super::{Input, check_name, conflict, date, not_found, validation};
+use super::{check_name, conflict, date, not_found, validation};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
 use crate::services::Context;
@@ -19,10 +23,8 @@ pub fn scope(cx: &Context) -> Scope {
 }
 
 pub fn group_arn(cx: &Context, name: &str) -> String {
-    format!(
-        "arn:aws:scheduler:{}:{}:schedule-group/{name}",
-        cx.region, cx.account
-    )
+    let resource = format!("schedule-group/{name}");
+    Arn::new("scheduler", &cx.region, &cx.account, &resource).text()
 }
 
 /// The groups of the caller's scope, the `default` group made on first use.
@@ -43,10 +45,10 @@ fn group_not_found(name: &str) -> AwsError {
     not_found(format!("Schedule group {name} does not exist."))
 }
 
-pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("Name");
+pub fn create(state: &mut State, cx: &Context, input: CreateGroupInput) -> Result<Value, AwsError> {
+    let CreateGroupInput { name, tags } = input;
+    let name = name.as_str();
     check_name(name, "name")?;
-    let tags = input.tags();
     check_tags(&tags)?;
     let now = state.now();
     let groups = groups(state, cx);
@@ -82,8 +84,8 @@ fn summary(name: &str, group: &Group) -> Value {
     })
 }
 
-pub fn get(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("Name");
+pub fn get(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
+    let name = input.name.as_str();
     let group = groups(state, cx)
         .get(name)
         .ok_or_else(|| group_not_found(name))?;
@@ -105,13 +107,13 @@ pub const PAGER: Pager<AwsError> = Pager {
     tokens: Tokens::Base64Key(|| validation("The NextToken is not valid.")),
 };
 
-pub fn list(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let prefix = input.opt("NamePrefix").unwrap_or_default();
+pub fn list(state: &mut State, cx: &Context, input: ListGroupsInput) -> Result<Value, AwsError> {
+    let prefix = input.name_prefix.as_deref().unwrap_or_default();
     let items = groups(state, cx)
         .iter()
         .filter(|(name, _)| name.starts_with(prefix))
         .map(|(name, group)| (name.clone(), summary(name, group)));
-    let (page, next) = PAGER.page(items, input.opt("NextToken"), input.int("MaxResults"))?;
+    let (page, next) = PAGER.page(items, input.next_token.as_deref(), input.max_results)?;
     let mut out = json!({ "ScheduleGroups": page });
     if let Some(token) = next {
         out["NextToken"] = json!(token);
@@ -125,8 +127,8 @@ pub const DELETION_MS: Millis = 1_000;
 
 /// Starts deleting a group: it is `DELETING` (its schedules may still run) until its timer
 /// removes it and its schedules, [`DELETION_MS`] later.
-pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let name = input.str("Name");
+pub fn delete(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
+    let name = input.name.as_str();
     if name == DEFAULT {
         return Err(validation("The default schedule group cannot be deleted."));
     }
@@ -171,8 +173,14 @@ fn tagged<'a>(
     arn: &str,
     changing: bool,
 ) -> Result<&'a mut Group, AwsError> {
-    let name = arn
-        .strip_prefix(&group_arn(cx, ""))
+    let name = Arn::parse(arn)
+        .filter(|a| {
+            a.partition == "aws"
+                && a.service == "scheduler"
+                && a.region == cx.region
+                && a.account == cx.account
+        })
+        .and_then(|a| a.resource.strip_prefix("schedule-group/"))
         .filter(|n| !n.is_empty() && !n.contains('/'));
     let Some(name) = name else {
         return Err(validation(crate::services::validation_message(
@@ -202,11 +210,11 @@ fn check_tags(tags: &[(String, String)]) -> Result<(), AwsError> {
     Ok(())
 }
 
-pub fn tag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let added = input.tags();
+pub fn tag(state: &mut State, cx: &Context, input: TagResourceInput) -> Result<Value, AwsError> {
+    let added = input.tags;
     check_tags(&added)?;
     let now = state.now();
-    let group = tagged(state, cx, input.str("ResourceArn"), true)?;
+    let group = tagged(state, cx, &input.resource_arn, true)?;
     for (key, value) in added {
         match group.tags.iter_mut().find(|(k, _)| *k == key) {
             Some(slot) => slot.1 = value,
@@ -217,15 +225,19 @@ pub fn tag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsE
     Ok(json!({}))
 }
 
-pub fn untag(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let keys = input.strings("TagKeys");
-    let group = tagged(state, cx, input.str("ResourceArn"), true)?;
+pub fn untag(
+    state: &mut State,
+    cx: &Context,
+    input: UntagResourceInput,
+) -> Result<Value, AwsError> {
+    let keys = input.tag_keys;
+    let group = tagged(state, cx, &input.resource_arn, true)?;
     group.tags.retain(|(k, _)| !keys.contains(k));
     Ok(json!({}))
 }
 
-pub fn list_tags(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let group = tagged(state, cx, input.str("ResourceArn"), false)?;
+pub fn list_tags(state: &mut State, cx: &Context, input: ResourceArn) -> Result<Value, AwsError> {
+    let group = tagged(state, cx, &input.resource_arn, false)?;
     let tags: Vec<Value> = group
         .tags
         .iter()

@@ -1,24 +1,26 @@
 //! EventBridge Scheduler over restJson1 (API 2021-06-30): schedules with at(), rate() and
 //! cron() expressions in a time zone, run on the virtual clock and delivered to their targets
 //! through the engine; schedule groups with the `default` group; tags on groups. The front-end
-//! binds URI labels, the query string and the body into one input, so operations read members
-//! by their model names as the JSON services do (docs/scheduler.md).
+//! binds URI labels, the query string and the body into one input, which each operation reads
+//! as its typed shape (`shapes.rs`; docs/scheduler.md).
 //! It must not depend on the runtime, the protocols or the server.
 
 pub(crate) mod expression;
 mod fire;
-pub(crate) use fire::{finish_dead_letter, per_attempt};
+pub(crate) use fire::{last_attempt, per_attempt};
 mod groups;
 mod schedules;
+mod shapes;
 pub mod store;
 mod universal;
 
 pub use fire::fire;
 pub use universal::call_by_name;
 
-use super::Context;
+use super::{Context, parse};
 use crate::error::AwsError;
 use crate::state::State;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub fn call(
@@ -27,35 +29,38 @@ pub fn call(
     operation: &str,
     input: Value,
 ) -> Result<Value, AwsError> {
-    let input = Input(input);
-    let token = match operation {
+    let idempotent = matches!(
+        operation,
         "CreateSchedule"
-        | "UpdateSchedule"
-        | "DeleteSchedule"
-        | "CreateScheduleGroup"
-        | "DeleteScheduleGroup" => input.opt("ClientToken"),
-        _ => None,
-    };
+            | "UpdateSchedule"
+            | "DeleteSchedule"
+            | "CreateScheduleGroup"
+            | "DeleteScheduleGroup"
+    );
+    // Lenient: a ClientToken that is not a string reads as none.
+    let token = idempotent
+        .then(|| shapes::Idempotent::deserialize(&input).unwrap_or_default())
+        .and_then(|i| i.client_token);
     let Some(token) = token else {
-        return dispatch(state, cx, operation, &input);
+        return dispatch(state, cx, operation, input);
     };
-    check_client_token(token)?;
+    check_client_token(&token)?;
     // A request repeated with its ClientToken gets the first one's answer and changes nothing
     // again; the same token with other members is a request of its own.
-    let key = (groups::scope(cx), operation.to_string(), token.to_string());
+    let key = (groups::scope(cx), operation.to_string(), token);
     let now = state.now();
     if let Some((at, seen, answer)) = state.scheduler.tokens.get(&key)
         && now - at < TOKEN_LIFETIME_MS
-        && *seen == input.0
+        && *seen == input
     {
         return Ok(answer.clone());
     }
-    let answer = dispatch(state, cx, operation, &input)?;
+    let answer = dispatch(state, cx, operation, input.clone())?;
     let tokens = &mut state.scheduler.tokens;
     if tokens.len() >= TOKENS_KEPT {
         tokens.retain(|_, (at, _, _)| now - *at < TOKEN_LIFETIME_MS);
     }
-    tokens.insert(key, (now, input.0.clone(), answer.clone()));
+    tokens.insert(key, (now, input, answer.clone()));
     Ok(answer)
 }
 
@@ -64,68 +69,28 @@ const TOKEN_LIFETIME_MS: crate::engine::time::Millis = 60 * 60 * 1000;
 /// Past this many tokens kept, the expired ones are dropped (every SDK call brings a new one).
 const TOKENS_KEPT: usize = 1_000;
 
+/// Runs `operation` on its typed input. The shapes read leniently, so only an input that is not
+/// a JSON object fails to parse (the front-ends never hand one over).
 fn dispatch(
     state: &mut State,
     cx: &Context,
     operation: &str,
-    input: &Input,
+    input: Value,
 ) -> Result<Value, AwsError> {
     match operation {
-        "CreateSchedule" => schedules::create(state, cx, input),
-        "GetSchedule" => schedules::get(state, cx, input),
-        "UpdateSchedule" => schedules::update(state, cx, input),
-        "DeleteSchedule" => schedules::delete(state, cx, input),
-        "ListSchedules" => schedules::list(state, cx, input),
-        "CreateScheduleGroup" => groups::create(state, cx, input),
-        "GetScheduleGroup" => groups::get(state, cx, input),
-        "ListScheduleGroups" => groups::list(state, cx, input),
-        "DeleteScheduleGroup" => groups::delete(state, cx, input),
-        "TagResource" => groups::tag(state, cx, input),
-        "UntagResource" => groups::untag(state, cx, input),
-        "ListTagsForResource" => groups::list_tags(state, cx, input),
+        "CreateSchedule" => schedules::create(state, cx, parse(input)?),
+        "GetSchedule" => schedules::get(state, cx, parse(input)?),
+        "UpdateSchedule" => schedules::update(state, cx, parse(input)?),
+        "DeleteSchedule" => schedules::delete(state, cx, parse(input)?),
+        "ListSchedules" => schedules::list(state, cx, parse(input)?),
+        "CreateScheduleGroup" => groups::create(state, cx, parse(input)?),
+        "GetScheduleGroup" => groups::get(state, cx, parse(input)?),
+        "ListScheduleGroups" => groups::list(state, cx, parse(input)?),
+        "DeleteScheduleGroup" => groups::delete(state, cx, parse(input)?),
+        "TagResource" => groups::tag(state, cx, parse(input)?),
+        "UntagResource" => groups::untag(state, cx, parse(input)?),
+        "ListTagsForResource" => groups::list_tags(state, cx, parse(input)?),
         _ => Err(super::not_yet(operation)),
-    }
-}
-
-/// An operation's input in the model's JSON form (required members are checked before).
-struct Input(Value);
-
-impl Input {
-    fn str(&self, member: &str) -> &str {
-        self.opt(member).unwrap_or_default()
-    }
-
-    fn opt(&self, member: &str) -> Option<&str> {
-        self.0.get(member).and_then(Value::as_str)
-    }
-
-    fn int(&self, member: &str) -> Option<i64> {
-        self.0.get(member).and_then(Value::as_i64)
-    }
-
-    /// A timestamp member (epoch seconds, as restJson1 bodies carry them) in milliseconds.
-    fn millis(&self, member: &str) -> Option<crate::engine::time::Millis> {
-        let seconds = self.0.get(member).and_then(Value::as_f64)?;
-        Some((seconds * 1000.0).round() as crate::engine::time::Millis)
-    }
-
-    fn tags(&self) -> Vec<(String, String)> {
-        let list = self.0.get("Tags").and_then(Value::as_array);
-        list.into_iter()
-            .flatten()
-            .map(|t| {
-                let field = |k| t.get(k).and_then(Value::as_str).unwrap_or_default();
-                (field("Key").to_string(), field("Value").to_string())
-            })
-            .collect()
-    }
-
-    fn strings(&self, member: &str) -> Vec<String> {
-        let list = self.0.get(member).and_then(Value::as_array);
-        list.into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect()
     }
 }
 
@@ -182,4 +147,83 @@ fn check_name(value: &str, member: &str) -> Result<(), AwsError> {
         "Member must satisfy regular expression pattern: [0-9a-zA-Z-_.]+"
     };
     Err(validation(super::validation_message(value, member, rule)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cx() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: None,
+            host: "localhost:4566".into(),
+            queue_url_style: Default::default(),
+            trace_header: None,
+        }
+    }
+
+    fn create(state: &mut State, input: Value) -> Result<Value, AwsError> {
+        call(state, &cx(), "CreateSchedule", input)
+    }
+
+    #[test]
+    fn members_of_another_type_are_refused_by_the_checks_as_before() {
+        let mut state = State::for_tests(0);
+        let target = json!({"Arn": "arn:aws:sqs:us-east-1:000000000000:q", "RoleArn": "r"});
+        let base = json!({
+            "Name": "s",
+            "ScheduleExpression": "rate(1 minute)",
+            "FlexibleTimeWindow": {"Mode": "OFF"},
+            "Target": target,
+        });
+        let with = |member: &str, value: Value| {
+            let mut input = base.clone();
+            input[member] = value;
+            input
+        };
+        let refused = |input| create(&mut State::for_tests(0), input).unwrap_err().message;
+        assert_eq!(
+            refused(with("ScheduleExpression", json!(5))),
+            "Invalid Schedule Expression ."
+        );
+        assert!(refused(with("Name", json!(5))).contains("Value '' at 'name'"));
+        assert!(refused(with("FlexibleTimeWindow", json!([]))).contains("flexibleTimeWindow.mode"));
+        assert!(refused(with("Target", json!("q"))).contains("Value null at 'target.arn'"));
+        // A ClientToken that is not a string is none: the request is carried out each time.
+        create(&mut state, with("ClientToken", json!(1))).unwrap();
+        let again = create(&mut state, with("ClientToken", json!(1))).unwrap_err();
+        assert_eq!(again.code, "ConflictException");
+    }
+
+    #[test]
+    fn get_schedule_echoes_the_target_as_given() {
+        let mut state = State::for_tests(0);
+        let target = json!({
+            "Arn": "arn:aws:sqs:us-east-1:000000000000:q",
+            "RoleArn": "arn:aws:iam::000000000000:role/r",
+            "RetryPolicy": {"MaximumRetryAttempts": 2, "Extra": true},
+            "EcsParameters": {"TaskDefinitionArn": "t"},
+            "Input": 7,
+        });
+        let input = json!({
+            "Name": "s",
+            "ScheduleExpression": "rate(1 minute)",
+            "ScheduleExpressionTimezone": "Asia/Tokyo",
+            "FlexibleTimeWindow": {"Mode": "OFF"},
+            "Target": target,
+        });
+        create(&mut state, input).unwrap();
+        let got = call(&mut state, &cx(), "GetSchedule", json!({"Name": "s"})).unwrap();
+        assert_eq!(got["Target"], target);
+        assert_eq!(got["ScheduleExpression"], "rate(1 minute)");
+        assert_eq!(got["ScheduleExpressionTimezone"], "Asia/Tokyo");
+        let listed = call(&mut state, &cx(), "ListSchedules", json!({})).unwrap();
+        assert_eq!(
+            listed["Schedules"][0]["Target"],
+            json!({"Arn": target["Arn"]})
+        );
+    }
 }

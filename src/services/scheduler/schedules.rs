@@ -1,35 +1,37 @@
 //! Schedules: create, get, update, delete and list, with their checks as AWS words them.
 
-use super::expression::{Expression, zone};
+use super::expression::{Expression, Zone};
 use super::groups::{self, DEFAULT, PAGER, scope};
-use super::store::Schedule;
-use super::{Input, check_name, conflict, date, fire, not_found, validation};
+use super::shapes::{FlexibleTimeWindow, ListSchedulesInput, ScheduleInput, ScheduleName};
+use super::store::{Schedule, Target};
+use super::{check_name, conflict, date, fire, not_found, validation};
+use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
-use crate::services::{Context, validation_message};
+use crate::model::ShapeKind;
+use crate::services::{Context, ServiceId, validation_message};
 use crate::state::State;
 use serde_json::{Value, json};
 
 fn schedule_arn(cx: &Context, group: &str, name: &str) -> String {
-    format!(
-        "arn:aws:scheduler:{}:{}:schedule/{group}/{name}",
-        cx.region, cx.account
-    )
+    let resource = format!("schedule/{group}/{name}");
+    Arn::new("scheduler", &cx.region, &cx.account, &resource).text()
 }
 
 fn schedule_not_found(group: &str, name: &str) -> AwsError {
     not_found(format!("Schedule {name} does not exist in group {group}."))
 }
 
-fn group_of(input: &Input) -> &str {
-    input.opt("GroupName").unwrap_or(DEFAULT)
+/// The group a schedule is in: `default` unless GroupName names one.
+fn group_of(group_name: &Option<String>) -> &str {
+    group_name.as_deref().unwrap_or(DEFAULT)
 }
 
-pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let (group, name) = (group_of(input), input.str("Name"));
+pub fn create(state: &mut State, cx: &Context, input: ScheduleInput) -> Result<Value, AwsError> {
+    let (group, name) = (group_of(&input.group_name), input.name.as_str());
     check_name(name, "name")?;
     let now = state.now();
-    let schedule = checked(cx, input, now)?;
+    let schedule = checked(cx, &input, now)?;
     let found = groups::groups(state, cx)
         .get(group)
         .ok_or_else(|| not_found(format!("Schedule group {group} does not exist.")))?;
@@ -53,10 +55,10 @@ pub fn create(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
     Ok(json!({ "ScheduleArn": arn }))
 }
 
-pub fn update(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let (group, name) = (group_of(input), input.str("Name"));
+pub fn update(state: &mut State, cx: &Context, input: ScheduleInput) -> Result<Value, AwsError> {
+    let (group, name) = (group_of(&input.group_name), input.name.as_str());
     let now = state.now();
-    let mut schedule = checked(cx, input, now)?;
+    let mut schedule = checked(cx, &input, now)?;
     if groups::groups(state, cx)
         .get(group)
         .is_some_and(|g| g.deleting)
@@ -77,83 +79,53 @@ pub fn update(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
 }
 
 /// A schedule from a Create or Update input, checked.
-fn checked(cx: &Context, input: &Input, now: Millis) -> Result<Schedule, AwsError> {
-    let expression = input.str("ScheduleExpression");
-    Expression::parse(expression)
-        .ok_or_else(|| validation(format!("Invalid Schedule Expression {expression}.")))?;
-    let timezone = input.opt("ScheduleExpressionTimezone");
-    if zone(timezone).is_none() {
-        return Err(validation(format!(
+fn checked(cx: &Context, input: &ScheduleInput, now: Millis) -> Result<Schedule, AwsError> {
+    let text = input.schedule_expression.as_str();
+    let expression = Expression::parse(text)
+        .ok_or_else(|| validation(format!("Invalid Schedule Expression {text}.")))?;
+    let timezone = input.schedule_expression_timezone.as_deref();
+    let timezone = Zone::named(timezone).ok_or_else(|| {
+        validation(format!(
             "Invalid Schedule Expression Timezone {}.",
             timezone.unwrap_or_default()
-        )));
-    }
-    let start = input.millis("StartDate");
-    let end = input.millis("EndDate");
+        ))
+    })?;
+    // Epoch seconds, as restJson1 bodies carry timestamps, to milliseconds.
+    let millis = |seconds: Option<f64>| seconds.map(|s| (s * 1000.0).round() as Millis);
+    let (start, end) = (millis(input.start_date), millis(input.end_date));
     if let (Some(start), Some(end)) = (start, end)
         && end <= start
     {
         return Err(validation("The EndDate must be after the StartDate."));
     }
-    let enabled = match input.opt("State").unwrap_or("ENABLED") {
+    let enabled = match input.state.as_deref().unwrap_or("ENABLED") {
         "ENABLED" => true,
         "DISABLED" => false,
         other => return Err(enum_error(other, "state", "[ENABLED, DISABLED]")),
     };
-    let delete_after_completion = match input.opt("ActionAfterCompletion").unwrap_or("NONE") {
+    let after_completion = input.action_after_completion.as_deref();
+    let delete_after_completion = match after_completion.unwrap_or("NONE") {
         "NONE" => false,
         "DELETE" => true,
         other => return Err(enum_error(other, "actionAfterCompletion", "[NONE, DELETE]")),
     };
-    let window = &input.0["FlexibleTimeWindow"];
-    let minutes = window.get("MaximumWindowInMinutes").and_then(Value::as_i64);
-    let flexible_window_minutes = match window.get("Mode").and_then(Value::as_str) {
-        Some("OFF") if minutes.is_some() => {
-            return Err(validation(
-                "MaximumWindowInMinutes must not be set when the FlexibleTimeWindow Mode is OFF.",
-            ));
-        }
-        Some("OFF") => None,
-        Some("FLEXIBLE") => match minutes {
-            Some(m) if (1..=1440).contains(&m) => Some(m),
-            Some(m) => {
-                let rule = if m < 1 {
-                    "Member must have value greater than or equal to 1"
-                } else {
-                    "Member must have value less than or equal to 1440"
-                };
-                return Err(validation(validation_message(
-                    m,
-                    "flexibleTimeWindow.maximumWindowInMinutes",
-                    rule,
-                )));
-            }
-            None => {
-                return Err(validation(
-                    "MaximumWindowInMinutes is required when the FlexibleTimeWindow Mode is FLEXIBLE.",
-                ));
-            }
-        },
-        other => {
-            return Err(enum_error(
-                other.unwrap_or_default(),
-                "flexibleTimeWindow.mode",
-                "[OFF, FLEXIBLE]",
-            ));
-        }
-    };
-    let target = input.0["Target"].clone();
+    let flexible_window_minutes = window(&input.flexible_time_window)?;
+    // A target that is not an object is refused as the front-ends refuse it.
+    let target = input.target.clone().ok_or_else(|| {
+        let path = ["Target".to_string(), "Arn".to_string()];
+        ServiceId::Scheduler.missing_parameter(&path, ShapeKind::String)
+    })?;
     check_target(&target)?;
     Ok(Schedule {
         arn: String::new(),
         host: cx.host.clone(),
-        expression: expression.to_string(),
-        timezone: timezone.map(str::to_string),
+        expression,
+        timezone,
         start,
         end,
         enabled,
-        description: input.opt("Description").map(str::to_string),
-        kms_key_arn: input.opt("KmsKeyArn").map(str::to_string),
+        description: input.description.clone(),
+        kms_key_arn: input.kms_key_arn.clone(),
         flexible_window_minutes,
         delete_after_completion,
         target,
@@ -161,6 +133,40 @@ fn checked(cx: &Context, input: &Input, now: Millis) -> Result<Schedule, AwsErro
         modified: now,
         generation: None,
     })
+}
+
+/// The FlexibleTimeWindow: `None` for `OFF`, the window in minutes for `FLEXIBLE`.
+fn window(window: &FlexibleTimeWindow) -> Result<Option<i64>, AwsError> {
+    let minutes = window.maximum_window_in_minutes;
+    match window.mode.as_deref() {
+        Some("OFF") if minutes.is_some() => Err(validation(
+            "MaximumWindowInMinutes must not be set when the FlexibleTimeWindow Mode is OFF.",
+        )),
+        Some("OFF") => Ok(None),
+        Some("FLEXIBLE") => match minutes {
+            Some(m) if (1..=1440).contains(&m) => Ok(Some(m)),
+            Some(m) => {
+                let rule = if m < 1 {
+                    "Member must have value greater than or equal to 1"
+                } else {
+                    "Member must have value less than or equal to 1440"
+                };
+                Err(validation(validation_message(
+                    m,
+                    "flexibleTimeWindow.maximumWindowInMinutes",
+                    rule,
+                )))
+            }
+            None => Err(validation(
+                "MaximumWindowInMinutes is required when the FlexibleTimeWindow Mode is FLEXIBLE.",
+            )),
+        },
+        other => Err(enum_error(
+            other.unwrap_or_default(),
+            "flexibleTimeWindow.mode",
+            "[OFF, FLEXIBLE]",
+        )),
+    }
 }
 
 fn enum_error(value: &str, member: &str, set: &str) -> AwsError {
@@ -171,10 +177,11 @@ fn enum_error(value: &str, member: &str, set: &str) -> AwsError {
     ))
 }
 
-/// The target's RetryPolicy ranges, DeadLetterConfig, SqsParameters and EventBridgeParameters.
-fn check_target(target: &Value) -> Result<(), AwsError> {
-    let range = |path: &str, member: &str, lo: i64, hi: i64| -> Result<(), AwsError> {
-        let Some(v) = target.pointer(path).and_then(Value::as_i64) else {
+/// The target's RetryPolicy ranges, DeadLetterConfig, universal target and
+/// EventBridgeParameters.
+fn check_target(target: &Target) -> Result<(), AwsError> {
+    let range = |value: Option<i64>, member: &str, lo: i64, hi: i64| -> Result<(), AwsError> {
+        let Some(v) = value else {
             return Ok(());
         };
         if v < lo {
@@ -187,21 +194,22 @@ fn check_target(target: &Value) -> Result<(), AwsError> {
         }
         Ok(())
     };
+    let retry = target.retry_policy.as_ref();
     range(
-        "/RetryPolicy/MaximumRetryAttempts",
+        retry.and_then(|r| r.maximum_retry_attempts),
         "target.retryPolicy.maximumRetryAttempts",
         0,
         185,
     )?;
     range(
-        "/RetryPolicy/MaximumEventAgeInSeconds",
+        retry.and_then(|r| r.maximum_event_age_in_seconds),
         "target.retryPolicy.maximumEventAgeInSeconds",
         60,
         86_400,
     )?;
-    if let Some(dlq) = target
-        .pointer("/DeadLetterConfig/Arn")
-        .and_then(Value::as_str)
+    let dead_letter = target.dead_letter_config.as_ref();
+    // The model's pattern, as far as a queue ARN's start: the partition and service.
+    if let Some(dlq) = dead_letter.and_then(|d| d.arn.as_deref())
         && !dlq.starts_with("arn:aws:sqs:")
     {
         return Err(validation(validation_message(
@@ -211,13 +219,13 @@ fn check_target(target: &Value) -> Result<(), AwsError> {
              arn:aws(-[a-z]+)?:sqs:[a-z0-9\\-]+:\\d{12}:[a-zA-Z0-9\\-_]+",
         )));
     }
-    let arn = target["Arn"].as_str().unwrap_or_default();
+    let arn = target.arn();
     if arn.starts_with(super::universal::UNIVERSAL) && super::universal::resolve(arn).is_none() {
         return Err(validation(format!(
             "Invalid target {arn}: switchyard serves no such service action."
         )));
     }
-    if arn.contains(":event-bus/") && target.get("EventBridgeParameters").is_none() {
+    if arn.contains(":event-bus/") && !target.has_event_bridge_parameters() {
         return Err(validation(
             "EventBridgeParameters are required for an EventBridge PutEvents target.",
         ));
@@ -238,8 +246,8 @@ fn full(schedule: &Schedule, group: &str, name: &str) -> Value {
         "GroupName": group,
         "LastModificationDate": date(schedule.modified),
         "Name": name,
-        "ScheduleExpression": schedule.expression,
-        "ScheduleExpressionTimezone": schedule.timezone.as_deref().unwrap_or("UTC"),
+        "ScheduleExpression": schedule.expression.text(),
+        "ScheduleExpressionTimezone": schedule.timezone.name(),
         "State": state_name(schedule),
         "Target": schedule.target,
     });
@@ -268,8 +276,8 @@ fn state_name(schedule: &Schedule) -> &'static str {
     }
 }
 
-pub fn get(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let (group, name) = (group_of(input), input.str("Name"));
+pub fn get(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value, AwsError> {
+    let (group, name) = (group_of(&input.group_name), input.name.as_str());
     groups::groups(state, cx)
         .get(group)
         .ok_or_else(|| not_found(format!("Schedule group {group} does not exist.")))?;
@@ -283,8 +291,8 @@ pub fn get(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsE
     Ok(full(schedule, group, name))
 }
 
-pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let (group, name) = (group_of(input), input.str("Name"));
+pub fn delete(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value, AwsError> {
+    let (group, name) = (group_of(&input.group_name), input.name.as_str());
     let key = (group.to_string(), name.to_string());
     state
         .scheduler
@@ -295,15 +303,15 @@ pub fn delete(state: &mut State, cx: &Context, input: &Input) -> Result<Value, A
     Ok(json!({}))
 }
 
-pub fn list(state: &mut State, cx: &Context, input: &Input) -> Result<Value, AwsError> {
-    let group = input.opt("GroupName");
+pub fn list(state: &mut State, cx: &Context, input: ListSchedulesInput) -> Result<Value, AwsError> {
+    let group = input.group_name.as_deref();
     if let Some(group) = group {
         groups::groups(state, cx)
             .get(group)
             .ok_or_else(|| not_found(format!("Schedule group {group} does not exist.")))?;
     }
-    let prefix = input.opt("NamePrefix").unwrap_or_default();
-    let wanted_state = input.opt("State");
+    let prefix = input.name_prefix.as_deref().unwrap_or_default();
+    let wanted_state = input.state.as_deref();
     let all = state.scheduler.schedules.get(&scope(cx));
     let items = all.into_iter().flatten().filter(|((g, n), s)| {
         group.is_none_or(|want| want == g)
@@ -318,11 +326,11 @@ pub fn list(state: &mut State, cx: &Context, input: &Input) -> Result<Value, Aws
             "LastModificationDate": date(s.modified),
             "Name": n,
             "State": state_name(s),
-            "Target": { "Arn": s.target["Arn"] },
+            "Target": { "Arn": s.target.arn_as_given() },
         });
         (format!("{g}/{n}"), summary)
     });
-    let (page, next) = PAGER.page(items, input.opt("NextToken"), input.int("MaxResults"))?;
+    let (page, next) = PAGER.page(items, input.next_token.as_deref(), input.max_results)?;
     let mut out = json!({ "Schedules": page });
     if let Some(token) = next {
         out["NextToken"] = json!(token);

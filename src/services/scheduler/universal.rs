@@ -78,10 +78,14 @@ pub fn call_by_name(
         return Err(Failure::InvalidJson);
     }
     // The front-ends check required members before a service sees an input; so does this.
-    let model = service
+    // The ARN was resolved when the schedule was made, but a state read from a snapshot (or
+    // another build's models) may name an operation this one lacks: that answers as an
+    // unknown service does, not with a panic.
+    let known = service
         .model()
-        .ok_or(Failure::InvalidParameter("InvalidAction"))?;
-    let shape = model.operations[operation].input.as_ref();
+        .and_then(|model| Some((model, model.operations.get(operation)?)));
+    let (model, found) = known.ok_or(Failure::InvalidParameter("InvalidAction"))?;
+    let shape = found.input.as_ref();
     let required = shape.map(|r| &model.shape(&r.shape).required);
     if required
         .into_iter()
@@ -103,5 +107,34 @@ pub fn call_by_name(
         Ok(_) => Ok(()),
         Err(err) if err.is_server_fault() => Err(Failure::Status(err.status)),
         Err(err) => Err(Failure::InvalidParameter(err.code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(service: &str, operation: &str) -> Result<(), Failure> {
+        let mut state = State::for_tests(0);
+        let publisher = Publisher {
+            account: "000000000000".into(),
+            host: "localhost".into(),
+        };
+        call_by_name(
+            &mut state,
+            service,
+            operation,
+            "{}",
+            publisher,
+            "us-east-1".into(),
+        )
+    }
+
+    #[test]
+    fn an_unknown_operation_fails_as_an_unknown_service_does() {
+        let unknown_service = call("nosuch", "ListQueues").unwrap_err();
+        assert_eq!(unknown_service, Failure::InvalidParameter("InvalidAction"));
+        assert_eq!(call("sqs", "NoSuchOperation").unwrap_err(), unknown_service);
+        assert_eq!(call("sqs", "ListQueues"), Ok(()));
     }
 }
