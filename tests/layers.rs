@@ -50,7 +50,13 @@ fn the_engine_imports_nothing_above_it_and_no_async_runtime() {
         "tokio",
         "switchyard::",
     ];
-    let found = offending("crates/engine/src", &above);
+    // The delivery lines' tracing target is the module path they had in the root crate
+    // (engine/log.rs): a string, not an import.
+    let target = r#"target: "switchyard::engine::log","#;
+    let found: Vec<String> = offending("crates/engine/src", &above)
+        .into_iter()
+        .filter(|line| !line.ends_with(target))
+        .collect();
     assert!(found.is_empty(), "{found:#?}");
 }
 
