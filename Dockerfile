@@ -7,6 +7,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev pkg-
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src src
+COPY crates crates
 COPY models models
 RUN cargo build --release --bin switchyard && strip target/release/switchyard
 

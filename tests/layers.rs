@@ -1,6 +1,8 @@
 //! The layers point one way (docs/architecture.md): server → protocol → runtime → state →
 //! services → engine. This test reads the sources and fails when a layer imports one above it,
-//! or when the engine uses an async runtime.
+//! or when the engine uses an async runtime. The engine is a crate of its own (crates/engine),
+//! which the compiler already keeps from importing the root crate; the test also checks that
+//! the manifests keep it that way.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,11 +21,10 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The lines of the files under `src/<layer>` that mention any of `forbidden`, comments left out.
-fn offending(layer: &str, forbidden: &[&str]) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src")
-        .join(layer);
+/// The lines of the files under `dir` (`src/<layer>`, `crates/engine/src`) that mention any of
+/// `forbidden`, comments left out.
+fn offending(dir: &str, forbidden: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut found = Vec::new();
     for file in sources(&root) {
         let text = fs::read_to_string(&file).unwrap();
@@ -47,8 +48,15 @@ fn the_engine_imports_nothing_above_it_and_no_async_runtime() {
         "crate::server",
         "crate::app",
         "tokio",
+        "switchyard::",
     ];
-    let found = offending("engine", &above);
+    // The delivery lines' tracing target is the module path they had in the root crate
+    // (engine/log.rs): a string, not an import.
+    let target = r#"target: "switchyard::engine::log","#;
+    let found: Vec<String> = offending("crates/engine/src", &above)
+        .into_iter()
+        .filter(|line| !line.ends_with(target))
+        .collect();
     assert!(found.is_empty(), "{found:#?}");
 }
 
@@ -62,13 +70,72 @@ fn services_and_state_do_not_import_the_runtime_the_protocols_or_the_server() {
         "tokio",
     ];
     for layer in ["services", "state"] {
-        let found = offending(layer, &above);
+        let found = offending(&format!("src/{layer}"), &above);
         assert!(found.is_empty(), "{layer}: {found:#?}");
     }
 }
 
 #[test]
 fn the_runtime_does_not_import_the_protocols_or_the_server() {
-    let found = offending("runtime", &["crate::protocol", "crate::server"]);
+    let found = offending("src/runtime", &["crate::protocol", "crate::server"]);
     assert!(found.is_empty(), "{found:#?}");
+}
+
+/// Every `Cargo.toml` of the repository, build output and hidden folders left out.
+fn manifests(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if path.is_dir() {
+            if name != "target" && !name.starts_with('.') {
+                found.extend(manifests(&path));
+            }
+        } else if name == "Cargo.toml" {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The packages a manifest depends on, in any dependency table (`[dependencies]`,
+/// `[dev-dependencies]`, `[target.'…'.dependencies]`, ...; not `[workspace.dependencies]`, which
+/// only declares versions): each entry's key, or its `package = "…"` when it renames one.
+fn dependencies(manifest: &Path) -> Vec<String> {
+    let text = fs::read_to_string(manifest).unwrap();
+    let (mut found, mut in_table) = (Vec::new(), false);
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.starts_with('[') {
+            let table = line.trim_matches(['[', ']']);
+            in_table = table.ends_with("dependencies") && !table.starts_with("workspace");
+        } else if in_table && let Some((key, value)) = line.split_once('=') {
+            let key = key.trim().trim_end_matches(".workspace").trim_matches('"');
+            let renamed = value
+                .split_once("package")
+                .and_then(|(_, rest)| rest.split('"').nth(1));
+            found.push(renamed.unwrap_or(key).to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_root_crate_depends_on_the_engine_crate_and_the_engine_on_nothing_of_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let engine = root.join("crates/engine/Cargo.toml");
+    let engine_deps = dependencies(&engine);
+    assert!(
+        engine_deps.contains(&"serde".to_string()),
+        "dependencies not read: {engine_deps:?}"
+    );
+    assert!(
+        !engine_deps.iter().any(|d| d.starts_with("switchyard")),
+        "{engine_deps:?}"
+    );
+    let dependents: Vec<PathBuf> = manifests(root)
+        .into_iter()
+        .filter(|m| dependencies(m).iter().any(|d| d == "switchyard-engine"))
+        .collect();
+    assert_eq!(dependents, [root.join("Cargo.toml")]);
 }

@@ -61,11 +61,13 @@ impl DeliveryRecord {
     /// The record as a log line: attempts, retries and the other decisions at debug, what ends a
     /// delivery without delivering it at info (`dead-lettered`, `discarded`, `blocked`) or warn
     /// (`dlq-failed`: the message is lost). The fields are only formatted when the level is
-    /// enabled; below it this costs tracing's level check.
+    /// enabled; below it this costs tracing's level check. The event's target is the module path
+    /// it had in the root crate, so the lines' `module=` and `RUST_LOG` filters stay as they were.
     fn trace(&self) {
         macro_rules! record {
             ($level:expr) => {
                 tracing::event!(
+                    target: "switchyard::engine::log",
                     $level,
                     event = self.event,
                     source = %self.source,

@@ -243,7 +243,9 @@ impl<S: BackoffSchedule> RetryPolicy for BackoffRetry<S> {
 
 /// For the services' tests: every attempt's time (ms after the first) when each attempt ends in
 /// `outcome`, until `policy` stops, and why it stopped. The random generator is seeded (7).
-#[cfg(test)]
+/// Outside this crate's tests, only with the `test-support` feature (the root crate's tests).
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
 pub fn schedule(
     policy: &impl RetryPolicy,
     outcome: &Outcome,

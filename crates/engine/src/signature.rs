@@ -234,24 +234,33 @@ pub fn notification_string_to_sign(
 /// The one signing key of the emulator (its certificate is served at SigningCertURL).
 pub static SIGNER: LazyLock<Signer> = LazyLock::new(Signer::load);
 
-#[cfg(test)]
-pub(super) mod tests {
+/// The signer's tests, and with the `test-support` feature the helper the root crate's tests use
+/// ([`tests::certificate_public_key`]).
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod tests {
+    #[cfg(test)]
     use super::*;
+    #[cfg(test)]
     use rsa::pkcs1v15::{Signature, VerifyingKey};
+    #[cfg(test)]
     use rsa::pkcs8::DecodePrivateKey as _;
     use rsa::pkcs8::der::pem;
     use rsa::pkcs8::der::{Decode as _, Encode as _, Reader as _, SliceReader, asn1::AnyRef};
     use rsa::pkcs8::spki::SubjectPublicKeyInfoRef;
+    #[cfg(test)]
     use rsa::signature::Verifier as _;
+    #[cfg(test)]
     use sha1::Sha1;
 
+    #[cfg(test)]
     fn b64(s: &str) -> Vec<u8> {
         base64::engine::general_purpose::STANDARD.decode(s).unwrap()
     }
 
     /// The public key inside the committed certificate, read the way a subscriber reads it:
     /// Certificate → tbsCertificate → subjectPublicKeyInfo (RFC 5280 §4.1).
-    pub(crate) fn certificate_public_key(cert_pem: &str) -> rsa::PublicKey {
+    pub fn certificate_public_key(cert_pem: &str) -> rsa::PublicKey {
         let (_, der) = pem::decode_vec(cert_pem.as_bytes()).unwrap();
         let cert = AnyRef::from_der(&der).unwrap();
         let mut cert_fields = SliceReader::new(cert.value()).unwrap();
