@@ -14,7 +14,7 @@ use crate::protocol::{check_required, query, rest_json, sigv4};
 use crate::services::ServiceId;
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::schedule::Schedule;
-use crate::services::scheduler::expression::{Expression, zone};
+use crate::services::scheduler::expression::{Expression, Zone};
 use crate::services::sns::filter::{FilterPolicy, FilterScope};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Uri};
 use std::collections::BTreeMap;
@@ -238,7 +238,7 @@ pub fn cron(data: &[u8]) {
     }
     let (Some(expression), Some(zone)) = (
         Expression::parse(text),
-        zone(Some(field(&f, 1))).or(zone(None)),
+        Zone::named(Some(field(&f, 1))).or(Zone::named(None)),
     ) else {
         return;
     };
