@@ -15,6 +15,8 @@
 //! Randomness comes from one seed, printed at the start (`SWITCHYARD_CRASH_SEED` sets it). The
 //! kills happen after a number of completed sends drawn from it, not after a wall-clock time
 //! (`SWITCHYARD_CRASH_KILLS` sets how many; 4 by default).
+// The crate denies `unsafe`; this test sends signals to the process it started (libc::kill).
+#![allow(unsafe_code)]
 
 use aws_sdk_sqs::types::{DeleteMessageBatchRequestEntry, QueueAttributeName};
 use aws_smithy_runtime_api::client::result::SdkError;

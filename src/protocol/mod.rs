@@ -3,6 +3,9 @@
 //! typed input, and how its output or error looks in AWS Query (XML) or AWS JSON 1.0 / 1.1.
 //! They sit on top: nothing but the server imports them (not the services, the state, the
 //! engine or the runtime).
+// What a client sends reaches this code: no `unwrap`, `expect` or indexing that could panic on
+// it (tests may); each one left is allowed in place with the reason it cannot fail.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod detect;
 pub mod query;
@@ -191,7 +194,7 @@ async fn serve(
             let service =
                 detect::rest_json_service(parts).ok_or_else(AwsError::unknown_operation)?;
             route.service = Some(service);
-            let model = service.model().expect("restJson1 services have models");
+            let model = service.model().ok_or_else(AwsError::unknown_operation)?;
             let path = parts.uri.path();
             let (op, labels) = rest_json::route(model, &parts.method, path).ok_or_else(|| {
                 AwsError::new(
@@ -256,7 +259,7 @@ async fn serve(
         }
     };
     route.operation = Some(operation.clone());
-    let model = service.model().expect("routed services have models");
+    let model = service.model().ok_or_else(AwsError::unknown_operation)?;
 
     let access_key = signature.as_ref().map(|s| s.access_key);
     if app.config.auth == AuthMode::Verify {
@@ -384,10 +387,9 @@ fn json_content(mut response: Response) -> Response {
 /// Refuses an input without a member its operation requires, at any depth, as the service
 /// words it. Requests are checked here once decoded; init resource files before they run.
 pub fn check_required(service: ServiceId, operation: &str, input: &Value) -> Result<(), AwsError> {
-    let model = service.model().expect("routed services have models");
-    let input_shape = model.operations[operation]
-        .input
-        .as_ref()
+    let model = service.model().ok_or_else(AwsError::unknown_operation)?;
+    let input_shape = (model.operations.get(operation))
+        .and_then(|op| op.input.as_ref())
         .map(|r| r.shape.as_str());
     match input_shape.and_then(|shape| missing_member(model, shape, input)) {
         Some((missing, kind)) => Err(service.missing_parameter(&missing, kind)),
@@ -417,7 +419,8 @@ fn missing_member(model: &Model, shape: &str, value: &Value) -> Option<(Vec<Stri
             };
             let absent = (shape.required.iter()).find(|m| member(m).is_none_or(Value::is_null));
             if let Some(m) = absent {
-                return Some((vec![m.clone()], model.shape(&shape.members[m].shape).kind));
+                let kind = model.shape(&shape.members.get(m)?.shape).kind;
+                return Some((vec![m.clone()], kind));
             }
             let mut requiring = shape.members.iter().filter(|(_, r)| r.requires);
             requiring.find_map(|(name, r)| {
@@ -460,9 +463,8 @@ fn decode_input(
     raw: Raw,
     parts: &Parts,
 ) -> Result<Value, AwsError> {
-    let shape = model.operations[operation]
-        .input
-        .as_ref()
+    let shape = (model.operations.get(operation))
+        .and_then(|op| op.input.as_ref())
         .map(|r| r.shape.as_str());
     match raw {
         Raw::Json(body) if body.iter().all(u8::is_ascii_whitespace) => {
@@ -553,7 +555,8 @@ fn render_output(
         Protocol::Query => query::encode_response(model, operation, output, request_id),
         // Straight into bytes: `to_string` goes through `fmt::Write`, a call per token.
         Protocol::Json10 | Protocol::Json11 => {
-            serde_json::to_vec(output).expect("a JSON value always serializes")
+            // A JSON value always serializes; nothing is lost by the default.
+            serde_json::to_vec(output).unwrap_or_default()
         }
         Protocol::RestJson => {
             let encoded = rest_json::encode(model, operation, output);

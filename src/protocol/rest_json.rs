@@ -90,7 +90,12 @@ pub struct Request<'a> {
 /// The input of `operation` from the request's labels, query string, headers and body.
 pub fn decode(model: &Model, operation: &str, request: &Request) -> Result<Value, AwsError> {
     let mut input = Map::new();
-    let Some(shape_name) = model.operations[operation].input.as_ref() else {
+    // The operation comes from `route` over the same model; one it lacks has no input.
+    let input_of = model
+        .operations
+        .get(operation)
+        .and_then(|op| op.input.as_ref());
+    let Some(shape_name) = input_of else {
         return Ok(Value::Object(input));
     };
     let shape = model.shape(&shape_name.shape);
@@ -191,9 +196,9 @@ fn strings(
     member: &str,
     values: &[&str],
 ) -> Result<Option<Value>, AwsError> {
-    if values.is_empty() {
+    let Some(first) = values.first() else {
         return Ok(None);
-    }
+    };
     if shape.kind == ShapeKind::List {
         let item = shape.member.as_ref().map(|m| model.shape(&m.shape));
         let items = values
@@ -202,7 +207,7 @@ fn strings(
             .collect::<Result<Vec<_>, _>>()?;
         return Ok(Some(Value::Array(items)));
     }
-    scalar(shape, member, values[0]).map(Some)
+    scalar(shape, member, first).map(Some)
 }
 
 /// A scalar member from its text. Timestamps stay text: no restJson1 service served here sends
@@ -241,7 +246,14 @@ pub struct Encoded {
 /// Encodes `output` of `operation`: members located in headers go there, the status code member
 /// (if any) sets the status, the rest makes the JSON body under its wire name.
 pub fn encode(model: &Model, operation: &str, output: &Value) -> Encoded {
-    let op = &model.operations[operation];
+    let Some(op) = model.operations.get(operation) else {
+        // Not an operation of the model (never, after `route`): an empty answer.
+        return Encoded {
+            status: 200,
+            headers: Vec::new(),
+            body: b"{}".to_vec(),
+        };
+    };
     let mut encoded = Encoded {
         status: op
             .http
@@ -322,9 +334,10 @@ pub fn error_body(model: Option<&Model>, err: &AwsError) -> Vec<u8> {
         Some(m) if m.contains_key("Message") => "Message",
         _ => "message",
     };
-    let mut body = serde_json::json!({ key: err.message });
+    let mut body = Map::new();
+    body.insert(key.into(), Value::String(err.message.clone()));
     for (name, value) in &err.members {
-        body[*name] = Value::String(value.clone());
+        body.insert((*name).into(), Value::String(value.clone()));
     }
     if !err.fields.is_empty() {
         let fields: Vec<Value> = err
@@ -332,9 +345,9 @@ pub fn error_body(model: Option<&Model>, err: &AwsError) -> Vec<u8> {
             .iter()
             .map(|(name, message)| serde_json::json!({ "name": name, "message": message }))
             .collect();
-        body["fieldList"] = Value::Array(fields);
+        body.insert("fieldList".into(), Value::Array(fields));
     }
-    body.to_string().into_bytes()
+    Value::Object(body).to_string().into_bytes()
 }
 
 #[cfg(test)]

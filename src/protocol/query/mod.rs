@@ -34,10 +34,11 @@ pub struct NotUtf8 {
 pub fn parse_params(into: &mut Params, form: &[u8]) -> Option<NotUtf8> {
     let mut not_utf8 = None;
     for pair in form.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
-        let (name, value) = match pair.iter().position(|&b| b == b'=') {
-            Some(i) => (&pair[..i], &pair[i + 1..]),
-            None => (pair, &pair[..0]),
-        };
+        let mut halves = pair.splitn(2, |&b| b == b'=');
+        let (name, value) = (
+            halves.next().unwrap_or_default(),
+            halves.next().unwrap_or_default(),
+        );
         let (name, bad_name) = decode_component(name);
         let (value, bad_value) = decode_component(value);
         if not_utf8.is_none()
@@ -70,7 +71,7 @@ fn decode_component(raw: &[u8]) -> (String, Option<u8>) {
         Ok(text) => (text.to_string(), None),
         Err(e) => (
             String::from_utf8_lossy(&bytes).into_owned(),
-            Some(bytes[e.valid_up_to()]),
+            bytes.get(e.valid_up_to()).copied(),
         ),
     }
 }
@@ -141,7 +142,10 @@ fn decode_value(
             Value::Object(decode_structure(model, &r.shape, key, params)?)
         }
         ShapeKind::List => {
-            let member = shape.member.as_deref().expect("list shapes have a member");
+            let member = shape
+                .member
+                .as_deref()
+                .ok_or_else(|| unmodeled("list member"))?;
             let list_prefix = if shape.flattened || r.flattened {
                 match &member.location_name {
                     Some(name) => match key.rsplit_once('.') {
@@ -171,8 +175,11 @@ fn decode_value(
         }
         ShapeKind::Map => {
             let (k, v) = (
-                shape.key.as_deref().expect("map key"),
-                shape.value.as_deref().expect("map value"),
+                shape.key.as_deref().ok_or_else(|| unmodeled("map key"))?,
+                shape
+                    .value
+                    .as_deref()
+                    .ok_or_else(|| unmodeled("map value"))?,
             );
             let entries = if shape.flattened || r.flattened {
                 key.to_string()
@@ -244,6 +251,17 @@ const DECLARATION: &str = "xml version=\"1.0\" encoding=\"UTF-8\"";
 /// the buffer growing.
 const TYPICAL_ANSWER: usize = 512;
 const INFALLIBLE: &str = "writing XML into a Vec<u8> cannot fail";
+
+/// A shape AWS's models always give (a list's member, a map's key and value) missing from one:
+/// the request is answered as a failure of the service, not a panic.
+fn unmodeled(what: &str) -> AwsError {
+    AwsError::internal(format!("The service model has no {what} here."))
+}
+
+/// [`unmodeled`] while writing an answer.
+fn no_shape(what: &str) -> io::Error {
+    io::Error::other(format!("the service model has no {what} here"))
+}
 /// How quick-xml's `escape` writes `\r`, and the reference AWS writes for it instead.
 const QUICK_XML_CR: &str = "&#13;";
 const AWS_CR: &str = "#xD";
@@ -251,6 +269,7 @@ const AWS_CR: &str = "#xD";
 /// `<{op}Response xmlns=..><{op}Result>..</{op}Result><ResponseMetadata>..</..></{op}Response>`
 pub fn encode_response(model: &Model, op: &str, output: &Value, request_id: &str) -> Vec<u8> {
     let mut xml = Xml::with_capacity(TYPICAL_ANSWER);
+    #[allow(clippy::expect_used, reason = "writing into a Vec<u8> cannot fail")]
     xml.response(model, op, output, request_id)
         .expect(INFALLIBLE);
     xml.w.into_inner()
@@ -272,6 +291,7 @@ pub fn encode_error(
     request_id: &str,
 ) -> Vec<u8> {
     let mut xml = Xml::with_capacity(TYPICAL_ANSWER + message.len());
+    #[allow(clippy::expect_used, reason = "writing into a Vec<u8> cannot fail")]
     xml.error(model, code, sender, message, request_id)
         .expect(INFALLIBLE);
     xml.w.into_inner()
@@ -378,12 +398,14 @@ impl Xml {
         }
         let mut rest = text;
         // Bytes below 0x20 are never part of a longer UTF-8 sequence: splitting there is safe.
-        while let Some(at) = rest.bytes().position(is_bare_control) {
-            self.escaped_text(&rest[..at])?;
-            let reference = format!("#x{:X}", rest.as_bytes()[at]);
+        while let Some((at, control)) = rest.bytes().enumerate().find(|&(_, b)| is_bare_control(b))
+        {
+            let (before, after) = (rest.get(..at), rest.get(at + 1..));
+            self.escaped_text(before.unwrap_or_default())?;
+            let reference = format!("#x{control:X}");
             self.w
                 .write_event(Event::GeneralRef(BytesRef::new(reference)))?;
-            rest = &rest[at + 1..];
+            rest = after.unwrap_or_default();
         }
         self.escaped_text(rest)
     }
@@ -426,7 +448,10 @@ impl Xml {
                 self.end(name)
             }
             ShapeKind::List => {
-                let member = shape.member.as_deref().expect("list member");
+                let member = shape
+                    .member
+                    .as_deref()
+                    .ok_or_else(|| no_shape("list member"))?;
                 let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
                 if flattened {
                     let item_name = member.location_name.as_deref().unwrap_or(name);
@@ -444,8 +469,11 @@ impl Xml {
             }
             ShapeKind::Map => {
                 let (k, v) = (
-                    shape.key.as_deref().expect("map key"),
-                    shape.value.as_deref().expect("map value"),
+                    shape.key.as_deref().ok_or_else(|| no_shape("map key"))?,
+                    shape
+                        .value
+                        .as_deref()
+                        .ok_or_else(|| no_shape("map value"))?,
                 );
                 let (key_name, value_name) = (
                     k.location_name.as_deref().unwrap_or("key"),
@@ -486,7 +514,8 @@ impl Xml {
             }
             (_, Value::Number(n)) => {
                 self.scratch.clear();
-                write!(self.scratch, "{n}").expect("writing to a String cannot fail");
+                // Writing into a String cannot fail.
+                let _ = write!(self.scratch, "{n}");
                 let text = BytesText::from_escaped(self.scratch.as_str());
                 self.w.write_event(Event::Text(text))
             }
