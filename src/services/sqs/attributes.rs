@@ -89,30 +89,21 @@ pub const SETTABLE: [&str; 15] = [
     "FifoThroughputLimit",
 ];
 
-/// Attribute names GetQueueAttributes knows (besides `All`).
-pub const READABLE: [&str; 21] = [
+/// Attribute names GetQueueAttributes knows besides the [`SETTABLE`] ones (and `All`): those SQS
+/// keeps itself.
+const READ_ONLY: [&str; 6] = [
     "ApproximateNumberOfMessages",
     "ApproximateNumberOfMessagesNotVisible",
     "ApproximateNumberOfMessagesDelayed",
     "CreatedTimestamp",
     "LastModifiedTimestamp",
     "QueueArn",
-    "DelaySeconds",
-    "MaximumMessageSize",
-    "MessageRetentionPeriod",
-    "Policy",
-    "ReceiveMessageWaitTimeSeconds",
-    "VisibilityTimeout",
-    "RedrivePolicy",
-    "RedriveAllowPolicy",
-    "KmsMasterKeyId",
-    "KmsDataKeyReusePeriodSeconds",
-    "SqsManagedSseEnabled",
-    "FifoQueue",
-    "ContentBasedDeduplication",
-    "DeduplicationScope",
-    "FifoThroughputLimit",
 ];
+
+/// Whether GetQueueAttributes knows attribute `name` (besides `All`).
+pub fn readable(name: &str) -> bool {
+    READ_ONLY.contains(&name) || SETTABLE.contains(&name)
+}
 
 const FIFO_ONLY: [&str; 3] = [
     "ContentBasedDeduplication",
