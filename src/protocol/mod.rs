@@ -187,10 +187,7 @@ async fn serve(
             }
             (service, op.to_string(), Raw::Json(body.clone()))
         }
-        Protocol::RestJson => {
-            let (service, op, labels) = route_rest_json(parts, route)?;
-            (service, op, Raw::Rest(labels, body.clone()))
-        }
+        Protocol::RestJson => route_rest_json(parts, &body, route)?,
         Protocol::Query => {
             not_utf8 = query_not_utf8;
             // A copy: the signature may borrow from the URL's parameters (empty for a form POST).
@@ -249,11 +246,13 @@ async fn serve(
     ))
 }
 
-/// A restJson1 request's service, operation and raw URI labels, by its method and path.
+/// A restJson1 request's service and operation, by its method and path, and its raw input: the
+/// URI labels and the body.
 fn route_rest_json(
     parts: &Parts,
+    body: &Bytes,
     route: &mut Route,
-) -> Result<(ServiceId, String, Vec<(String, String)>), AwsError> {
+) -> Result<(ServiceId, String, Raw), AwsError> {
     let service = detect::rest_json_service(parts).ok_or_else(AwsError::unknown_operation)?;
     route.service = Some(service);
     let model = service.model().expect("restJson1 services have models");
@@ -269,7 +268,7 @@ fn route_rest_json(
             ),
         )
     })?;
-    Ok((service, op.to_string(), labels))
+    Ok((service, op.to_string(), Raw::Rest(labels, body.clone())))
 }
 
 /// A Query request's service and action, and its parameters: those of the URL (`params`) and
