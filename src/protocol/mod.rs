@@ -190,71 +190,21 @@ async fn serve(
             }
             (service, op.to_string(), Raw::Json(body.clone()))
         }
-        Protocol::RestJson => {
-            let service =
-                detect::rest_json_service(parts).ok_or_else(AwsError::unknown_operation)?;
-            route.service = Some(service);
-            let model = service.model().ok_or_else(AwsError::unknown_operation)?;
-            let path = parts.uri.path();
-            let (op, labels) = rest_json::route(model, &parts.method, path).ok_or_else(|| {
-                AwsError::new(
-                    "UnknownOperationException",
-                    404,
-                    format!(
-                        "{} {path} is no operation of {}.",
-                        parts.method,
-                        service.name()
-                    ),
-                )
-            })?;
-            (service, op.to_string(), Raw::Rest(labels, body.clone()))
-        }
+        Protocol::RestJson => route_rest_json(parts, &body, route)?,
         Protocol::Query => {
-            // A copy: the signature may borrow from the URL's parameters (empty for a form POST).
-            let mut params = query_params.clone();
-            let content_type = header_str(parts, header::CONTENT_TYPE).unwrap_or("");
             not_utf8 = query_not_utf8;
-            if content_type.starts_with("application/x-www-form-urlencoded") {
-                not_utf8 = not_utf8.or(query::parse_params(&mut params, &body));
-            }
-            let Some(action) = params.get("Action").cloned() else {
-                // SQS answers a request without an action with UnknownOperationException.
-                let sqs = detect::sqs_endpoint(scope_service, parts.uri.path(), &params);
-                return Err(if sqs {
-                    AwsError::new("UnknownOperationException", 404, "")
-                } else if signature.is_none() {
-                    not_an_aws_request(parts)
-                } else {
-                    AwsError::missing_action()
-                });
-            };
-            let service = detect::query_service(scope_service, parts.uri.path(), &params, &action)?;
-            route.service = Some(service);
-            let known = detect::has_operation(service, protocol, &action);
-            if service == ServiceId::Sqs
-                && detect::is_queue_path(parts.uri.path())
-                && let Some(err) = crate::services::sqs::not_for_queue_endpoint(&action, known)
-            {
-                return Err(err);
-            }
-            if !known {
-                return Err(AwsError::invalid_action(&action));
-            }
-            // SQS's Query API may name the queue by the request path instead of a parameter.
-            let path = parts.uri.path();
-            let host = header_str(parts, header::HOST).unwrap_or("localhost");
-            if service == ServiceId::Sqs
-                && !detect::is_queue_path(path)
-                && urls::is_under_queue(path)
-            {
-                return Err(invalid_address(&format!("http://{host}{path}")));
-            }
-            if service == ServiceId::Sqs
-                && !params.contains_key("QueueUrl")
-                && detect::is_queue_path(path)
-            {
-                params.insert("QueueUrl".into(), format!("http://{host}{path}"));
-            }
+            // A copy: the signature may borrow from the URL's parameters (empty for a form POST).
+            let params = query_params.clone();
+            let signed = signature.is_some();
+            let (service, action, params) = route_query(
+                parts,
+                &body,
+                params,
+                &mut not_utf8,
+                signed,
+                scope_service,
+                route,
+            )?;
             (service, action, Raw::Query(params))
         }
     };
@@ -263,34 +213,7 @@ async fn serve(
 
     let access_key = signature.as_ref().map(|s| s.access_key);
     if app.config.auth == AuthMode::Verify {
-        let sig = signature.as_ref().ok_or_else(sigv4::missing_token)?;
-        if !sigv4::valid_access_key(sig.access_key) {
-            return Err(sigv4::invalid_token());
-        }
-        let expected = detect::signing_name(service);
-        if sig.service != expected {
-            return Err(sigv4::wrong_service(expected));
-        }
-        let session = crate::services::iam::keys::account_of(sig.access_key)
-            .filter(|_| {
-                !app.config
-                    .credentials
-                    .iter()
-                    .any(|(k, _)| *k == sig.access_key)
-            })
-            .map(|_| crate::services::iam::keys::session_secret(sig.access_key));
-        let secret = session
-            .as_deref()
-            .unwrap_or_else(|| app.config.secret_for(sig.access_key));
-        sigv4::verify(
-            sig,
-            &parts.method,
-            &parts.uri,
-            &parts.headers,
-            &body,
-            secret,
-            app.clock.wall_time(),
-        )?;
+        authenticate(app, signature.as_ref(), service, parts, &body)?;
     }
 
     if let Some(bad) = not_utf8 {
@@ -324,6 +247,123 @@ async fn serve(
     Ok(render_output(
         protocol, model, &operation, &output, request_id,
     ))
+}
+
+/// A restJson1 request's service and operation, by its method and path, and its raw input: the
+/// URI labels and the body.
+fn route_rest_json(
+    parts: &Parts,
+    body: &Bytes,
+    route: &mut Route,
+) -> Result<(ServiceId, String, Raw), AwsError> {
+    let service = detect::rest_json_service(parts).ok_or_else(AwsError::unknown_operation)?;
+    route.service = Some(service);
+    let model = service.model().ok_or_else(AwsError::unknown_operation)?;
+    let path = parts.uri.path();
+    let (op, labels) = rest_json::route(model, &parts.method, path).ok_or_else(|| {
+        AwsError::new(
+            "UnknownOperationException",
+            404,
+            format!(
+                "{} {path} is no operation of {}.",
+                parts.method,
+                service.name()
+            ),
+        )
+    })?;
+    Ok((service, op.to_string(), Raw::Rest(labels, body.clone())))
+}
+
+/// A Query request's service and action, and its parameters: those of the URL (`params`) and
+/// of a form body, with SQS's queue named by the path added as `QueueUrl`. A form parameter
+/// that is not UTF-8 is noted in `not_utf8` (for refusing once the caller is known to be
+/// allowed).
+fn route_query(
+    parts: &Parts,
+    body: &Bytes,
+    mut params: query::Params,
+    not_utf8: &mut Option<query::NotUtf8>,
+    signed: bool,
+    scope_service: Option<ServiceId>,
+    route: &mut Route,
+) -> Result<(ServiceId, String, query::Params), AwsError> {
+    let content_type = header_str(parts, header::CONTENT_TYPE).unwrap_or("");
+    if content_type.starts_with("application/x-www-form-urlencoded") {
+        *not_utf8 = not_utf8.take().or(query::parse_params(&mut params, body));
+    }
+    let Some(action) = params.get("Action").cloned() else {
+        // SQS answers a request without an action with UnknownOperationException.
+        let sqs = detect::sqs_endpoint(scope_service, parts.uri.path(), &params);
+        return Err(if sqs {
+            AwsError::new("UnknownOperationException", 404, "")
+        } else if !signed {
+            not_an_aws_request(parts)
+        } else {
+            AwsError::missing_action()
+        });
+    };
+    let service = detect::query_service(scope_service, parts.uri.path(), &params, &action)?;
+    route.service = Some(service);
+    let known = detect::has_operation(service, Protocol::Query, &action);
+    if service == ServiceId::Sqs
+        && detect::is_queue_path(parts.uri.path())
+        && let Some(err) = crate::services::sqs::not_for_queue_endpoint(&action, known)
+    {
+        return Err(err);
+    }
+    if !known {
+        return Err(AwsError::invalid_action(&action));
+    }
+    // SQS's Query API may name the queue by the request path instead of a parameter.
+    let path = parts.uri.path();
+    let host = header_str(parts, header::HOST).unwrap_or("localhost");
+    if service == ServiceId::Sqs && !detect::is_queue_path(path) && urls::is_under_queue(path) {
+        return Err(invalid_address(&format!("http://{host}{path}")));
+    }
+    if service == ServiceId::Sqs && !params.contains_key("QueueUrl") && detect::is_queue_path(path)
+    {
+        params.insert("QueueUrl".into(), format!("http://{host}{path}"));
+    }
+    Ok((service, action, params))
+}
+
+/// `AuthMode::Verify`: the request is signed, with a known access key, for `service`, and its
+/// signature checks out with the key's secret (a session key's own, else the configured one).
+fn authenticate(
+    app: &Runtime,
+    signature: Option<&sigv4::Signature>,
+    service: ServiceId,
+    parts: &Parts,
+    body: &Bytes,
+) -> Result<(), AwsError> {
+    let sig = signature.ok_or_else(sigv4::missing_token)?;
+    if !sigv4::valid_access_key(sig.access_key) {
+        return Err(sigv4::invalid_token());
+    }
+    let expected = detect::signing_name(service);
+    if sig.service != expected {
+        return Err(sigv4::wrong_service(expected));
+    }
+    let session = crate::services::iam::keys::account_of(sig.access_key)
+        .filter(|_| {
+            !app.config
+                .credentials
+                .iter()
+                .any(|(k, _)| *k == sig.access_key)
+        })
+        .map(|_| crate::services::iam::keys::session_secret(sig.access_key));
+    let secret = session
+        .as_deref()
+        .unwrap_or_else(|| app.config.secret_for(sig.access_key));
+    sigv4::verify(
+        sig,
+        &parts.method,
+        &parts.uri,
+        &parts.headers,
+        body,
+        secret,
+        app.clock.wall_time(),
+    )
 }
 
 /// The whole body, or `None` when it is larger than `limit` or cannot be read. A body of one

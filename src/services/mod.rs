@@ -4,6 +4,7 @@
 //! protocols (which detect the service of a request from the wire), the runtime or the server.
 
 pub mod bus;
+pub mod deduplicated;
 pub mod event;
 pub mod events;
 pub mod iam;

@@ -98,6 +98,24 @@ impl<E> Pager<E> {
         Ok((page, next.filter(|_| !unpaged)))
     }
 
+    /// [`Pager::page`] answered as the JSON services without typed outputs answer a List:
+    /// `{"<list>": [...], "NextToken": "..."}`, the token only when more items follow.
+    pub fn page_json<K: AsRef<str>>(
+        &self,
+        list: &str,
+        items: impl IntoIterator<Item = (K, serde_json::Value)>,
+        token: Option<&str>,
+        asked: Option<i64>,
+    ) -> Result<serde_json::Value, E> {
+        let (page, next) = self.page(items, token, asked)?;
+        let mut out = serde_json::Map::new();
+        out.insert(list.to_owned(), page.into());
+        if let Some(token) = next {
+            out.insert("NextToken".to_owned(), token.into());
+        }
+        Ok(out.into())
+    }
+
     /// One page of at most `size` items (a size already checked with [`Pager::size`]) after the
     /// key `token` names, and the token of the next page when more follow.
     pub fn page_of_size<K: AsRef<str>, T>(

@@ -182,16 +182,27 @@ async fn init_stage(State(app): Shared, Path(stage): Path<String>) -> Response {
     ok(json!({"completed": progress.is_completed(stage), "scripts": scripts}))
 }
 
+/// What a message peek asks (which messages, the answer's shape) and the queue URL its query or
+/// body names, or the answer refusing it.
+fn peek_request(
+    query: Option<String>,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(Peek, Option<String>), Box<Response>> {
+    let query = super::control::query_map(query);
+    let peek = Peek::from_request(&query, headers);
+    let url = sqs_messages::queue_url(&query, headers, body, &peek)?;
+    Ok((peek, url))
+}
+
 async fn messages(
     State(app): Shared,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let query = super::control::query_map(query);
-    let peek = Peek::from_request(&query, &headers);
-    match sqs_messages::queue_url(&query, &headers, &body, &peek) {
-        Ok(url) => sqs_messages::by_url(&app, url.as_deref(), &peek),
+    match peek_request(query, &headers, &body) {
+        Ok((peek, url)) => sqs_messages::by_url(&app, url.as_deref(), &peek),
         Err(refused) => *refused,
     }
 }
@@ -203,10 +214,8 @@ async fn messages_at(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let query = super::control::query_map(query);
-    let peek = Peek::from_request(&query, &headers);
-    match sqs_messages::queue_url(&query, &headers, &body, &peek) {
-        Ok(_) => sqs_messages::by_path(&app, &rest, &peek),
+    match peek_request(query, &headers, &body) {
+        Ok((peek, _)) => sqs_messages::by_path(&app, &rest, &peek),
         Err(refused) => *refused,
     }
 }

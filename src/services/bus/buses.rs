@@ -214,13 +214,15 @@ const PAGER: Pager<V2Error> = Pager {
     tokens: Tokens::Key,
 };
 
-/// One page of `items` (ARN-ordered, filtered) after `next_token`, as (page, next token).
-pub fn page<T>(
-    items: Vec<(String, T)>,
+/// One page of `items` (ARN-ordered, filtered) after `next_token`, answered as
+/// `{"<list>": [...], "NextToken": "..."}`.
+pub fn page(
+    list: &str,
+    items: Vec<(String, Value)>,
     next_token: Option<&str>,
     max_results: Option<i64>,
-) -> Result<(Vec<T>, Option<String>), V2Error> {
-    PAGER.page(items, next_token, max_results)
+) -> Result<Value, V2Error> {
+    PAGER.page_json(list, items, next_token, max_results)
 }
 
 pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result<Value, V2Error> {
@@ -246,12 +248,12 @@ pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result
             (b.arn.clone(), summary)
         })
         .collect();
-    let (buses, next) = page(items, input.next_token.as_deref(), input.max_results)?;
-    let mut out = json!({ "EventBuses": buses });
-    if let Some(token) = next {
-        out["NextToken"] = json!(token);
-    }
-    Ok(out)
+    page(
+        "EventBuses",
+        items,
+        input.next_token.as_deref(),
+        input.max_results,
+    )
 }
 
 pub fn delete_event_bus(e: &mut State, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {

@@ -8,9 +8,9 @@ use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};
 use crate::arn::Arn;
 use crate::engine::delivery::{Failure, Publisher};
-use crate::engine::log::DeliveryRecord;
 use crate::engine::time::parse_rfc3339;
 use crate::services::Context;
+use crate::services::deduplicated;
 use crate::services::event::entry::{Checked, EventFields, PutEventsOutput, ResultEntry};
 use crate::services::target;
 use crate::state::State;
@@ -264,24 +264,10 @@ fn log_duplicate(
     if pairs.is_empty() {
         pairs.push((bus_arn.to_string(), bus_arn.to_string()));
     }
-    for (source, target) in pairs {
-        e.engine.metrics.delivery("eventsv2", "deduplicated", "");
-        e.engine.log.push(DeliveryRecord {
-            at: now,
-            event: "deduplicated",
-            source,
-            target,
-            protocol: "eventsv2".into(),
-            message_id: original.to_string(),
-            attempt: 0,
-            phase: "initial",
-            delay_seconds: 0.0,
-            outcome: None,
-            status: None,
-            error_code: None,
-            next_attempt_at: None,
-        });
-    }
+    let receivers = pairs
+        .into_iter()
+        .map(|(source, target)| (source, target, "eventsv2".to_string()));
+    deduplicated::log(e, "eventsv2", original, receivers);
 }
 
 /// An event a subscriber hands to another custom bus (`Target::Bus`): published there by the

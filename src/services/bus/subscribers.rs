@@ -515,12 +515,12 @@ pub fn list_subscribers(
             (s.arn.clone(), summary)
         })
         .collect();
-    let (subscribers, next) = page(items, input.next_token.as_deref(), input.max_results)?;
-    let mut out = json!({ "Subscribers": subscribers });
-    if let Some(token) = next {
-        out["NextToken"] = json!(token);
-    }
-    Ok(out)
+    page(
+        "Subscribers",
+        items,
+        input.next_token.as_deref(),
+        input.max_results,
+    )
 }
 
 #[derive(Debug, Deserialize)]

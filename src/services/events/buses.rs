@@ -18,8 +18,10 @@ use std::collections::BTreeMap;
 /// Event buses an account may have in a region, `default` included.
 const MAX_BUSES: usize = 100;
 
-fn bus_name_char(c: char) -> bool {
-    name_char(c) || c == '/'
+/// A bus name as CreateEventBus and DeleteEventBus take it: up to 256 of `[/.\-_A-Za-z0-9]`.
+fn check_bus_name(name: &str) -> Result<(), EventsError> {
+    let bus_name_char = |c| name_char(c) || c == '/';
+    check_name(name, "name", 256, "[/\\.\\-_A-Za-z0-9]+", bus_name_char)
 }
 
 #[derive(Debug, Deserialize)]
@@ -124,13 +126,7 @@ pub fn create_event_bus(
     cx: &Context,
     input: CreateEventBusInput,
 ) -> Result<BusOutput, EventsError> {
-    check_name(
-        &input.name,
-        "name",
-        256,
-        "[/\\.\\-_A-Za-z0-9]+",
-        bus_name_char,
-    )?;
+    check_bus_name(&input.name)?;
     check_partner_bus(e, cx, &input.name, input.event_source_name.as_deref())?;
     check_dead_letter_config(&input.dead_letter_config)?;
     let now = e.now();
@@ -266,13 +262,7 @@ pub fn delete_event_bus(
     cx: &Context,
     input: DeleteEventBusInput,
 ) -> Result<Empty, EventsError> {
-    check_name(
-        &input.name,
-        "name",
-        256,
-        "[/\\.\\-_A-Za-z0-9]+",
-        bus_name_char,
-    )?;
+    check_bus_name(&input.name)?;
     if input.name == "default" {
         return Err(EventsError::Validation(
             "Cannot delete event bus default.".into(),

@@ -55,6 +55,14 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
     }
 }
 
+/// The store key of the connection a request names, once the name is checked.
+fn named_key(cx: &Context, name: &str) -> Result<String, EventsError> {
+    let mut v = Violations::default();
+    v.name(name, "name");
+    v.finish()?;
+    Ok(key(&cx.region, &cx.account, name))
+}
+
 fn not_found(name: &str, verb: &str) -> EventsError {
     // The wording AWS answers DescribeConnection with (LocalStack's recorded snapshot
     // `test_delete_connection`); other operations name their own verb.
@@ -263,13 +271,11 @@ pub fn describe_connection(
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<DescribeConnectionOutput, EventsError> {
-    let mut v = Violations::default();
-    v.name(&input.name, "name");
-    v.finish()?;
+    let key = named_key(cx, &input.name)?;
     let c = e
         .events
         .connections
-        .get(&key(&cx.region, &cx.account, &input.name))
+        .get(&key)
         .ok_or_else(|| not_found(&input.name, "describe"))?;
     Ok(DescribeConnectionOutput {
         auth_parameters: shown(&c.auth_parameters),
@@ -296,13 +302,11 @@ pub fn delete_connection(
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
-    let mut v = Violations::default();
-    v.name(&input.name, "name");
-    v.finish()?;
+    let key = named_key(cx, &input.name)?;
     let c = e
         .events
         .connections
-        .remove(&key(&cx.region, &cx.account, &input.name))
+        .remove(&key)
         .ok_or_else(|| not_found(&input.name, "delete"))?;
     Ok(state_output(&c, "DELETING", true))
 }
@@ -315,14 +319,12 @@ pub fn deauthorize_connection(
     cx: &Context,
     input: ConnectionNameInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
-    let mut v = Violations::default();
-    v.name(&input.name, "name");
-    v.finish()?;
+    let key = named_key(cx, &input.name)?;
     let now = e.now();
     let c = e
         .events
         .connections
-        .get_mut(&key(&cx.region, &cx.account, &input.name))
+        .get_mut(&key)
         .ok_or_else(|| not_found(&input.name, "deauthorize"))?;
     let p = &mut c.auth_parameters;
     if let Some(b) = &mut p.basic_auth_parameters {

@@ -703,12 +703,7 @@ pub fn list_pipes(e: &mut State, cx: &Context, input: ListPipesInput) -> Result<
             }
             (p.name.clone(), item)
         });
-    let (pipes, next) = PAGER.page(items, input.next_token.as_deref(), input.limit)?;
-    let mut out = json!({ "Pipes": pipes });
-    if let Some(token) = next {
-        out["NextToken"] = json!(token);
-    }
-    Ok(out)
+    PAGER.page_json("Pipes", items, input.next_token.as_deref(), input.limit)
 }
 
 /// The pipe a tagging call names by ARN.

@@ -16,10 +16,10 @@ use super::shapes::*;
 use super::store::Subscription;
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, Failure, Publisher, Target};
-use crate::engine::log::DeliveryRecord;
 use crate::engine::time::format_rfc3339;
 use crate::error::AwsError;
 use crate::services::Context;
+use crate::services::deduplicated;
 use crate::signature::SIGNER;
 use crate::state::State;
 use serde_json::{Map, Value, json};
@@ -249,31 +249,13 @@ pub fn sign_ahead(s: SignAhead) {
 /// A duplicate suppressed at publish: one `deduplicated` record per subscription that would
 /// have received it (docs/control-api.md, delivery log).
 fn log_duplicate(e: &mut State, topic_arn: &str, message_id: &str) {
-    let now = e.now();
     let subscriptions: Vec<(String, String, String)> = e
         .sns
         .subscriptions_of(topic_arn)
         .filter(|s| s.confirmed)
         .map(|s| (s.arn.clone(), s.endpoint.clone(), s.protocol.to_string()))
         .collect();
-    for (source, target, protocol) in subscriptions {
-        e.engine.metrics.delivery("sns", "deduplicated", "");
-        e.engine.log.push(DeliveryRecord {
-            at: now,
-            event: "deduplicated",
-            source,
-            target,
-            protocol,
-            message_id: message_id.to_string(),
-            attempt: 0,
-            phase: "initial",
-            delay_seconds: 0.0,
-            outcome: None,
-            status: None,
-            error_code: None,
-            next_attempt_at: None,
-        });
-    }
+    deduplicated::log(e, "sns", message_id, subscriptions);
 }
 
 #[allow(clippy::too_many_arguments)]

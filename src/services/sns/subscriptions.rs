@@ -217,30 +217,9 @@ pub fn subscribe(
     }
     let fifo_topic = topic.fifo;
     let archive_begins = beginning_of(topic, now);
-    // Parsed once, here: the store keeps the protocol typed.
-    let Some(protocol) = Protocol::from_name(&input.protocol.to_ascii_lowercase()) else {
-        return Err(invalid(format!(
-            "Amazon SNS does not support this protocol string: {}",
-            input.protocol
-        )));
-    };
     let endpoint = input.endpoint.unwrap_or_default();
-    check_endpoint(protocol, &endpoint, fifo_topic)?;
-    if protocol == Protocol::Application && !super::platform::endpoint_exists(e, &endpoint) {
-        return Err(invalid(format!(
-            "Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}"
-        )));
-    }
-    if fifo_topic && protocol != Protocol::Sqs {
-        return Err(invalid(format!(
-            "Invalid parameter: Endpoint Reason: FIFO topics only support SQS subscriptions, not {protocol}"
-        )));
-    }
-    if protocol == Protocol::Firehose && !input.attributes.contains_key("SubscriptionRoleArn") {
-        return Err(invalid(
-            "Attributes Reason: SubscriptionRoleArn must be specified for firehose subscriptions",
-        ));
-    }
+    let protocol =
+        subscribe_protocol(e, &input.protocol, &endpoint, &input.attributes, fifo_topic)?;
     let id = e.engine.rng.uuid();
     let token = new_token(e);
     let mut sub = Subscription {
@@ -261,31 +240,7 @@ pub fn subscribe(
         replay: None,
     };
     sub.confirmation_authenticated = sub.confirmed;
-    // FilterPolicyScope first: the policy is parsed for its scope.
-    if let Some(scope) = input.attributes.get("FilterPolicyScope") {
-        apply_attribute(
-            &mut sub,
-            "FilterPolicyScope",
-            scope,
-            "Attributes Reason: ",
-            fifo_topic,
-            archive_begins,
-        )?;
-    }
-    for (k, v) in input
-        .attributes
-        .iter()
-        .filter(|(k, _)| *k != "FilterPolicyScope")
-    {
-        apply_attribute(
-            &mut sub,
-            k,
-            v,
-            "Attributes Reason: ",
-            fifo_topic,
-            archive_begins,
-        )?;
-    }
+    apply_attributes(&mut sub, &input.attributes, fifo_topic, archive_begins)?;
     // Subscribing the same endpoint again answers the existing subscription.
     let existing = e
         .sns
@@ -330,6 +285,64 @@ pub fn subscribe(
     Ok(SubscriptionArnOutput {
         subscription_arn: shown,
     })
+}
+
+/// The protocol a Subscribe names, checked against its endpoint, the topic (FIFO topics take
+/// SQS only) and the attributes the protocol needs.
+fn subscribe_protocol(
+    e: &State,
+    name: &str,
+    endpoint: &str,
+    attributes: &BTreeMap<String, String>,
+    fifo_topic: bool,
+) -> Result<Protocol, SnsError> {
+    // Parsed once, here: the store keeps the protocol typed.
+    let Some(protocol) = Protocol::from_name(&name.to_ascii_lowercase()) else {
+        return Err(invalid(format!(
+            "Amazon SNS does not support this protocol string: {name}"
+        )));
+    };
+    check_endpoint(protocol, endpoint, fifo_topic)?;
+    if protocol == Protocol::Application && !super::platform::endpoint_exists(e, endpoint) {
+        return Err(invalid(format!(
+            "Endpoint Reason: Endpoint does not exist for endpoint arn{endpoint}"
+        )));
+    }
+    if fifo_topic && protocol != Protocol::Sqs {
+        return Err(invalid(format!(
+            "Invalid parameter: Endpoint Reason: FIFO topics only support SQS subscriptions, not {protocol}"
+        )));
+    }
+    if protocol == Protocol::Firehose && !attributes.contains_key("SubscriptionRoleArn") {
+        return Err(invalid(
+            "Attributes Reason: SubscriptionRoleArn must be specified for firehose subscriptions",
+        ));
+    }
+    Ok(protocol)
+}
+
+/// A new subscription's attributes as Subscribe gives them, FilterPolicyScope first: the
+/// policy is parsed for its scope.
+fn apply_attributes(
+    sub: &mut Subscription,
+    attributes: &BTreeMap<String, String>,
+    fifo_topic: bool,
+    archive_begins: Option<Millis>,
+) -> Result<(), SnsError> {
+    if let Some(scope) = attributes.get("FilterPolicyScope") {
+        apply_attribute(
+            sub,
+            "FilterPolicyScope",
+            scope,
+            "Attributes Reason: ",
+            fifo_topic,
+            archive_begins,
+        )?;
+    }
+    for (k, v) in attributes.iter().filter(|(k, _)| *k != "FilterPolicyScope") {
+        apply_attribute(sub, k, v, "Attributes Reason: ", fifo_topic, archive_begins)?;
+    }
+    Ok(())
 }
 
 /// A confirmation token: 64 hex digits from the seeded generator.

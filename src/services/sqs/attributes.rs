@@ -89,30 +89,21 @@ pub const SETTABLE: [&str; 15] = [
     "FifoThroughputLimit",
 ];
 
-/// Attribute names GetQueueAttributes knows (besides `All`).
-pub const READABLE: [&str; 21] = [
+/// Attribute names GetQueueAttributes knows besides the [`SETTABLE`] ones (and `All`): those SQS
+/// keeps itself.
+const READ_ONLY: [&str; 6] = [
     "ApproximateNumberOfMessages",
     "ApproximateNumberOfMessagesNotVisible",
     "ApproximateNumberOfMessagesDelayed",
     "CreatedTimestamp",
     "LastModifiedTimestamp",
     "QueueArn",
-    "DelaySeconds",
-    "MaximumMessageSize",
-    "MessageRetentionPeriod",
-    "Policy",
-    "ReceiveMessageWaitTimeSeconds",
-    "VisibilityTimeout",
-    "RedrivePolicy",
-    "RedriveAllowPolicy",
-    "KmsMasterKeyId",
-    "KmsDataKeyReusePeriodSeconds",
-    "SqsManagedSseEnabled",
-    "FifoQueue",
-    "ContentBasedDeduplication",
-    "DeduplicationScope",
-    "FifoThroughputLimit",
 ];
+
+/// Whether GetQueueAttributes knows attribute `name` (besides `All`).
+pub fn readable(name: &str) -> bool {
+    READ_ONLY.contains(&name) || SETTABLE.contains(&name)
+}
 
 const FIFO_ONLY: [&str; 3] = [
     "ContentBasedDeduplication",
@@ -223,6 +214,30 @@ impl RedriveAllow {
     }
 }
 
+/// Whether attribute `name` may be given to a queue that is (or is being created as) FIFO or
+/// not; `Err` is AWS's answer to one that may not.
+fn check_name(name: &str, fifo: bool, creating: bool) -> Result<(), SqsError> {
+    if !SETTABLE.contains(&name) {
+        return Err(SqsError::InvalidAttributeName(format!(
+            "Unknown Attribute {name}."
+        )));
+    }
+    // A standard queue does not know ContentBasedDeduplication (nor FifoQueue once
+    // created) and refuses the other FIFO-only attributes, in AWS's words for each.
+    let unknown = name == "ContentBasedDeduplication" || (name == "FifoQueue" && !creating);
+    if !fifo && unknown {
+        return Err(SqsError::InvalidAttributeName(format!(
+            "Unknown Attribute {name}."
+        )));
+    }
+    if FIFO_ONLY.contains(&name) && !fifo {
+        return Err(SqsError::InvalidAttributeName(format!(
+            "You can specify the {name} only when FifoQueue is set to true."
+        )));
+    }
+    Ok(())
+}
+
 impl QueueAttributes {
     /// Applies `given` (CreateQueue when `creating`, else SetQueueAttributes), validating each.
     pub fn apply(
@@ -239,110 +254,8 @@ impl QueueAttributes {
             self.fifo
         };
         for (name, value) in given {
-            if !SETTABLE.contains(&name.as_str()) {
-                return Err(SqsError::InvalidAttributeName(format!(
-                    "Unknown Attribute {name}."
-                )));
-            }
-            // A standard queue does not know ContentBasedDeduplication (nor FifoQueue once
-            // created) and refuses the other FIFO-only attributes, in AWS's words for each.
-            let unknown = name == "ContentBasedDeduplication" || (name == "FifoQueue" && !creating);
-            if !fifo && unknown {
-                return Err(SqsError::InvalidAttributeName(format!(
-                    "Unknown Attribute {name}."
-                )));
-            }
-            if FIFO_ONLY.contains(&name.as_str()) && !fifo {
-                return Err(SqsError::InvalidAttributeName(format!(
-                    "You can specify the {name} only when FifoQueue is set to true."
-                )));
-            }
-            match name.as_str() {
-                "DelaySeconds" => self.delay_s = ranged(name, value, 0, 900)?,
-                "MaximumMessageSize" => {
-                    self.maximum_message_size = ranged(name, value, 1024, 1_048_576)?
-                }
-                "MessageRetentionPeriod" => self.retention_s = ranged(name, value, 60, 1_209_600)?,
-                "ReceiveMessageWaitTimeSeconds" => {
-                    self.receive_wait_s = ranged(name, value, 0, 20)?
-                }
-                "VisibilityTimeout" => self.visibility_timeout_s = ranged(name, value, 0, 43_200)?,
-                "KmsDataKeyReusePeriodSeconds" => {
-                    self.kms_data_key_reuse_s = ranged(name, value, 60, 86_400)?
-                }
-                "Policy" if value.is_empty() => self.policy = None,
-                "Policy" => {
-                    let doc: Value =
-                        serde_json::from_str(value).map_err(|_| invalid(name, None))?;
-                    if !doc.is_object() {
-                        return Err(invalid(name, None));
-                    }
-                    self.policy = Some(doc);
-                }
-                "RedrivePolicy" if value.is_empty() => self.redrive = None,
-                "RedrivePolicy" => {
-                    let policy = parse_redrive_policy(value)?;
-                    // Returned as AWS returns it: maxReceiveCount a number, even if given as a
-                    // string.
-                    let text = serde_json::json!({
-                        "deadLetterTargetArn": policy.dead_letter_target_arn,
-                        "maxReceiveCount": policy.max_receive_count,
-                    })
-                    .to_string();
-                    self.redrive = Some((policy, text))
-                }
-                "RedriveAllowPolicy" if value.is_empty() => self.redrive_allow = None,
-                "RedriveAllowPolicy" => {
-                    self.redrive_allow = Some((parse_redrive_allow_policy(value)?, value.clone()))
-                }
-                "KmsMasterKeyId" if value.is_empty() => self.kms_master_key_id = None,
-                "KmsMasterKeyId" => {
-                    self.kms_master_key_id = Some(value.clone());
-                    self.sqs_managed_sse = false;
-                }
-                "SqsManagedSseEnabled" => {
-                    self.sqs_managed_sse = boolean(name, value)?;
-                    if self.sqs_managed_sse
-                        && self.kms_master_key_id.is_some()
-                        && given.contains_key("KmsMasterKeyId")
-                    {
-                        return Err(invalid(
-                            name,
-                            Some(
-                                "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.",
-                            ),
-                        ));
-                    }
-                    if self.sqs_managed_sse {
-                        self.kms_master_key_id = None;
-                    }
-                }
-                "FifoQueue" => {
-                    if boolean(name, value)? != fifo {
-                        return Err(invalid(
-                            name,
-                            Some("Modifying queue type is not supported."),
-                        ));
-                    }
-                    self.fifo = fifo;
-                }
-                "ContentBasedDeduplication" => self.content_based_dedup = boolean(name, value)?,
-                "DeduplicationScope" => {
-                    self.dedup_scope = match value.as_str() {
-                        "queue" => DedupScope::Queue,
-                        "messageGroup" => DedupScope::MessageGroup,
-                        _ => return Err(invalid(name, None)),
-                    }
-                }
-                "FifoThroughputLimit" => {
-                    self.per_group_throughput = match value.as_str() {
-                        "perQueue" => false,
-                        "perMessageGroupId" => true,
-                        _ => return Err(invalid(name, None)),
-                    }
-                }
-                _ => {}
-            }
+            check_name(name, fifo, creating)?;
+            self.set(name, value, fifo, given)?;
         }
         if self.per_group_throughput && self.dedup_scope == DedupScope::Queue {
             return Err(invalid(
@@ -351,6 +264,101 @@ impl QueueAttributes {
                     "FifoThroughputLimit perMessageGroupId requires DeduplicationScope messageGroup.",
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// Sets the one attribute `name` (a settable one) to `value`; `given` is the whole request,
+    /// for the attributes that depend on one another.
+    fn set(
+        &mut self,
+        name: &str,
+        value: &str,
+        fifo: bool,
+        given: &BTreeMap<String, String>,
+    ) -> Result<(), SqsError> {
+        match name {
+            "DelaySeconds" => self.delay_s = ranged(name, value, 0, 900)?,
+            "MaximumMessageSize" => {
+                self.maximum_message_size = ranged(name, value, 1024, 1_048_576)?
+            }
+            "MessageRetentionPeriod" => self.retention_s = ranged(name, value, 60, 1_209_600)?,
+            "ReceiveMessageWaitTimeSeconds" => self.receive_wait_s = ranged(name, value, 0, 20)?,
+            "VisibilityTimeout" => self.visibility_timeout_s = ranged(name, value, 0, 43_200)?,
+            "KmsDataKeyReusePeriodSeconds" => {
+                self.kms_data_key_reuse_s = ranged(name, value, 60, 86_400)?
+            }
+            "Policy" if value.is_empty() => self.policy = None,
+            "Policy" => {
+                let doc: Value = serde_json::from_str(value).map_err(|_| invalid(name, None))?;
+                if !doc.is_object() {
+                    return Err(invalid(name, None));
+                }
+                self.policy = Some(doc);
+            }
+            "RedrivePolicy" if value.is_empty() => self.redrive = None,
+            "RedrivePolicy" => {
+                let policy = parse_redrive_policy(value)?;
+                // Returned as AWS returns it: maxReceiveCount a number, even if given as a
+                // string.
+                let text = serde_json::json!({
+                    "deadLetterTargetArn": policy.dead_letter_target_arn,
+                    "maxReceiveCount": policy.max_receive_count,
+                })
+                .to_string();
+                self.redrive = Some((policy, text))
+            }
+            "RedriveAllowPolicy" if value.is_empty() => self.redrive_allow = None,
+            "RedriveAllowPolicy" => {
+                self.redrive_allow = Some((parse_redrive_allow_policy(value)?, value.to_string()))
+            }
+            "KmsMasterKeyId" if value.is_empty() => self.kms_master_key_id = None,
+            "KmsMasterKeyId" => {
+                self.kms_master_key_id = Some(value.to_string());
+                self.sqs_managed_sse = false;
+            }
+            "SqsManagedSseEnabled" => {
+                self.sqs_managed_sse = boolean(name, value)?;
+                if self.sqs_managed_sse
+                    && self.kms_master_key_id.is_some()
+                    && given.contains_key("KmsMasterKeyId")
+                {
+                    return Err(invalid(
+                        name,
+                        Some(
+                            "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.",
+                        ),
+                    ));
+                }
+                if self.sqs_managed_sse {
+                    self.kms_master_key_id = None;
+                }
+            }
+            "FifoQueue" => {
+                if boolean(name, value)? != fifo {
+                    return Err(invalid(
+                        name,
+                        Some("Modifying queue type is not supported."),
+                    ));
+                }
+                self.fifo = fifo;
+            }
+            "ContentBasedDeduplication" => self.content_based_dedup = boolean(name, value)?,
+            "DeduplicationScope" => {
+                self.dedup_scope = match value {
+                    "queue" => DedupScope::Queue,
+                    "messageGroup" => DedupScope::MessageGroup,
+                    _ => return Err(invalid(name, None)),
+                }
+            }
+            "FifoThroughputLimit" => {
+                self.per_group_throughput = match value {
+                    "perQueue" => false,
+                    "perMessageGroupId" => true,
+                    _ => return Err(invalid(name, None)),
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -124,11 +124,33 @@ pub(super) fn check_attributes(
     Ok(size)
 }
 
-pub(super) fn valid_fifo_token(text: &str) -> bool {
+fn valid_fifo_token(text: &str) -> bool {
     (1..=128).contains(&text.len())
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation())
+}
+
+/// A FIFO token the request may give as parameter `name` (MessageGroupId,
+/// MessageDeduplicationId, ReceiveRequestAttemptId), refused in AWS's words when malformed.
+pub(super) fn check_fifo_token(name: &str, token: Option<&str>) -> Result<(), SqsError> {
+    match token {
+        Some(t) if !valid_fifo_token(t) => Err(invalid_value(
+            name,
+            t,
+            &format!(
+                "{name} can only include alphanumeric and punctuation characters. 1 to 128 in length."
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// SQS's InvalidParameterValue for `value` of parameter `name`, with the reason.
+pub(super) fn invalid_value(name: &str, value: impl std::fmt::Display, reason: &str) -> SqsError {
+    SqsError::InvalidParameterValue(format!(
+        "Value {value} for parameter {name} is invalid. Reason: {reason}"
+    ))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! DeleteMessage(Batch), ChangeMessageVisibility(Batch).
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
-use super::checks::{check_attributes, check_characters, valid_fifo_token};
+use super::checks::{check_attributes, check_characters, check_fifo_token, invalid_value};
 use super::digest::{md5_hex, md5_of_attributes};
 use super::receipt::{parse_receipt, receipt_handle};
 use super::shapes::*;
@@ -15,12 +15,6 @@ use std::sync::Arc;
 
 /// Largest total payload of a SendMessageBatch (and of one message).
 const MAX_PAYLOAD: usize = 1_048_576;
-
-fn invalid_value(name: &str, value: impl std::fmt::Display, reason: &str) -> SqsError {
-    SqsError::InvalidParameterValue(format!(
-        "Value {value} for parameter {name} is invalid. Reason: {reason}"
-    ))
-}
 
 /// Checks one message against its queue and turns it into what the queue takes.
 fn prepare(
@@ -80,31 +74,16 @@ fn prepare(
         Some(d) => d,
         None => attrs.delay_s,
     };
-    if let Some(group) = input
-        .message_group_id
-        .as_ref()
-        .filter(|g| !valid_fifo_token(g))
-    {
-        return Err(invalid_value(
-            "MessageGroupId",
-            group,
-            "MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
-        ));
-    }
+    check_fifo_token("MessageGroupId", input.message_group_id.as_deref())?;
     let dedup_id = if attrs.fifo {
         if input.message_group_id.is_none() {
             return Err(SqsError::MissingParameter(
                 "The request must contain the parameter MessageGroupId.".into(),
             ));
         }
+        let given = input.message_deduplication_id.as_deref();
+        check_fifo_token("MessageDeduplicationId", given)?;
         match &input.message_deduplication_id {
-            Some(d) if !valid_fifo_token(d) => {
-                return Err(invalid_value(
-                    "MessageDeduplicationId",
-                    d,
-                    "MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
-                ));
-            }
             Some(d) => Some(d.clone()),
             None if attrs.content_based_dedup => {
                 Some(super::digest::sha256_hex(input.message_body.as_bytes()))
@@ -551,17 +530,10 @@ pub fn check_receive(
             "Must be >= 0 and <= 20, if provided.",
         ));
     }
-    if let Some(id) = input
-        .receive_request_attempt_id
-        .as_deref()
-        .filter(|id| !valid_fifo_token(id))
-    {
-        return Err(invalid_value(
-            "ReceiveRequestAttemptId",
-            id,
-            "ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
-        ));
-    }
+    check_fifo_token(
+        "ReceiveRequestAttemptId",
+        input.receive_request_attempt_id.as_deref(),
+    )?;
     Ok((key, max as usize))
 }
 

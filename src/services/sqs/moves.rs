@@ -130,13 +130,7 @@ fn step_store(
     let left = task.to_move.saturating_sub(task.moved) as usize;
     let batch = task.rate.map_or(left, |r| (r as usize).min(left));
     let Some(source) = store.by_arn_mut(&task.source_arn) else {
-        finish(
-            store,
-            id,
-            TaskStatus::Failed,
-            Some("AWS.SimpleQueueService.NonExistentQueue"),
-        );
-        return None;
+        return queue_gone(store, id);
     };
     let taken = source.take_visible(now, batch);
     let mut moved = 0u64;
@@ -172,13 +166,7 @@ fn step_store(
         if let Some(source) = store.by_arn_mut(&task.source_arn) {
             source.put_back(failed);
         }
-        finish(
-            store,
-            id,
-            TaskStatus::Failed,
-            Some("AWS.SimpleQueueService.NonExistentQueue"),
-        );
-        return None;
+        return queue_gone(store, id);
     }
     let source_empty = store
         .by_arn(&task.source_arn)
@@ -188,6 +176,18 @@ fn step_store(
         return None;
     }
     Some(now + 1000)
+}
+
+/// Ends task `id` failed because its source or a destination queue no longer exists: the task
+/// takes no further step.
+fn queue_gone(store: &mut Store, id: u64) -> Option<Millis> {
+    finish(
+        store,
+        id,
+        TaskStatus::Failed,
+        Some("AWS.SimpleQueueService.NonExistentQueue"),
+    );
+    None
 }
 
 fn finish(store: &mut Store, id: u64, status: TaskStatus, failure: Option<&str>) {

@@ -2,7 +2,8 @@
 //! dead-letter source listing, and how SQS's List operations page.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
-use super::attributes::{QueueAttributes, READABLE, RedrivePolicy};
+use super::attributes::{QueueAttributes, RedrivePolicy, readable};
+use super::checks::invalid_value;
 use super::shapes::*;
 use super::store::{Queue, QueueKey, Store};
 use super::{Context, SqsError, key_from_url, queue_mut, queue_url, valid_name};
@@ -15,12 +16,6 @@ use serde_json::{Value, json};
 const NAME_REUSE_MS: i64 = 60_000;
 /// PurgeQueue may run once in this long.
 const PURGE_INTERVAL_MS: i64 = 60_000;
-
-fn invalid_value(name: &str, value: impl std::fmt::Display, reason: &str) -> SqsError {
-    SqsError::InvalidParameterValue(format!(
-        "Value {value} for parameter {name} is invalid. Reason: {reason}"
-    ))
-}
 
 /// A redrive policy must name an existing queue of the same type that accepts this source.
 fn check_redrive(
@@ -223,7 +218,7 @@ pub fn get_queue_attributes(
     let now = e.now();
     let queue = queue_mut(e, &key)?;
     for name in &input.attribute_names {
-        if name != "All" && !READABLE.contains(&name.as_str()) {
+        if name != "All" && !readable(name) {
             return Err(SqsError::InvalidAttributeName(format!(
                 "Unknown Attribute {name}."
             )));

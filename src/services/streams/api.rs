@@ -343,12 +343,12 @@ pub fn list_event_streams(
             (s.arn.clone(), summary)
         })
         .collect();
-    let (streams, next) = page(items, input.next_token.as_deref(), input.max_results)?;
-    let mut out = json!({ "EventStreams": streams });
-    if let Some(token) = next {
-        out["NextToken"] = json!(token);
-    }
-    Ok(out)
+    page(
+        "EventStreams",
+        items,
+        input.next_token.as_deref(),
+        input.max_results,
+    )
 }
 
 #[derive(Debug, Deserialize)]

@@ -17,7 +17,7 @@ use crate::engine::delivery::{
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::bus::deliver::{UNGROUPED, event_json, target_input};
-use crate::services::bus::store::Retained;
+use crate::services::bus::store::{Invoke, Retained};
 use crate::services::event::input::{self, Reserved};
 use crate::services::events::store::HttpParameters;
 use crate::services::sqs::shapes::MessageAttributeValue;
@@ -378,22 +378,9 @@ fn start_delivery(
         account: s.account.clone(),
         host: s.host.clone(),
     };
-    // What the target gets: the raw data unless Input or a Transformer says otherwise.
-    let how = target_input(&invoke);
-    let mut doomed = None;
-    let payload = if invoke.input.is_none() && invoke.transformer.is_none() {
-        taken.raw.clone()
-    } else {
-        let reserved = Reserved {
-            rule_arn: arn,
-            rule_name: &name,
-            ingested_at: taken.ingested_at,
-        };
-        let text = taken.view.to_string();
-        input::render(&how, &taken.view, &text, &reserved).unwrap_or_else(|_| {
-            doomed = Some(Failure::InputTransformation);
-            String::new()
-        })
+    let (payload, mut doomed) = match rendered(arn, &name, &invoke, &taken) {
+        Ok(payload) => (payload, None),
+        Err(failure) => (String::new(), Some(failure)),
     };
     let target_arn = invoke.target_arn.clone();
     let fifo_target = target_arn.ends_with(".fifo");
@@ -471,14 +458,38 @@ fn start_delivery(
     if let Some(failure) = doomed {
         d = d.doomed(Outcome::Permanent(failure));
     }
-    let s = e.streams.streams.get_mut(arn).expect("polled above");
-    s.busy = Some(InFlight {
+    let in_flight = InFlight {
         token,
         delivery: None,
         message_id: taken.id,
         held,
         sequence,
-    });
+    };
+    hand_over(e, arn, d, in_flight);
+}
+
+/// What the target gets: the raw data unless Input or a Transformer says otherwise (a template
+/// that does not render fails the delivery: `Failure::InputTransformation`).
+fn rendered(arn: &str, name: &str, invoke: &Invoke, taken: &Taken) -> Result<String, Failure> {
+    if invoke.input.is_none() && invoke.transformer.is_none() {
+        return Ok(taken.raw.clone());
+    }
+    let how = target_input(invoke);
+    let reserved = Reserved {
+        rule_arn: arn,
+        rule_name: name,
+        ingested_at: taken.ingested_at,
+    };
+    let text = taken.view.to_string();
+    input::render(&how, &taken.view, &text, &reserved).map_err(|_| Failure::InputTransformation)
+}
+
+/// Marks the stream busy with `in_flight` and gives the engine its delivery `d`, noting the
+/// delivery's id unless an in-process target has ended it already.
+fn hand_over(e: &mut State, arn: &str, d: Delivery<Step>, in_flight: InFlight) {
+    let token = in_flight.token;
+    let s = e.streams.streams.get_mut(arn).expect("polled above");
+    s.busy = Some(in_flight);
     let echoes = e.streams.streams.get(arn).map_or(0, |s| s.echoes);
     e.streams.delivering = Some(arn.to_string());
     let id = e.deliver(d);
