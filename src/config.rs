@@ -53,8 +53,8 @@ pub struct Config {
     /// Emulator's `/2015-03-31/functions/function/invocations`); unmapped functions get the outbox.
     pub lambda_endpoints: Vec<(String, String)>,
     /// A PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots
-    /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] panics
-    /// if it cannot be read or holds no certificate.
+    /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] fails
+    /// with a [`crate::runtime::OpenError`] if it cannot be read or holds no usable certificate.
     pub https_ca: Option<PathBuf>,
     /// `host[:port]` that URLs handed back carry (queue URLs, SNS's SubscribeURL ...) instead of
     /// the host the client addressed (`--hostname`, LocalStack's `LOCALSTACK_HOST`); without a

@@ -420,7 +420,7 @@ async fn run() -> std::process::ExitCode {
         Err(e)
             if e.get_ref().is_some_and(|e| {
                 e.is::<InitError>()
-                    || e.is::<switchyard::runtime::durable::StateDirError>()
+                    || e.is::<switchyard::runtime::OpenError>()
                     || e.is::<switchyard::server::StateFileError>()
             }) =>
         {

@@ -38,7 +38,7 @@ pub async fn call(
                 input: &input,
             });
             let (output, tokens, ticket) = {
-                let mut state = rt.state_async().await;
+                let mut state = rt.state_async().await?;
                 let ticket = rt.record(&state, encoded);
                 let output = state.call(cx, service, operation, input);
                 (
@@ -96,7 +96,7 @@ async fn receive_message(rt: &Runtime, cx: &Context, raw: Value) -> Result<Value
             wait,
         });
         let (received, ticket, notified, wall) = {
-            let mut state = rt.state_async().await;
+            let mut state = rt.state_async().await?;
             let ticket = rt.record(&state, encoded);
             let received = state.receive_look(cx, &input, &mut wait);
             let (notified, wall) = match &received {
@@ -138,7 +138,7 @@ async fn publish(rt: &Runtime, cx: &Context, raw: Value, batch: bool) -> Result<
     };
     let encoded = rt.encode(&prepare);
     let half = {
-        let mut state = rt.state_async().await;
+        let mut state = rt.state_async().await?;
         // Its entry needs no wait of its own: the second half's commit covers it.
         let _ = rt.record(&state, encoded);
         let prepared = match state.apply(prepare) {

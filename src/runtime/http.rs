@@ -29,19 +29,13 @@ pub(super) fn build_request(
 }
 
 /// The client of HTTP/S deliveries: http:// and https:// through one connection pool, TCP_NODELAY,
-/// HTTP/1.1. HTTPS trusts the system's root certificates and those of `extra_ca` (`--https-ca`).
-///
-/// # Panics
-/// If `extra_ca` cannot be read or holds no certificate (the command line checks it first with
-/// [`load_https_ca`]).
+/// HTTP/1.1. HTTPS trusts the system's root certificates and `extra_ca`, the certificates of
+/// `--https-ca` ([`load_https_ca`], read when the runtime was made).
 pub(super) fn delivery_client(
-    extra_ca: Option<&Path>,
+    extra_ca: &[CertificateDer<'static>],
 ) -> Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
     let mut roots = system_roots().clone();
-    if let Some(path) = extra_ca {
-        let certs = load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
-        roots.add_parsable_certificates(certs);
-    }
+    roots.add_parsable_certificates(extra_ca.iter().cloned());
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -28,8 +28,10 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use lock::{Held, StateLock};
+use rustls::pki_types::CertificateDer;
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
@@ -68,6 +70,8 @@ pub struct Runtime {
     /// Built on the first delivery: loading the system's root certificates costs milliseconds
     /// that startup should not pay.
     http: std::sync::OnceLock<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
+    /// The CA certificates of `--https-ca`, read and checked when the runtime was made.
+    https_ca: Vec<CertificateDer<'static>>,
     /// `--state-dir`: the journal every change is committed to before it is answered.
     journal: Option<durable::Journal>,
     /// A checkpoint is being taken.
@@ -141,55 +145,127 @@ impl std::fmt::Display for AdvanceError {
 
 impl std::error::Error for AdvanceError {}
 
+/// Why [`Runtime::open`] cannot make a runtime; the binary prints it and exits non-zero.
+#[derive(Debug)]
+pub enum OpenError {
+    /// The state directory cannot be used (`--state-dir`).
+    StateDir(durable::StateDirError),
+    /// The `--https-ca` file cannot be read or holds no usable CA certificate.
+    HttpsCa { path: PathBuf, cause: String },
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::StateDir(e) => e.fmt(f),
+            // The cause names the file already.
+            OpenError::HttpsCa { cause, .. } => write!(f, "--https-ca {cause}"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OpenError::StateDir(e) => Some(e),
+            OpenError::HttpsCa { .. } => None,
+        }
+    }
+}
+
+impl From<durable::StateDirError> for OpenError {
+    fn from(e: durable::StateDirError) -> OpenError {
+        OpenError::StateDir(e)
+    }
+}
+
+/// What a request that takes a broken state answers (a holder of the lock panicked, [`lock`]).
+fn broken_state() -> crate::error::AwsError {
+    crate::error::AwsError::internal(
+        "The emulator's state was left half-changed by an internal error; POST \
+         /_switchyard/reset or restart it.",
+    )
+}
+
 impl Runtime {
-    /// A runtime with its state in memory (`--state-dir` is [`Runtime::open`]'s).
+    /// A runtime with its state in memory, whatever `config.state_dir` says (`--state-dir` is
+    /// [`Runtime::open`]'s).
+    ///
+    /// # Panics
+    /// If `config.https_ca` names a file that cannot be read or holds no usable CA certificate
+    /// ([`Runtime::open`] answers that as an error).
     pub fn new(config: Config) -> Arc<Runtime> {
-        let mut config = config;
-        config.state_dir = None;
-        Runtime::open(config).unwrap_or_else(|e| panic!("{e}"))
+        let https_ca = read_https_ca(&config).unwrap_or_else(|e| panic!("Runtime::new: {e}"));
+        Runtime::in_memory(config, https_ca)
     }
 
     /// A runtime whose state is in memory, or kept in `config.state_dir` (restored from it
     /// when it holds one: time resumes, timers that fell due fire in due order, and the HTTP
-    /// deliveries under way when it stopped are attempted again).
-    pub fn open(config: Config) -> Result<Arc<Runtime>, durable::StateDirError> {
+    /// deliveries under way when it stopped are attempted again). A state directory that cannot
+    /// be used, or an `https_ca` file that is not a CA's, is an error.
+    pub fn open(config: Config) -> Result<Arc<Runtime>, OpenError> {
+        // A bad CA file is refused now rather than at the first delivery.
+        let https_ca = read_https_ca(&config)?;
+        let Some(dir) = config.state_dir.clone() else {
+            return Ok(Runtime::in_memory(config, https_ca));
+        };
         let mut config = config;
-        let seed = config
-            .seed
-            .unwrap_or_else(|| Clock::new(config.clock).wall_nanos_seed());
-        let settings = Settings {
-            start: Clock::wall_millis(),
-            seed,
-            jitter: config.jitter,
-            delivery_log_size: config.delivery_log_size,
-        };
-        if let Some(path) = &config.https_ca {
-            // Refuse a bad CA file now rather than at the first delivery.
-            load_https_ca(path).unwrap_or_else(|e| panic!("https_ca: {e}"));
-        }
+        let settings = settings(&config);
+        let seed = settings.seed;
         let lambda_endpoints: HashMap<_, _> = config.lambda_endpoints.iter().cloned().collect();
-        let (mut state, journal, in_flight, clock) = match &config.state_dir {
-            None => {
-                let clock = Clock::new(config.clock);
-                let state = State::new(settings, lambda_endpoints);
-                (state, None, Vec::new(), clock)
-            }
-            Some(dir) => {
-                let clock = (config.clock, config.clock_from_state_dir);
-                let recovered = durable::open(dir, settings, lambda_endpoints, clock)?;
-                config.clock = recovered.clock;
-                let clock = Clock::new(recovered.clock);
-                resume_clock(&clock, recovered.last, recovered.state.now());
-                tracing::info!(
-                    dir = %dir.display(),
-                    replayed = recovered.replayed,
-                    "state restored"
-                );
-                let journal = Some(recovered.journal);
-                (recovered.state, journal, recovered.in_flight, clock)
-            }
+        let clock = (config.clock, config.clock_from_state_dir);
+        let recovered = durable::open(&dir, settings, lambda_endpoints, clock)?;
+        config.clock = recovered.clock;
+        let clock = Clock::new(recovered.clock);
+        resume_clock(&clock, recovered.last, recovered.state.now());
+        tracing::info!(
+            dir = %dir.display(),
+            replayed = recovered.replayed,
+            "state restored"
+        );
+        let kept = Kept {
+            journal: Some(recovered.journal),
+            in_flight: recovered.in_flight,
         };
+        Ok(Runtime::build(
+            config,
+            seed,
+            https_ca,
+            recovered.state,
+            kept,
+            clock,
+        ))
+    }
+
+    /// A runtime with a new state in memory: nothing left that can fail.
+    fn in_memory(config: Config, https_ca: Vec<CertificateDer<'static>>) -> Arc<Runtime> {
+        let settings = settings(&config);
+        let seed = settings.seed;
+        let lambda_endpoints: HashMap<_, _> = config.lambda_endpoints.iter().cloned().collect();
+        let state = State::new(settings, lambda_endpoints);
+        let clock = Clock::new(config.clock);
+        let config = Config {
+            state_dir: None,
+            ..config
+        };
+        let kept = Kept {
+            journal: None,
+            in_flight: Vec::new(),
+        };
+        Runtime::build(config, seed, https_ca, state, kept, clock)
+    }
+
+    /// The runtime around `state`, once everything that can fail has not.
+    fn build(
+        config: Config,
+        seed: u64,
+        https_ca: Vec<CertificateDer<'static>>,
+        mut state: State,
+        kept: Kept,
+        clock: Clock,
+    ) -> Arc<Runtime> {
         state.enforce_policies = config.enforce_policies;
+        let Kept { journal, in_flight } = kept;
         let session_id = Rng::new(seed.rotate_left(29) ^ 0x5E55_1011).uuid();
         let runtime = Arc::new_cyclic(|this| Runtime {
             config,
@@ -208,6 +284,7 @@ impl Runtime {
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
             http: std::sync::OnceLock::new(),
+            https_ca,
             journal,
             checkpointing: Default::default(),
             this: this.clone(),
@@ -215,7 +292,7 @@ impl Runtime {
         if !in_flight.is_empty() {
             runtime.start_effects(in_flight);
         }
-        Ok(runtime)
+        runtime
     }
 
     /// Applies `command` under the lock, journaling it first when the state is kept
@@ -223,7 +300,7 @@ impl Runtime {
     pub async fn run(&self, command: Command) -> Result<Applied, crate::error::AwsError> {
         let encoded = self.encode(&command);
         let (applied, ticket) = {
-            let mut state = self.state_async().await;
+            let mut state = self.state_async().await?;
             let ticket = self.record(&state, encoded);
             (state.apply(command), ticket)
         };
@@ -264,7 +341,11 @@ impl Runtime {
         // time; the request that saw it pays for it.
         if journal.wants_checkpoint() && !self.checkpointing.swap(true, Ordering::SeqCst) {
             let state = self.lock_raw();
-            self.checkpoint(&state);
+            // A broken state is not kept: the journal holds its changes up to the one that
+            // broke it, and a reset or a state load puts a whole one in its place.
+            if !state.is_broken() {
+                self.checkpoint(&state);
+            }
             drop(state);
             self.checkpointing.store(false, Ordering::SeqCst);
         }
@@ -282,13 +363,17 @@ impl Runtime {
             // A checkpoint of the final state, so that the next start reads no journal.
             if journal.has_news() {
                 let state = self.lock_raw();
-                self.checkpoint(&state);
+                if !state.is_broken() {
+                    self.checkpoint(&state);
+                }
             }
             journal.close();
         }
     }
 
-    /// Locks the state, first catching it up to the clock's current virtual time.
+    /// Locks the state, first catching it up to the clock's current virtual time. For the
+    /// control API and the runtime's own work: a broken state ([`StateGuard::is_broken`]) is
+    /// handed out as it is, and does not move on.
     pub fn state(&self) -> StateGuard<'_> {
         self.guard(self.lock_raw())
     }
@@ -296,18 +381,37 @@ impl Runtime {
     /// [`Runtime::state`] for a request's task: while another thread holds the lock, the task
     /// waits as a future and its worker runs other tasks (reading and answering other requests)
     /// where [`Runtime::state`] would put the thread to sleep in the kernel ([`lock`]).
-    pub async fn state_async(&self) -> StateGuard<'_> {
-        self.guard(self.state.lock_async().await)
+    ///
+    /// A state that a panic under the lock left half-changed is not served: the request answers
+    /// 500 `InternalFailure` until a reset or a state load puts a whole state in its place.
+    pub async fn state_async(&self) -> Result<StateGuard<'_>, crate::error::AwsError> {
+        let held = self.state.lock_async().await;
+        if held.is_broken() {
+            return Err(broken_state());
+        }
+        Ok(self.guard(held))
     }
 
     fn guard<'a>(&'a self, mut state: Held<'a, State>) -> StateGuard<'a> {
-        state.run_until(self.clock.now());
-        let next_due = state.engine.next_due();
+        // A broken state fires no timer: what it would do is not to be trusted.
+        let next_due = match state.is_broken() {
+            true => None,
+            false => {
+                state.run_until(self.clock.now());
+                state.engine.next_due()
+            }
+        };
         StateGuard {
-            state,
+            state: Some(state),
             runtime: self,
             next_due,
         }
+    }
+
+    /// Whether a panic under the lock left the state half-changed (a hint, read without the
+    /// lock).
+    pub fn is_broken(&self) -> bool {
+        self.state.is_broken()
     }
 
     /// Wall-clock time since this runtime was made.
@@ -397,6 +501,8 @@ impl Runtime {
         let mut running = self.lock_raw();
         self.generation.fetch_add(1, Ordering::SeqCst);
         let replaced = std::mem::replace(&mut *running, state);
+        // A whole state is in place: one a panic left broken is gone.
+        running.mend();
         let effects = running.take_effects();
         let woken = running.take_woken();
         // With a state directory, the state installed is its new checkpoint: what was kept
@@ -423,8 +529,12 @@ impl Runtime {
         let ticket = {
             let mut state = self.state();
             state.reset();
+            // Emptied, the state is whole again, even if a panic had left it half-changed.
+            state.mend();
             self.checkpoint(&state)
         };
+        // The timer task stops looking at a broken state; it looks again.
+        self.ticker.notify_one();
         self.durable(ticket).await
     }
 
@@ -470,10 +580,15 @@ impl Runtime {
             // Work already under way finishes first: its outcome may schedule timers in the window.
             self.idle().await;
             let mut state = self.lock_raw();
+            if state.is_broken() {
+                // Nothing fires in a broken state; the clock moves all the same.
+                break;
+            }
             let step = state.fire_next(target);
             let effects = state.take_effects();
             let woken = state.take_woken();
             drop(state);
+            crate::memory::trim_if_due();
             self.wake(woken);
             self.start_effects(effects);
             match step {
@@ -545,8 +660,9 @@ impl Runtime {
                 let encoded = self.encode(&command);
                 let ticket = {
                     let mut state = self.state();
-                    // The answer of a state replaced meanwhile is not this state's.
-                    if self.generation.load(Ordering::SeqCst) != generation {
+                    // The answer of a state replaced meanwhile is not this state's, and a
+                    // broken state takes none.
+                    if self.generation.load(Ordering::SeqCst) != generation || state.is_broken() {
                         return;
                     }
                     let ticket = self.record(&state, encoded);
@@ -607,8 +723,7 @@ impl Runtime {
 
 impl Runtime {
     fn client(&self) -> &Client<HttpsConnector<HttpConnector>, Full<Bytes>> {
-        self.http
-            .get_or_init(|| delivery_client(self.config.https_ca.as_deref()))
+        self.http.get_or_init(|| delivery_client(&self.https_ca))
     }
 
     /// One HTTP exchange outside any delivery (an OAuth token request), through the delivery
@@ -641,9 +756,14 @@ impl Runtime {
 }
 
 /// The locked state. On release it starts the effects the state handed out, wakes the waiters
-/// it named, and wakes the timer task if an earlier timer was scheduled.
+/// it named, and wakes the timer task if an earlier timer was scheduled; then, the lock let go,
+/// it gives memory back to the system if much was freed ([`crate::memory::trim_if_due`]).
+/// Released in a panic, it does none of that, and the state is marked broken ([`lock`]).
+/// Never held across an `.await` (clippy.toml's `await-holding-invalid-types`).
 pub struct StateGuard<'a> {
-    state: Held<'a, State>,
+    /// Taken in [`StateGuard`]'s drop, so that the lock is let go before the trim; `Some` until
+    /// then.
+    state: Option<Held<'a, State>>,
     runtime: &'a Runtime,
     next_due: Option<Millis>,
 }
@@ -651,23 +771,60 @@ pub struct StateGuard<'a> {
 impl Deref for StateGuard<'_> {
     type Target = State;
     fn deref(&self) -> &State {
-        &self.state
+        self.state.as_deref().expect("held until dropped")
     }
 }
 
 impl DerefMut for StateGuard<'_> {
     fn deref_mut(&mut self) -> &mut State {
-        &mut self.state
+        self.state.as_deref_mut().expect("held until dropped")
+    }
+}
+
+impl StateGuard<'_> {
+    /// The state is whole again (emptied or replaced): forgets a holder's panic.
+    pub fn mend(&mut self) {
+        if let Some(held) = self.state.as_mut() {
+            held.mend();
+        }
+    }
+
+    /// Whether a panic under the lock left this state half-changed: it fires no timer, and
+    /// requests are not served from it ([`Runtime::state_async`]).
+    pub fn is_broken(&self) -> bool {
+        self.state.as_ref().is_some_and(Held::is_broken)
     }
 }
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        let effects = self.state.take_effects();
+        if std::thread::panicking() {
+            // The state is half-changed: nothing it handed out is started. Letting go of the
+            // lock marks it broken.
+            drop(self.state.take());
+            return;
+        }
+        self.finish();
+        drop(self.state.take());
+        // Off the lock: a trim walks the allocator's free lists, which other requests need not
+        // wait for.
+        crate::memory::trim_if_due();
+    }
+}
+
+impl StateGuard<'_> {
+    /// What a release does under the lock: starts the effects (before the lock is let go, so
+    /// that a clock advance that takes it next counts them as under way), wakes the waiters,
+    /// and the timer task if an earlier timer is due.
+    fn finish(&mut self) {
+        if self.is_broken() {
+            return;
+        }
+        let effects = self.take_effects();
         self.runtime.start_effects(effects);
-        let woken = self.state.take_woken();
+        let woken = self.take_woken();
         self.runtime.wake(woken);
-        let now_due = self.state.engine.next_due();
+        let now_due = self.engine.next_due();
         let earlier = match (now_due, self.next_due) {
             (Some(new), Some(old)) => new < old,
             (Some(_), None) => true,
@@ -699,7 +856,11 @@ pub async fn run_timers(app: Arc<Runtime>) {
         return;
     }
     loop {
-        let next_due = app.state().engine.next_due();
+        // A broken state fires nothing: the task waits until a reset or a state load.
+        let next_due = match app.state() {
+            state if state.is_broken() => None,
+            state => state.engine.next_due(),
+        };
         let wake = app.ticker.notified();
         match next_due.and_then(|due| app.clock.wall_until(due)) {
             Some(wait) => {
@@ -711,6 +872,38 @@ pub async fn run_timers(app: Arc<Runtime>) {
             None => wake.await,
         }
     }
+}
+
+/// What a state directory hands the runtime besides the state: its journal, and the HTTP
+/// deliveries that were under way when the last process stopped.
+struct Kept {
+    journal: Option<durable::Journal>,
+    in_flight: Vec<Effect>,
+}
+
+/// The engine's settings a new state is made with: the start time, and the seed (`--seed`, or
+/// one drawn from the clock).
+fn settings(config: &Config) -> Settings {
+    let seed = config
+        .seed
+        .unwrap_or_else(|| Clock::new(config.clock).wall_nanos_seed());
+    Settings {
+        start: Clock::wall_millis(),
+        seed,
+        jitter: config.jitter,
+        delivery_log_size: config.delivery_log_size,
+    }
+}
+
+/// The CA certificates of `config.https_ca`, read and checked (none without it).
+fn read_https_ca(config: &Config) -> Result<Vec<CertificateDer<'static>>, OpenError> {
+    let Some(path) = &config.https_ca else {
+        return Ok(Vec::new());
+    };
+    load_https_ca(path).map_err(|cause| OpenError::HttpsCa {
+        path: path.clone(),
+        cause,
+    })
 }
 
 /// Sets the clock where a restored state resumes: `manual` at the state's time; `fast` where it
@@ -731,6 +924,152 @@ fn resume_clock(clock: &Clock, last: Option<(Millis, Millis)>, state_now: Millis
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::services::{Context, ServiceId};
+    use serde_json::json;
+
+    fn cx() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: None,
+            host: "localhost".into(),
+            queue_url_style: Default::default(),
+            trace_header: None,
+        }
+    }
+
+    async fn list_queues(rt: &Runtime) -> Result<serde_json::Value, crate::error::AwsError> {
+        call(rt, &cx(), ServiceId::Sqs, "ListQueues", json!({})).await
+    }
+
+    /// Panics while holding the state, as a bug in an operation would, after changing it.
+    fn panic_under_the_lock(rt: &Runtime) {
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut state = rt.state();
+            let input = json!({"QueueName": "half-changed"});
+            state
+                .call(&cx(), ServiceId::Sqs, "CreateQueue", input)
+                .unwrap();
+            panic!("a bug in an operation");
+        }));
+        assert!(panicked.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_panic_under_the_lock_answers_500_until_a_reset() {
+        let rt = Runtime::new(Config::for_tests());
+        call(
+            &rt,
+            &cx(),
+            ServiceId::Sqs,
+            "CreateQueue",
+            json!({"QueueName": "q"}),
+        )
+        .await
+        .unwrap();
+        panic_under_the_lock(&rt);
+        assert!(rt.is_broken());
+        let refused = list_queues(&rt).await.unwrap_err();
+        assert_eq!((refused.status, refused.code), (500, "InternalFailure"));
+        assert!(
+            refused.message.contains("POST /_switchyard/reset"),
+            "{refused:?}"
+        );
+        // Every request that takes the state, not only the first.
+        let refused = call(
+            &rt,
+            &cx(),
+            ServiceId::Sqs,
+            "CreateQueue",
+            json!({"QueueName": "p"}),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(refused.status, 500);
+        // Nothing fires in it meanwhile.
+        assert!(rt.state().is_broken());
+        rt.reset().await.unwrap();
+        assert!(!rt.is_broken());
+        let listed = list_queues(&rt).await.unwrap();
+        assert_eq!(listed.get("QueueUrls"), None, "{listed}");
+    }
+
+    #[tokio::test]
+    async fn a_state_load_puts_a_whole_state_in_place_of_a_broken_one() {
+        let rt = Runtime::new(Config::for_tests());
+        call(
+            &rt,
+            &cx(),
+            ServiceId::Sqs,
+            "CreateQueue",
+            json!({"QueueName": "kept"}),
+        )
+        .await
+        .unwrap();
+        let snapshot = rt.snapshot();
+        panic_under_the_lock(&rt);
+        assert_eq!(list_queues(&rt).await.unwrap_err().status, 500);
+        rt.load_snapshot(&snapshot).await.unwrap();
+        let listed = list_queues(&rt).await.unwrap();
+        assert!(
+            listed["QueueUrls"][0].as_str().unwrap().ends_with("/kept"),
+            "{listed}"
+        );
+    }
+
+    #[tokio::test]
+    async fn with_a_state_dir_a_broken_state_is_not_kept() {
+        let dir = std::env::temp_dir().join(format!("switchyard-broken-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = Config {
+            state_dir: Some(dir.clone()),
+            ..Config::for_tests()
+        };
+        let rt = Runtime::open(config.clone()).unwrap();
+        let input = json!({"QueueName": "kept"});
+        call(&rt, &cx(), ServiceId::Sqs, "CreateQueue", input)
+            .await
+            .unwrap();
+        panic_under_the_lock(&rt);
+        assert_eq!(list_queues(&rt).await.unwrap_err().status, 500);
+        // Shutdown writes no checkpoint of it: the next start replays what was committed.
+        rt.close_journal();
+        drop(rt);
+        let rt = Runtime::open(config.clone()).unwrap();
+        assert!(!rt.is_broken());
+        let listed = list_queues(&rt).await.unwrap();
+        let urls = listed["QueueUrls"].as_array().unwrap();
+        assert_eq!(urls.len(), 1, "{listed}");
+        assert!(urls[0].as_str().unwrap().ends_with("/kept"), "{listed}");
+        // A reset mends it here too, and is kept.
+        panic_under_the_lock(&rt);
+        rt.reset().await.unwrap();
+        assert_eq!(list_queues(&rt).await.unwrap().get("QueueUrls"), None);
+        rt.close_journal();
+        drop(rt);
+        let rt = Runtime::open(config).unwrap();
+        assert_eq!(list_queues(&rt).await.unwrap().get("QueueUrls"), None);
+        rt.close_journal();
+        drop(rt);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_bad_https_ca_file_is_an_error_not_a_panic() {
+        let config = Config {
+            https_ca: Some(PathBuf::from("/nonexistent/ca.pem")),
+            ..Config::for_tests()
+        };
+        let Err(e) = Runtime::open(config) else {
+            panic!("opened with a CA file that does not exist");
+        };
+        assert!(matches!(e, OpenError::HttpsCa { .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with("--https-ca /nonexistent/ca.pem"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn a_restored_clock_resumes_as_its_mode_says() {

@@ -37,16 +37,28 @@ impl State {
     }
 
     /// Runs the work the engine handed back, and the work that work sets off, to the end.
+    ///
+    /// Depth first, by a loop over one list rather than by recursion: the work a piece sets off
+    /// goes to the front of the list, in the order it was set off, so it runs before the pieces
+    /// that were waiting, as a synchronous call chain would run it. A service that starts a
+    /// delivery while a piece runs ([`State::deliver`] inside a hand-over to a topic or a bus)
+    /// settles that delivery there, before it goes on: its own loop, over the work set off since.
     pub fn settle(&mut self) {
         self.arrivals();
         let mut work = self.engine.take_work();
         while let Some(w) = work.pop_front() {
             self.run(w);
             self.arrivals();
+            let mut set_off = self.engine.take_work();
+            while let Some(w) = set_off.pop_back() {
+                work.push_front(w);
+            }
+            self.engine.recycle_work(set_off);
         }
         self.engine.recycle_work(work);
     }
 
+    /// Carries out one piece of work; [`State::settle`] runs what it sets off.
     fn run(&mut self, work: Work<Step>) {
         match work {
             Work::HandOver { delivery, target } => {
@@ -95,7 +107,6 @@ impl State {
                 _ => {}
             },
         }
-        self.settle();
     }
 
     /// Why the target's policy refuses a hand-over by SNS or EventBridge, if it does: the
