@@ -66,6 +66,14 @@ pub struct State {
     /// Keys whose waiters (long polls) should look again, for the runtime.
     #[serde(skip)]
     woken: Vec<String>,
+    /// Operations started by targets (Scheduler's universal targets), each with the delivery
+    /// that started it: run after the settle that started them, not inside it (`steps.rs`).
+    #[serde(skip)]
+    calls: std::collections::VecDeque<(DeliveryId, crate::engine::delivery::Target)>,
+    /// A settle is under way: one started inside it (a service delivering while a piece of work
+    /// runs) runs the work only, and leaves the queued operations to the outer one.
+    #[serde(skip)]
+    settling: bool,
     /// `--enforce-policies`: a service's delivery within one account needs the target's
     /// policy too, as in AWS (docs/policies.md). The running process's setting.
     #[serde(skip)]
@@ -86,6 +94,8 @@ impl State {
             iam: Default::default(),
             scheduler: Default::default(),
             woken: Vec::new(),
+            calls: Default::default(),
+            settling: false,
             enforce_policies: false,
         }
     }
@@ -190,6 +200,9 @@ impl State {
     /// Forgets every resource, message, timer, record and fault; time stays where it is. Every
     /// waiter looks again.
     pub fn reset(&mut self) {
+        // A reset after a panic in a settle (the state was broken) starts from no settle.
+        self.calls.clear();
+        self.settling = false;
         self.engine.reset();
         self.woken
             .extend(self.sqs.queues.values().map(|q| q.arn.clone()));

@@ -43,7 +43,30 @@ impl State {
     /// that were waiting, as a synchronous call chain would run it. A service that starts a
     /// delivery while a piece runs ([`State::deliver`] inside a hand-over to a topic or a bus)
     /// settles that delivery there, before it goes on: its own loop, over the work set off since.
+    ///
+    /// An operation a target started (Scheduler's universal targets) is not run inside the
+    /// settle: it waits in a queue until the work is done, then runs as a request's operation
+    /// would, with its own settle, and its delivery completes with how it ended.
     pub fn settle(&mut self) {
+        if self.settling {
+            self.run_work();
+            return;
+        }
+        self.settling = true;
+        loop {
+            self.run_work();
+            let Some((delivery, target)) = self.calls.pop_front() else {
+                break;
+            };
+            let outcome = Outcome::in_process(self.hand_over(target));
+            self.arrivals();
+            self.engine.complete(delivery, outcome);
+        }
+        self.settling = false;
+    }
+
+    /// The loop of [`State::settle`] over the work the engine handed back.
+    fn run_work(&mut self) {
         self.arrivals();
         let mut work = self.engine.take_work();
         while let Some(w) = work.pop_front() {
@@ -74,6 +97,9 @@ impl State {
                         let (outcome, refused) = sqs::send_batch(self, &queue_arn, entries);
                         self.arrivals();
                         self.engine.complete_batch(delivery, outcome, refused);
+                    }
+                    (None, target @ Target::Call { .. }) => {
+                        self.calls.push_back((delivery, target))
                     }
                     (None, target) => {
                         let outcome = Outcome::in_process(self.hand_over(target));
