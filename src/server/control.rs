@@ -15,6 +15,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
+use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -182,16 +183,38 @@ pub const MAX_STATE_FILE: usize = 512 * 1024 * 1024;
 /// `POST /_switchyard/state`: replaces the running state with the file; a file that cannot be
 /// read is `400 InvalidState` naming the cause (`413` for one over [`MAX_STATE_FILE`]), and the
 /// running state stays as it was.
-async fn load_state(State(app): Shared, body: axum::body::Body) -> Response {
-    let Ok(body) = axum::body::to_bytes(body, MAX_STATE_FILE).await else {
-        return error(
+async fn load_state(
+    State(app): Shared,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Body,
+) -> Response {
+    let too_large = || {
+        error(
             StatusCode::PAYLOAD_TOO_LARGE,
             "InvalidState",
             format!(
                 "the file is larger than {} MiB, the most a state file may be.",
                 MAX_STATE_FILE >> 20
             ),
-        );
+        )
+    };
+    // A declared length over the bound is refused before a byte of the body is read.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_STATE_FILE as u64) {
+        return too_large();
+    }
+    let body = match http_body_util::Limited::new(body, MAX_STATE_FILE)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Err(e) => {
+            let cause = format!("not a JSON document: it ends early ({e}).");
+            return error(StatusCode::BAD_REQUEST, "InvalidState", cause);
+        }
     };
     match app.load_snapshot(&body).await {
         Ok(()) => ok(json!({})),

@@ -561,3 +561,29 @@ async fn an_emulator_starts_from_a_state_file() {
     assert!(err.contains("version 7 is not supported"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A state file over the bound is refused from its declared length, before its body is read:
+/// `413 InvalidState`, and the running state stays.
+#[tokio::test]
+async fn a_state_file_over_the_bound_is_refused_before_it_is_read() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let h = Harness::start().await;
+    let url = queue(&h, "stays").await;
+    let mut stream = tokio::net::TcpStream::connect(h.emulator.addr())
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /_switchyard/state HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{{",
+        600u64 << 20
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("\"error\":\"InvalidState\""), "{answer}");
+    assert!(answer.contains("512 MiB"), "{answer}");
+    let listed = h.sqs().list_queues().send().await.unwrap();
+    assert_eq!(listed.queue_urls(), [url]);
+}
