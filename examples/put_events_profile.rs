@@ -9,6 +9,7 @@
 //! ```
 
 use serde_json::json;
+use switchyard::dispatch::Dispatch;
 use switchyard::services::{Context, ServiceId};
 
 #[tokio::main]

@@ -13,6 +13,7 @@
 //! ```
 
 use serde_json::{Value, json};
+use switchyard::dispatch::Dispatch;
 use switchyard::services::{Context, ServiceId};
 
 #[tokio::main]

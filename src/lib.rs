@@ -12,6 +12,7 @@
 pub mod arn;
 pub mod clock;
 pub mod config;
+pub mod dispatch;
 pub mod endpoint;
 pub mod error;
 #[doc(hidden)]

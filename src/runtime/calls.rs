@@ -6,11 +6,12 @@
 
 use super::Runtime;
 use crate::clock::Clock;
+use crate::dispatch::Dispatch;
+use crate::dispatch::commands::{Applied, Command, CommandRef, encode};
 use crate::error::AwsError;
 use crate::services::sqs::messages::{Wait, check_receive};
 use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use crate::services::{Context, ServiceId, parse, sns};
-use crate::state::commands::{Applied, Command, CommandRef, encode};
 use serde_json::Value;
 use std::time::Duration;
 

@@ -9,11 +9,12 @@
 //! being deterministic, it ends where the old process was (docs/state.md).
 
 use crate::clock::ClockMode;
+use crate::dispatch::Dispatch;
+use crate::dispatch::commands::Command;
 use crate::engine::Effect;
 use crate::engine::Settings;
 use crate::engine::time::Millis;
 use crate::state::State;
-use crate::state::commands::Command;
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -179,10 +180,10 @@ pub fn open(
             ))
         })?;
     let mut state = match &mark {
-        None => State::new(settings, lambda_endpoints),
+        None => crate::dispatch::new_state(settings, lambda_endpoints),
         Some(_) => {
             let bytes = read_checkpoint(&db).map_err(store_error)?;
-            State::read_snapshot(&bytes, lambda_endpoints, false).map_err(|e| {
+            crate::dispatch::read_snapshot(&bytes, lambda_endpoints, false).map_err(|e| {
                 fail(format!(
                     "{}: its checkpoint is unreadable ({e}); the file is damaged",
                     path.display()

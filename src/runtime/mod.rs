@@ -16,11 +16,12 @@ pub use http::load_https_ca;
 
 use crate::clock::{Clock, ClockMode, Stopwatch};
 use crate::config::Config;
+use crate::dispatch::Dispatch;
+use crate::dispatch::commands::{Applied, Command, HttpResult};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings};
 use crate::state::State;
-use crate::state::commands::{Applied, Command, HttpResult};
 use crate::state::snapshot::SnapshotError;
 use bytes::Bytes;
 use http::{build_request, delivery_client, is_tls_error};
@@ -243,7 +244,7 @@ impl Runtime {
         let settings = settings(&config);
         let seed = settings.seed;
         let lambda_endpoints: HashMap<_, _> = config.lambda_endpoints.iter().cloned().collect();
-        let state = State::new(settings, lambda_endpoints);
+        let state = crate::dispatch::new_state(settings, lambda_endpoints);
         let clock = Clock::new(config.clock);
         let config = Config {
             state_dir: None,
@@ -473,7 +474,7 @@ impl Runtime {
     /// `--enforce-policies`).
     pub fn read_snapshot(&self, bytes: &[u8]) -> Result<State, SnapshotError> {
         let lambdas = self.config.lambda_endpoints.iter().cloned().collect();
-        State::read_snapshot(bytes, lambdas, self.config.enforce_policies)
+        crate::dispatch::read_snapshot(bytes, lambdas, self.config.enforce_policies)
     }
 
     /// Replaces the running state with the snapshot in `bytes` (`POST /_switchyard/state`),

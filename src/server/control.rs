@@ -2,12 +2,12 @@
 //! outbox, faults, metrics and state snapshots. JSON in and out; errors are `{"error","message"}`.
 //! It talks to the runtime only: never to a service's operations.
 
+use crate::dispatch::commands::{Applied, Command};
 use crate::engine::log::DeliveryFilter;
 use crate::engine::time::{Millis, format_rfc3339, parse_rfc3339};
 use crate::engine::timeline::{Scale, TimelineQuery};
 use crate::runtime::{Advance, AdvanceError, Runtime};
 use crate::services::ServiceId;
-use crate::state::commands::{Applied, Command};
 use crate::state::snapshot::SnapshotError;
 use axum::Router;
 use axum::body::Bytes;

@@ -158,7 +158,7 @@ impl Emulator {
 fn read_state_file(path: &std::path::Path, config: &Config) -> io::Result<crate::state::State> {
     let bytes = std::fs::read(path).map_err(|e| StateFileError::io(path, &e))?;
     let lambdas = config.lambda_endpoints.iter().cloned().collect();
-    crate::state::State::read_snapshot(&bytes, lambdas, config.enforce_policies)
+    crate::dispatch::read_snapshot(&bytes, lambdas, config.enforce_policies)
         .map_err(|e| StateFileError::io(path, &e))
 }
 

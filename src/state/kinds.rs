@@ -4,17 +4,13 @@
 //! It must not depend on the runtime, the protocols or the server.
 
 use super::Step;
-use crate::engine::delivery::{
-    Finish as FinishTrait, GiveUp, Layer, NoRetries, Outcome, Render as RenderTrait, Retry,
-    RetryPolicy, SqsMessage, Target,
-};
+use crate::engine::delivery::{Layer, NoRetries, Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
-use crate::services::bus::retry::SubscriberRetry;
-use crate::services::events::retry::TargetRetry;
-use crate::services::sns::delivery_policy::{Firehose, Schedule};
-use crate::services::streams::retry::StreamRetry;
-use crate::services::{bus, events, scheduler};
+use crate::state::bus::retry::SubscriberRetry;
+use crate::state::events::retry::TargetRetry;
+use crate::state::sns::delivery_policy::{Firehose, Schedule};
+use crate::state::streams::retry::StreamRetry;
 use serde::{Deserialize, Serialize};
 
 impl Layer for Step {
@@ -28,14 +24,6 @@ impl Layer for Step {
 pub enum Render {
     /// EventBridge Scheduler: `<aws.scheduler.attempt-number>` filled in.
     Scheduler,
-}
-
-impl RenderTrait for Render {
-    fn render(&self, first: &Target, n: u32) -> Target {
-        match self {
-            Render::Scheduler => scheduler::per_attempt(first, n),
-        }
-    }
 }
 
 /// Every retry schedule a delivery of this emulator follows.
@@ -127,17 +115,4 @@ pub enum Finish {
     /// EventBridge Scheduler: the body made the last attempt's input, then EventBridge's
     /// attributes (its own `SCHEDULE_ARN`, `EXECUTION_ID`, ... are set when the run starts).
     Scheduler,
-}
-
-impl FinishTrait for Finish {
-    fn finish(&self, message: &mut SqsMessage, how: &GiveUp) {
-        match self {
-            Finish::Events => events::dead_letter::finish_dead_letter(message, how),
-            Finish::Bus => bus::deliver::finish_record(message, how),
-            Finish::Scheduler => {
-                scheduler::last_attempt(message, how);
-                events::dead_letter::finish_dead_letter(message, how)
-            }
-        }
-    }
 }

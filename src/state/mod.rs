@@ -1,21 +1,30 @@
 //! The emulator's whole state: the engine and every service's store, in one value the runtime
 //! keeps behind its one lock. Service operations are synchronous functions over it.
 //!
-//! It owns what the engine hands back: the services' timers ([`Step`]) it dispatches when due,
-//! the in-process hand-overs (enqueue into SQS, fan out from SNS, forward to a bus) and dead
-//! letters it carries out at once under the same lock (so a cascade settles inside one request
-//! or one clock advance), and the arrivals it passes to event streams and, through
-//! [`State::take_woken`], to the runtime's waiters. It must not depend on the runtime, the
-//! protocols or the server; the service stores are plain data, so this file imports no operation
-//! ([`steps`] does).
+//! This is the data the services work on, below them: the stores (`sqs/`, `sns/`, ...) and the
+//! plain types they hold (filter policies, event patterns, retry policies, Scheduler
+//! expressions), the engine's service steps ([`Step`]) and the delivery kinds ([`Policy`],
+//! [`Finish`], [`Render`]). It imports no service and no part of the dispatcher above the
+//! services (`crate::dispatch`), which routes calls, runs what the engine hands back and settles
+//! cascades. The one thing the state needs from the dispatcher, to settle the cascade of a
+//! delivery a service starts before the service goes on, it is given as a function when it is
+//! made ([`Settle`]). It must not depend on the runtime, the protocols or the server.
 
-mod calls;
-pub mod commands;
+pub mod bus;
+pub mod events;
+pub mod iam;
 mod kinds;
+pub mod lenient;
+pub mod match_index;
+pub mod pattern;
+pub mod pipes;
+pub mod scheduler;
 pub mod snapshot;
-mod steps;
+pub mod sns;
+pub mod sqs;
+pub mod streams;
 
-use crate::engine::delivery::{Delivery, DeliveryId, Outcome};
+use crate::engine::delivery::{Delivery, DeliveryId};
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings, Timer};
 pub use kinds::{Finish, Policy, Render};
@@ -26,27 +35,38 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     /// EventBridge: a scheduled rule's next firing, a replay's next step.
-    Events(crate::services::events::store::Timer),
+    Events(crate::state::events::store::Timer),
     /// An event stream's next step: its start, or a look at its source.
-    Stream(crate::services::streams::store::Timer),
+    Stream(crate::state::streams::store::Timer),
     /// The next step of an SQS message move task.
     SqsMoveTask(u64),
     /// An event stream's delivery of the event under `token` ended.
     StreamDelivered { stream: String, token: u64 },
     /// A pipe's next step: a change of state settling, or a look at its source.
-    Pipe(crate::services::pipes::store::Timer),
+    Pipe(crate::state::pipes::store::Timer),
     /// A delivery of a pipe's batch under `token` ended.
     PipeDelivered {
         pipe: String,
         token: u64,
-        stage: crate::services::pipes::store::Stage,
+        stage: crate::state::pipes::store::Stage,
     },
     /// EventBridge Scheduler: a schedule's next run.
-    Scheduler(crate::services::scheduler::store::Timer),
+    Scheduler(crate::state::scheduler::store::Timer),
 }
 
 /// The engine as the services see it: its service steps are [`Step`]s.
 pub type Engine = crate::engine::Engine<Step>;
+
+/// The dispatcher's settle (`crate::dispatch::settle`): runs the work a delivery set off, and
+/// the work that sets off, to the end. The state is given it when it is made, as it cannot
+/// import what is above the services.
+pub type Settle = fn(&mut State);
+
+/// A state read from a snapshot settles nothing until [`State::read_snapshot`] gives it its
+/// settle.
+fn default_settle() -> Settle {
+    |_| {}
+}
 
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct State {
@@ -55,25 +75,30 @@ pub struct State {
     /// running process's setting, not part of a snapshot.
     #[serde(skip)]
     pub lambda_endpoints: HashMap<String, String>,
-    pub sqs: crate::services::sqs::store::Store,
-    pub sns: crate::services::sns::store::Store,
-    pub events: crate::services::events::store::Store,
-    pub bus: crate::services::bus::store::Store,
-    pub streams: crate::services::streams::store::Store,
-    pub pipes: crate::services::pipes::store::Store,
-    pub iam: crate::services::iam::store::Store,
-    pub scheduler: crate::services::scheduler::store::Store,
+    pub sqs: crate::state::sqs::store::Store,
+    pub sns: crate::state::sns::store::Store,
+    pub events: crate::state::events::store::Store,
+    pub bus: crate::state::bus::store::Store,
+    pub streams: crate::state::streams::store::Store,
+    pub pipes: crate::state::pipes::store::Store,
+    pub iam: crate::state::iam::store::Store,
+    pub scheduler: crate::state::scheduler::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     #[serde(skip)]
-    woken: Vec<String>,
+    pub(crate) woken: Vec<String>,
     /// Operations started by targets (Scheduler's universal targets), each with the delivery
-    /// that started it: run after the settle that started them, not inside it (`steps.rs`).
+    /// that started it: run after the settle that started them, not inside it (the
+    /// dispatcher's).
     #[serde(skip)]
-    calls: std::collections::VecDeque<(DeliveryId, crate::engine::delivery::Target)>,
+    pub(crate) calls: std::collections::VecDeque<(DeliveryId, crate::engine::delivery::Target)>,
     /// A settle is under way: one started inside it (a service delivering while a piece of work
-    /// runs) runs the work only, and leaves the queued operations to the outer one.
+    /// runs) runs the work only, and leaves the queued operations to the outer one (the
+    /// dispatcher's).
     #[serde(skip)]
-    settling: bool,
+    pub(crate) settling: bool,
+    /// What settles a delivery's cascade: the dispatcher's, given when the state is made.
+    #[serde(skip, default = "default_settle")]
+    settle: Settle,
     /// `--enforce-policies`: a service's delivery within one account needs the target's
     /// policy too, as in AWS (docs/policies.md). The running process's setting.
     #[serde(skip)]
@@ -81,7 +106,12 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(settings: Settings, lambda_endpoints: HashMap<String, String>) -> State {
+    /// A state at the settings' start with no resources, settling cascades with `settle`.
+    pub fn new(
+        settings: Settings,
+        lambda_endpoints: HashMap<String, String>,
+        settle: Settle,
+    ) -> State {
         State {
             engine: Engine::new(settings),
             lambda_endpoints,
@@ -96,20 +126,9 @@ impl State {
             woken: Vec::new(),
             calls: Default::default(),
             settling: false,
+            settle,
             enforce_policies: false,
         }
-    }
-
-    /// A state for unit tests: time `start`, seed 1, no jitter, a small delivery log.
-    #[cfg(test)]
-    pub fn for_tests(start: Millis) -> State {
-        let settings = Settings {
-            start,
-            seed: 1,
-            jitter: false,
-            delivery_log_size: 100,
-        };
-        State::new(settings, HashMap::new())
     }
 
     /// The current virtual time.
@@ -141,50 +160,19 @@ impl State {
     /// returns.
     pub fn deliver(&mut self, delivery: Delivery<Step>) -> DeliveryId {
         let id = self.engine.deliver(delivery);
-        self.settle();
+        (self.settle)(self);
         id
     }
 
     /// Drops a delivery under way (see [`crate::engine::Engine::cancel`]).
     pub fn cancel(&mut self, id: DeliveryId) {
         self.engine.cancel(id);
-        self.settle();
+        (self.settle)(self);
     }
 
-    /// How an HTTP attempt ended, from the runtime (see
-    /// [`crate::engine::Engine::complete_after`]).
-    pub fn complete_after(
-        &mut self,
-        id: DeliveryId,
-        outcome: Outcome,
-        retry_after: Option<Millis>,
-    ) {
-        self.engine.complete_after(id, outcome, retry_after);
-        self.settle();
-    }
-
-    /// Fires the timers due at the earliest instant at or before `limit`, with `now` set to that
-    /// instant, including timers scheduled for the same instant while they fire. Answers how many
-    /// fired, or `None` when no timer is due by `limit`.
-    pub fn fire_next(&mut self, limit: Millis) -> Option<usize> {
-        let first = self.engine.fire_one(limit)?;
-        self.fired(first);
-        let (now, mut count) = (self.now(), 1);
-        while let Some(fired) = self.engine.fire_one(now) {
-            count += 1;
-            self.fired(fired);
-        }
-        Some(count)
-    }
-
-    /// Fires everything due up to `limit` in due order, then moves `now` to `limit`.
-    pub fn run_until(&mut self, limit: Millis) -> usize {
-        let mut count = 0;
-        while let Some(n) = self.fire_next(limit) {
-            count += n;
-        }
-        self.engine.move_to(limit);
-        count
+    /// Gives the state the settle it runs cascades with (a state read from a snapshot).
+    pub(crate) fn settle_with(&mut self, settle: Settle) {
+        self.settle = settle;
     }
 
     /// Timers waiting to fire, the services' and the engine's.

@@ -111,12 +111,14 @@ impl State {
     }
 
     /// A state read from a snapshot file, with the running process's settings that a file does
-    /// not hold (`--lambda-endpoint`, `--enforce-policies`). Its effects (HTTP attempts awaiting
-    /// their answer, sent again) wait in [`State::take_effects`].
+    /// not hold (`--lambda-endpoint`, `--enforce-policies`) and the settle it runs cascades with
+    /// (as [`State::new`]). Its effects (HTTP attempts awaiting their answer, sent again) wait in
+    /// [`State::take_effects`].
     pub fn read_snapshot(
         bytes: &[u8],
         lambda_endpoints: HashMap<String, String>,
         enforce_policies: bool,
+        settle: super::Settle,
     ) -> Result<State, SnapshotError> {
         let header: Header = serde_json::from_slice(bytes).map_err(|e| match e.classify() {
             serde_json::error::Category::Data => SnapshotError::NotAState(
@@ -159,6 +161,7 @@ impl State {
         }
         state.lambda_endpoints = lambda_endpoints;
         state.enforce_policies = enforce_policies;
+        state.settle_with(settle);
         state.rebuild();
         Ok(state)
     }

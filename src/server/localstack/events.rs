@@ -5,9 +5,9 @@
 
 use super::super::control::{error, ok};
 use crate::arn::Arn;
+use crate::dispatch::commands::{Applied, Command};
 use crate::runtime::Runtime;
 use crate::services::events::TriggerError;
-use crate::state::commands::{Applied, Command};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;

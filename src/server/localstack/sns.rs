@@ -10,9 +10,9 @@
 
 use super::super::control::{error, ok, query_map};
 use crate::arn::Arn;
+use crate::dispatch::commands::{Command, OutboxSelection};
 use crate::engine::outbox::OutboxMessage;
 use crate::runtime::Runtime;
-use crate::state::commands::{Command, OutboxSelection};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};

@@ -11,8 +11,8 @@
 pub mod buses;
 pub mod deliver;
 mod publish;
-pub mod retry;
-pub mod store;
+pub use crate::state::bus::retry;
+pub use crate::state::bus::store;
 pub mod subscribers;
 
 pub use publish::forward;

@@ -5,4 +5,4 @@
 pub mod entry;
 pub mod envelope;
 pub mod input;
-pub mod pattern;
+pub use crate::state::pattern;

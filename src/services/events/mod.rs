@@ -21,10 +21,10 @@ pub mod errors;
 pub mod lookup;
 mod partners;
 pub mod put_events;
-pub mod retry;
+pub use crate::state::events::retry;
 mod rules;
-pub mod schedule;
-pub mod store;
+pub use crate::state::events::schedule;
+pub use crate::state::events::store;
 pub mod times;
 
 pub use errors::EventsError;

@@ -10,7 +10,7 @@ pub mod keys;
 mod policies;
 mod roles;
 mod shapes;
-pub mod store;
+pub use crate::state::iam::store;
 
 pub use roles::assume_role;
 

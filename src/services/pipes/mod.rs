@@ -8,7 +8,7 @@
 mod api;
 pub mod errors;
 mod run;
-pub mod store;
+pub use crate::state::pipes::store;
 #[cfg(test)]
 mod tests;
 

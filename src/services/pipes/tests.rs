@@ -4,6 +4,7 @@
 //! Tests only.
 
 use super::store::PipeState;
+use crate::dispatch::Dispatch;
 use crate::services::sqs::consume;
 use crate::services::{Context, ServiceId};
 use crate::state::State;

@@ -5,17 +5,16 @@
 //! as its typed shape (`shapes.rs`; docs/scheduler.md).
 //! It must not depend on the runtime, the protocols or the server.
 
-pub(crate) mod expression;
+pub(crate) use crate::state::scheduler::expression;
 mod fire;
 pub(crate) use fire::{last_attempt, per_attempt};
 mod groups;
 mod schedules;
 mod shapes;
-pub mod store;
+pub use crate::state::scheduler::store;
 mod universal;
 
 pub use fire::fire;
-pub use universal::call_by_name;
 
 use super::{Context, parse};
 use crate::error::AwsError;

@@ -10,27 +10,27 @@
 //! replay; `platform.rs`, and `sms.rs` over it.
 
 pub mod access;
-mod archive;
+use crate::state::sns::archive;
 mod checks;
 mod confirmation;
 mod context;
 mod delivery;
-pub mod delivery_policy;
+pub use crate::state::sns::delivery_policy;
 pub mod envelope;
 pub mod errors;
+pub use crate::state::sns::filter;
 pub use errors::SnsError;
-pub mod filter;
 mod paging;
 mod platform;
-pub mod protocol;
+pub use crate::state::sns::protocol;
 pub mod publish;
 mod replay;
-pub use publish::deliver_to_topic;
-pub mod shapes;
 pub use crate::signature as signing;
+pub use crate::state::sns::shapes;
+pub use publish::deliver_to_topic;
 pub use signing::SIGNER;
 mod sms;
-pub mod store;
+pub use crate::state::sns::store;
 mod subscriptions;
 mod topics;
 

@@ -160,6 +160,7 @@ pub fn next_visible_at(e: &State, queue_arn: &str) -> Option<Millis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dispatch::Dispatch;
     use crate::engine::delivery::SqsMessage;
     use crate::services::sqs::attributes::QueueAttributes;
 

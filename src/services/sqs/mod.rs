@@ -3,21 +3,21 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 pub mod access;
-mod attributes;
+use crate::state::sqs::attributes;
 mod checks;
+use crate::state::sqs::errors;
 pub use checks::not_utf8;
-mod errors;
 pub use errors::{SqsError, not_for_queue_endpoint, query_message};
 pub mod consume;
-mod digest;
+use crate::state::sqs::digest;
 pub use digest::{md5_of_attributes, sha256_hex};
 pub mod messages;
 pub mod moves;
 mod queues;
 pub mod receipt;
 pub mod record;
-pub mod shapes;
-pub mod store;
+pub use crate::state::sqs::shapes;
+pub use crate::state::sqs::store;
 pub mod urls;
 
 use super::{Context, typed};

@@ -7,9 +7,9 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 mod api;
-pub mod retry;
+pub use crate::state::streams::retry;
 mod run;
-pub mod store;
+pub use crate::state::streams::store;
 
 pub use api::*;
 pub use run::{delivered, fire, wake_all, wake_source};

@@ -4,6 +4,7 @@
 //! Tests only.
 
 use super::*;
+use crate::dispatch::Dispatch;
 use crate::services::{Context, ServiceId};
 use serde_json::{Value, json};
 
@@ -27,7 +28,7 @@ fn call(e: &mut State, service: ServiceId, op: &str, input: Value) -> Value {
 }
 
 fn read(bytes: &[u8]) -> Result<State, SnapshotError> {
-    State::read_snapshot(bytes, HashMap::new(), false)
+    crate::dispatch::read_snapshot(bytes, HashMap::new(), false)
 }
 
 /// A world with queues (standard and FIFO, messages visible, in flight and delayed, a

@@ -1,13 +1,13 @@
-//! What the state does with what the engine hands back: services' steps when due, hand-overs
+//! What the dispatcher does with what the engine hands back: services' steps when due, hand-overs
 //! to services of this emulator, dead letters, the ends of followed deliveries, and arrivals
 //! (event streams look, long polls wake). Each piece of work runs to the end, and whatever it
 //! sets off runs before the next piece: the order a synchronous cascade would have.
 //! It must not depend on the runtime, the protocols or the server.
 
-use super::{State, Step};
 use crate::engine::Fired;
 use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
 use crate::services::{bus, events, pipes, scheduler, sns, sqs, streams};
+use crate::state::{State, Step};
 
 impl State {
     /// Carries out a fired timer.
@@ -17,7 +17,7 @@ impl State {
             Fired::Wake(key) => self.woken.push(key),
             Fired::Service(step) => self.step(step),
         }
-        self.settle();
+        self.run_to_the_end();
     }
 
     fn step(&mut self, step: Step) {
@@ -42,12 +42,13 @@ impl State {
     /// goes to the front of the list, in the order it was set off, so it runs before the pieces
     /// that were waiting, as a synchronous call chain would run it. A service that starts a
     /// delivery while a piece runs ([`State::deliver`] inside a hand-over to a topic or a bus)
-    /// settles that delivery there, before it goes on: its own loop, over the work set off since.
+    /// settles that delivery there, through the settle the state was given
+    /// ([`super::settle`]), before it goes on: its own loop, over the work set off since.
     ///
     /// An operation a target started (Scheduler's universal targets) is not run inside the
     /// settle: it waits in a queue until the work is done, then runs as a request's operation
     /// would, with its own settle, and its delivery completes with how it ended.
-    pub fn settle(&mut self) {
+    pub(super) fn run_to_the_end(&mut self) {
         if self.settling {
             self.run_work();
             return;
@@ -65,7 +66,7 @@ impl State {
         self.settling = false;
     }
 
-    /// The loop of [`State::settle`] over the work the engine handed back.
+    /// The loop of [`State::run_to_the_end`] over the work the engine handed back.
     fn run_work(&mut self) {
         self.arrivals();
         let mut work = self.engine.take_work();
@@ -81,7 +82,7 @@ impl State {
         self.engine.recycle_work(work);
     }
 
-    /// Carries out one piece of work; [`State::settle`] runs what it sets off.
+    /// Carries out one piece of work; [`State::run_to_the_end`] runs what it sets off.
     fn run(&mut self, work: Work<Step>) {
         match work {
             Work::HandOver { delivery, target } => {
@@ -226,7 +227,7 @@ impl State {
                 publisher,
                 region,
                 ..
-            } => scheduler::call_by_name(self, &service, &operation, &input, publisher, region),
+            } => self.call_by_name(&service, &operation, &input, publisher, region),
             Target::SqsBatch { .. } | Target::Http { .. } | Target::Outbox { .. } => {
                 unreachable!("the engine attempts these itself")
             }

@@ -4,8 +4,8 @@
 
 use super::retry::SubscriberRetry;
 use crate::engine::time::Millis;
-use crate::services::event::pattern::{EventPattern, strings_at};
-use crate::services::match_index::{MatchIndex, Needs};
+use crate::state::match_index::{MatchIndex, Needs};
+use crate::state::pattern::{EventPattern, strings_at};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -216,7 +216,7 @@ impl TryFrom<RawFilter> for Filter {
     type Error = String;
 
     fn try_from(r: RawFilter) -> Result<Self, String> {
-        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
             .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
         Ok(Filter {
             scope: r.scope,

@@ -5,7 +5,7 @@
 //! SNS validates policies with AWS's event-ruler, whose messages it passes on; texts marked
 //! "proposal" were not observed from SNS and follow event-ruler's wording. The Jackson location
 //! suffix AWS appends to many messages ("\n at [Source: ...]") is not reproduced.
-use crate::services::match_index::Needs;
+use crate::state::match_index::Needs;
 use parse::{Json, count_alternatives, expand, parse_object};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
@@ -193,7 +193,7 @@ impl FilterPolicy {
     /// What the policy requires of a message, for the routing index ([`MatchIndex`]): for each
     /// alternative, the keys whose conditions are all exact strings, with those strings.
     ///
-    /// [`MatchIndex`]: crate::services::match_index::MatchIndex
+    /// [`MatchIndex`]: crate::state::match_index::MatchIndex
     pub fn needs(&self) -> Needs {
         let exact = |f: &Field| {
             let strings = f.conditions.iter().map(|c| match c {
@@ -389,7 +389,7 @@ pub mod as_text {
     // Named from the crate rather than `super::`: the import graph (`tools/import-cycles.py`)
     // reads `super` of a file's inline module as the file's parent, `sns`, which imports the
     // state that holds this policy.
-    use crate::services::sns::filter::{FilterPolicy, FilterScope};
+    use crate::state::sns::filter::{FilterPolicy, FilterScope};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     pub fn serialize<S: Serializer>(

@@ -5,9 +5,9 @@
 use super::retry::Strategy;
 use crate::engine::delivery::DeliveryId;
 use crate::engine::time::Millis;
-use crate::services::bus::store::Invoke;
-use crate::services::event::pattern::EventPattern;
-use crate::services::sqs::store::Held;
+use crate::state::bus::store::Invoke;
+use crate::state::pattern::EventPattern;
+use crate::state::sqs::store::Held;
 use std::collections::BTreeMap;
 
 /// The event streams of every account and region.
@@ -148,7 +148,7 @@ impl TryFrom<RawPattern> for Pattern {
     type Error = String;
 
     fn try_from(r: RawPattern) -> Result<Self, String> {
-        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
             .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
         Ok(Pattern {
             text: r.text,

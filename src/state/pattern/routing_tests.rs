@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::engine::rng::Rng;
-use crate::services::match_index::MatchIndex;
+use crate::state::match_index::MatchIndex;
 use serde_json::json;
 
 const KEYS: [&str; 6] = [

@@ -6,7 +6,7 @@
 
 use super::expression::{Expression, Zone};
 use crate::engine::time::Millis;
-use crate::services::lenient::take;
+use crate::state::lenient::take;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

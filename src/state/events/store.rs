@@ -6,8 +6,8 @@
 use super::schedule::Schedule;
 use crate::arn::Arn;
 use crate::engine::time::Millis;
-use crate::services::event::pattern::{EventPattern, strings_at};
-use crate::services::match_index::MatchIndex;
+use crate::state::match_index::MatchIndex;
+use crate::state::pattern::{EventPattern, strings_at};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -80,7 +80,7 @@ pub struct Rule {
     pub account: String,
     pub region: String,
     /// The pattern as given (echoed back) and compiled.
-    #[serde(with = "crate::services::event::pattern::as_text::option")]
+    #[serde(with = "crate::state::pattern::as_text::option")]
     pub event_pattern: Option<(String, EventPattern)>,
     pub schedule: Option<(String, Schedule)>,
     pub state: String,
@@ -190,7 +190,7 @@ pub struct Archive {
     /// The managed rule (`Events-Archive-<name>`) made on the source bus with the archive.
     pub rule_arn: String,
     pub description: Option<String>,
-    #[serde(with = "crate::services::event::pattern::as_text::option")]
+    #[serde(with = "crate::state::pattern::as_text::option")]
     pub event_pattern: Option<(String, EventPattern)>,
     /// 0: kept for ever.
     pub retention_days: i64,

@@ -5,21 +5,22 @@
 //! the same state, byte for byte. Everything that changes the state from outside (a request, the
 //! answer of an HTTP delivery, an advance of the clock, a control call) is one [`Command`]; the
 //! runtime journals each before it answers, and a restart applies the journal again with
-//! [`State::apply`]. Timers need no command: they fire as time reaches them, the same way again.
+//! [`super::Dispatch::apply`]. Timers need no command: they fire as time reaches them, the same way again.
 //! It must not depend on the runtime, the protocols or the server.
 
-use super::State;
+use super::Dispatch;
 use crate::engine::delivery::{DeliveryId, Failure, Outcome};
 use crate::engine::faults::Fault;
 use crate::engine::outbox::OutboxMessage;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
-use crate::services::events::store::TokenRequest;
 use crate::services::events::{TriggerError, trigger_schedule};
 use crate::services::sns::publish::{Prepared, SignAhead};
 use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
-use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use crate::services::{Context, ServiceId, events, parse, sns, sqs};
+use crate::state::State;
+use crate::state::events::store::TokenRequest;
+use crate::state::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,7 +28,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Command {
-    /// An operation run in one piece under the lock ([`State::call`]).
+    /// An operation run in one piece under the lock ([`Dispatch::call`]).
     Call {
         cx: Context,
         service: ServiceId,
@@ -196,9 +197,8 @@ pub enum Applied {
 }
 
 impl State {
-    /// Applies `command` at the current virtual time: what the runtime does for a live request,
-    /// and what a restart does for each journal entry.
-    pub fn apply(&mut self, command: Command) -> Applied {
+    /// [`Dispatch::apply`].
+    pub(super) fn apply_command(&mut self, command: Command) -> Applied {
         match command {
             Command::Call {
                 cx,
@@ -206,13 +206,13 @@ impl State {
                 operation,
                 input,
             } => {
-                let output = self.call(&cx, service, &operation, input);
+                let output = self.call_service(&cx, service, &operation, input);
                 Applied::Output(output, std::mem::take(&mut self.events.token_requests))
             }
             Command::Receive { cx, input, wait } => {
                 let mut wait = wait;
                 let received = parse::<ReceiveMessageInput>(input)
-                    .and_then(|input| self.receive_look(&cx, &input, &mut wait));
+                    .and_then(|input| self.receive(&cx, &input, &mut wait));
                 Applied::Received(received, wait)
             }
             Command::PublishPrepare { input, batch } => Applied::Prepared(if batch {
@@ -241,7 +241,9 @@ impl State {
             }
             Command::Answered { delivery, result } => {
                 self.engine.answered(delivery, result.body());
-                self.complete_after(delivery, result.outcome(), result.retry_after());
+                let (outcome, retry_after) = (result.outcome(), result.retry_after());
+                self.engine.complete_after(delivery, outcome, retry_after);
+                self.run_to_the_end();
                 Applied::Done
             }
             Command::TokenAnswered { request, answer } => {
@@ -286,9 +288,8 @@ impl State {
         }
     }
 
-    /// One look of ReceiveMessage at its queue, under the lock: the messages received, or
-    /// `None` when the long poll must wait (`wait` is settled by the first look).
-    pub fn receive_look(
+    /// [`Dispatch::receive_look`].
+    pub(super) fn receive(
         &mut self,
         cx: &Context,
         input: &ReceiveMessageInput,
@@ -297,31 +298,31 @@ impl State {
         let (key, max) = check_receive(cx, input)?;
         sqs::access::authorize_queue(self, cx, "ReceiveMessage", &input.queue_url)?;
         let received = receive_or_wait(self, &key, input, max, wait);
-        self.settle();
+        self.run_to_the_end();
         Ok(received?)
     }
 
     /// Publish with the ids [`sns::publish::prepare`] drew, its cascade settled.
-    pub fn publish(
+    fn publish(
         &mut self,
         cx: &Context,
         input: sns::shapes::PublishInput,
         prepared: Option<Prepared>,
     ) -> Result<Value, AwsError> {
         let output = sns::publish::publish(self, cx, input, prepared);
-        self.settle();
+        self.run_to_the_end();
         encode(output?)
     }
 
     /// PublishBatch with the ids [`sns::publish::prepare_batch`] drew, its cascade settled.
-    pub fn publish_batch(
+    fn publish_batch(
         &mut self,
         cx: &Context,
         input: sns::shapes::PublishBatchInput,
         prepared: Vec<Option<Prepared>>,
     ) -> Result<Value, AwsError> {
         let output = sns::publish::publish_batch(self, cx, input, prepared);
-        self.settle();
+        self.run_to_the_end();
         encode(output?)
     }
 }

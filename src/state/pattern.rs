@@ -32,7 +32,7 @@
 //! `matching` evaluates, `tests` checks both. Pure functions over JSON values: nothing in this
 //! module may depend on a store, the engine or a service.
 
-use crate::services::match_index::Needs;
+use crate::state::match_index::Needs;
 use serde_json::{Map, Number, Value};
 use std::collections::{HashSet, VecDeque};
 
@@ -213,7 +213,7 @@ impl EventPattern {
     /// that are IP literals (which match other spellings of the address), other matchers,
     /// dotted keys and `$or` branches are left out, so the index only ever narrows too little.
     ///
-    /// [`MatchIndex`]: crate::services::match_index::MatchIndex
+    /// [`MatchIndex`]: crate::state::match_index::MatchIndex
     pub fn needs(&self) -> Needs {
         let fields = self.root.fields.iter().filter_map(|(key, node)| {
             let Node::Leaf(matchers) = node else {

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::engine::rng::Rng;
-use crate::services::match_index::MatchIndex;
+use crate::state::match_index::MatchIndex;
 use serde_json::{Value, json};
 
 const KEYS: [&str; 3] = ["store", "event", "a.b"];

@@ -5,8 +5,8 @@
 use super::filter::{FilterPolicy, FilterScope, attribute_strings, body_strings};
 use super::protocol::Protocol;
 use crate::engine::time::Millis;
-use crate::services::match_index::MatchIndex;
 use crate::signature::SignatureVersion;
+use crate::state::match_index::MatchIndex;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -115,7 +115,7 @@ pub(super) const NEVER: Millis = Millis::MIN;
 impl Message {
     /// The body's MD5 in lowercase hex (a notification not signed yet is signed now).
     pub fn md5_of_body(&self) -> String {
-        crate::services::sqs::digest::lower_hex(&self.body.signed_md5().unwrap_or(self.md5_of_body))
+        crate::state::sqs::digest::lower_hex(&self.body.signed_md5().unwrap_or(self.md5_of_body))
     }
 
     pub fn first_received_at(&self) -> Option<Millis> {

@@ -3,8 +3,8 @@
 //! operation here. It must not import any operation, so the state can hold it.
 
 use crate::engine::time::Millis;
-use crate::services::event::pattern::EventPattern;
-use crate::services::sqs::store::Held;
+use crate::state::pattern::EventPattern;
+use crate::state::sqs::store::Held;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -189,7 +189,7 @@ impl TryFrom<RawFilter> for Filter {
     type Error = String;
 
     fn try_from(r: RawFilter) -> Result<Self, String> {
-        let pattern = crate::services::event::pattern::EventPattern::parse(&r.text)
+        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
             .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
         Ok(Filter {
             text: r.text,

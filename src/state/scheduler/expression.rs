@@ -9,7 +9,7 @@
 //! Plain data: no operation here.
 
 use crate::engine::time::Millis;
-use crate::services::events::schedule::Schedule;
+use crate::state::events::schedule::Schedule;
 use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 

@@ -1,0 +1,8 @@
+//! The sns store and the plain types it holds.
+
+pub mod archive;
+pub mod delivery_policy;
+pub mod filter;
+pub mod protocol;
+pub mod shapes;
+pub mod store;
