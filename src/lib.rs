@@ -9,32 +9,48 @@
 //! ```
 //! The layers and which way they depend: docs/architecture.md.
 
-pub mod arn;
+// The library's API is what the crate root re-exports below (`Emulator`, `Config`, `ClockMode`,
+// `AuthMode`, `Advanced`, `AdvanceError`) and the modules their signatures name (`config`,
+// `server`, `clock`). The modules marked `#[doc(hidden)]` are what switchyard's own binary,
+// examples, benchmarks, fuzz targets and tests reach into: public only for them, hidden from the
+// documentation, with no compatibility promised. The rest is `pub(crate)`.
+pub(crate) mod arn;
 pub mod clock;
 pub mod config;
+#[doc(hidden)]
 pub mod dispatch;
+#[doc(hidden)]
 pub mod endpoint;
-pub mod error;
+pub(crate) mod error;
 #[doc(hidden)]
 pub mod fuzz;
+#[doc(hidden)]
 pub mod localstack_env;
+#[doc(hidden)]
 pub mod logfmt;
+#[doc(hidden)]
 pub mod memory;
-pub mod model;
-pub mod panics;
+pub(crate) mod model;
+pub(crate) mod panics;
+#[doc(hidden)]
 pub mod protocol;
+#[doc(hidden)]
 pub mod runtime;
 pub mod server;
+#[doc(hidden)]
 pub mod services;
-pub mod state;
-pub mod text;
+pub(crate) mod state;
+pub(crate) mod text;
 
 // The engine and the leaves it uses live in their own crate (crates/engine), which depends on
 // nothing here, so an upward import from the engine does not compile; their modules keep their
-// paths here (`crate::engine`, `switchyard::body`, ...).
-pub use switchyard_engine::{body, engine, pairs, signature};
+// paths here (`crate::engine`, `crate::body`, ...).
+pub(crate) use switchyard_engine::{body, pairs};
+#[doc(hidden)]
+pub use switchyard_engine::{engine, signature};
 
 /// The runtime's CA loader under the module name it had before the runtime was split out.
+#[doc(hidden)]
 pub mod app {
     pub use crate::runtime::load_https_ca;
 }

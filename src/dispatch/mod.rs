@@ -3,7 +3,7 @@
 //! followed deliveries, arrivals) and settles each cascade by a loop over one work list. It
 //! applies the runtime's [`commands`] to the state, and is the only way the runtime changes it.
 //!
-//! The services work on the state below them ([`State`]) and never see this module: what a
+//! The services work on the state below them (`State`) and never see this module: what a
 //! request, a clock advance or an HTTP answer starts goes through [`Dispatch`], a trait the
 //! runtime imports. The state settles the cascade of a delivery a service starts with
 //! [`settle`], the function it is given when it is made ([`new_state`], [`read_snapshot`]).
@@ -112,7 +112,7 @@ impl Dispatch for State {
     }
 }
 
-/// The settle a state is given ([`crate::state::Settle`]): see [`steps`].
+/// The settle a state is given (`state::Settle`): the loop of `steps.rs`.
 pub fn settle(state: &mut State) {
     state.run_to_the_end();
 }
@@ -122,7 +122,7 @@ pub fn new_state(settings: Settings, lambda_endpoints: HashMap<String, String>) 
     State::new(settings, lambda_endpoints, settle)
 }
 
-/// A state read from a snapshot file ([`State::read_snapshot`]), settling with this dispatcher.
+/// A state read from a snapshot file (`State::read_snapshot`), settling with this dispatcher.
 pub fn read_snapshot(
     bytes: &[u8],
     lambda_endpoints: HashMap<String, String>,
