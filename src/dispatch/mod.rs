@@ -13,6 +13,8 @@ mod calls;
 pub mod commands;
 mod kinds;
 mod steps;
+#[cfg(test)]
+mod tests;
 
 use crate::engine::Settings;
 use crate::engine::time::Millis;
