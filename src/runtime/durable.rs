@@ -199,6 +199,12 @@ pub fn open(
                 "{}: journal entry {seq} is unreadable ({e}); the file is damaged",
                 path.display()
             )),
+            Replay::Panicked(seq, message) => fail(format!(
+                "{}: journal entry {seq} panicked when applied again ({message}), as its request \
+                 did when it was first applied: the state after it is not whole. Start with \
+                 another --state-dir, or remove this one; please report the panic",
+                path.display()
+            )),
         })?;
     write_meta(&db, "clock", clock.arg().as_bytes()).map_err(store_error)?;
     Ok(Recovered {
@@ -258,6 +264,8 @@ fn write_genesis(db: &Database, genesis: &Genesis) -> Result<(), redb::Error> {
 enum Replay {
     Store(redb::Error),
     Entry(u64, serde_json::Error),
+    /// The entry panicked when applied again, with the panic's message.
+    Panicked(u64, String),
 }
 
 macro_rules! store_errors {
@@ -286,6 +294,28 @@ fn replay(
     state: &mut State,
     checkpoint: Option<(u64, (Millis, Millis))>,
 ) -> Result<Replayed, Replay> {
+    replay_with(db, state, checkpoint, apply_entry)
+}
+
+/// Applies one journal entry at its virtual time.
+fn apply_entry(state: &mut State, entry: Entry) {
+    state.run_until(entry.at);
+    // Token requests: their answers are in the journal, or never came.
+    let _ = state.apply(entry.command);
+}
+
+/// [`replay`], each entry applied by `apply`.
+///
+/// An entry whose request panicked under the lock is in the journal (it is appended before it
+/// is applied), and it panics again here. The running switchyard served nothing from the state
+/// it left (a broken state answers 500 until a reset or a state load, which take a checkpoint),
+/// so the restart stops at it with the reason instead of panicking.
+fn replay_with(
+    db: &Database,
+    state: &mut State,
+    checkpoint: Option<(u64, (Millis, Millis))>,
+    mut apply: impl FnMut(&mut State, Entry),
+) -> Result<Replayed, Replay> {
     let read = db.begin_read()?;
     let journal = read.open_table(JOURNAL)?;
     let (mut next, mut last) = checkpoint.map_or((0, None), |(next, last)| (next, Some(last)));
@@ -295,13 +325,13 @@ fn replay(
         for (n, line) in lines.value().split(|b| *b == b'\n').enumerate() {
             let seq = first.value() + n as u64;
             let entry: Entry = serde_json::from_slice(line).map_err(|e| Replay::Entry(seq, e))?;
-            state.run_until(entry.at);
-            // Token requests: their answers are in the journal, or never came.
-            let _ = state.apply(entry.command);
+            let (at, wall) = (entry.at, entry.wall);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| apply(state, entry)))
+                .map_err(|p| Replay::Panicked(seq, crate::panics::message(p.as_ref())))?;
             // What the runtime sent then was sent; whatever is still awaited is asked below.
             state.take_effects();
             state.take_woken();
-            last = Some((entry.at, entry.wall));
+            last = Some((at, wall));
             next = seq + 1;
             count += 1;
         }
@@ -722,6 +752,38 @@ mod tests {
         assert!(meta.len() > 4 << 20, "{}", meta.len());
         // Every byte of the file has its block on disk: no part of it is a hole.
         assert!(meta.blocks() * 512 >= meta.len(), "{meta:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_entry_that_panics_again_stops_the_replay_with_its_number_and_message() {
+        let dir = std::env::temp_dir().join(format!("switchyard-panicked-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Database::create(dir.join(FILE)).unwrap();
+        let write = db.begin_write().unwrap();
+        {
+            let mut journal = write.open_table(JOURNAL).unwrap();
+            let entry = |at: Millis| {
+                format!(r#"{{"at":{at},"wall":0,"command":{{"kind":"clearFaults"}}}}"#)
+            };
+            let lines = [entry(1), entry(2), entry(3)].join("\n");
+            journal.insert(5, lines.as_bytes()).unwrap();
+        }
+        write.commit().unwrap();
+        let mut state = State::for_tests(0);
+        let mut applied = Vec::new();
+        let replayed = replay_with(&db, &mut state, None, |_, entry| {
+            assert!(entry.at < 2, "a bug in the state");
+            applied.push(entry.at);
+        });
+        let Err(Replay::Panicked(seq, message)) = replayed else {
+            panic!("not stopped at the panic");
+        };
+        assert_eq!(
+            (seq, message.as_str(), applied),
+            (6, "a bug in the state", vec![1])
+        );
+        drop(db);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -112,6 +112,9 @@ pub enum AdvanceError {
     InPast { now: Millis, target: Millis },
     /// The requested time is after [`LATEST`], or the amount is negative (`InvalidArgument`).
     OutOfRange,
+    /// The state was left half-changed by a panic (`InternalFailure`): nothing fires in it, and
+    /// the clock stays, until a reset or a state load.
+    Broken,
 }
 
 impl AdvanceError {
@@ -121,6 +124,7 @@ impl AdvanceError {
             AdvanceError::NotAdjustable => "ClockNotAdjustable",
             AdvanceError::InPast { .. } => "TimeInPast",
             AdvanceError::OutOfRange => "InvalidArgument",
+            AdvanceError::Broken => "InternalFailure",
         }
     }
 }
@@ -141,6 +145,7 @@ impl std::fmt::Display for AdvanceError {
             AdvanceError::OutOfRange => f.write_str(
                 "Time moves forward only, and not past 9999-12-31T23:59:59.999Z.",
             ),
+            AdvanceError::Broken => f.write_str(&broken_state().message),
         }
     }
 }
@@ -583,8 +588,8 @@ impl Runtime {
             self.idle().await;
             let mut state = self.lock_raw();
             if state.is_broken() {
-                // Nothing fires in a broken state; the clock moves all the same.
-                break;
+                // Nothing fires in a broken state, and the clock stays where it broke.
+                return Err(AdvanceError::Broken);
             }
             let step = state.fire_next(target);
             let effects = state.take_effects();

@@ -62,8 +62,14 @@ async fn a_panic_under_the_lock_answers_500_until_a_reset() {
     .await
     .unwrap_err();
     assert_eq!(refused.status, 500);
-    // Nothing fires in it meanwhile.
+    // Nothing fires in it meanwhile, and the clock does not move.
     assert!(rt.state().is_broken());
+    let before = rt.state().now();
+    let advanced = rt.advance_to(before + 60_000).await.unwrap_err();
+    assert_eq!(
+        (advanced.code(), rt.state().now()),
+        ("InternalFailure", before)
+    );
     rt.reset().await.unwrap();
     assert!(!rt.is_broken());
     let listed = list_queues(&rt).await.unwrap();

@@ -272,6 +272,7 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
             let status = match e {
                 AdvanceError::NotAdjustable => StatusCode::CONFLICT,
                 AdvanceError::InPast { .. } | AdvanceError::OutOfRange => StatusCode::BAD_REQUEST,
+                AdvanceError::Broken => StatusCode::INTERNAL_SERVER_ERROR,
             };
             error(status, e.code(), e.to_string())
         }
