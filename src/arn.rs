@@ -103,6 +103,20 @@ impl<'a> Arn<'a> {
         self.resource.split(':')
     }
 
+    /// The type of the resource of an ARN whose resource is `type/path` (`event-bus`, `rule`,
+    /// `endpoint`, `api-destination`, ...); `None` when `text` is not an ARN or its resource
+    /// has no `/`.
+    pub fn resource_type(text: &str) -> Option<&str> {
+        Some(Arn::parse(text)?.resource.split_once('/')?.0)
+    }
+
+    /// The path of the resource of an ARN whose resource is `kind/path` (`event-bus/b` gives
+    /// `b`); `None` when `text` is not an ARN or its resource is of another type.
+    pub fn resource_path<'t>(text: &'t str, kind: &str) -> Option<&'t str> {
+        let (found, path) = Arn::parse(text)?.resource.split_once('/')?;
+        (found == kind).then_some(path)
+    }
+
     /// The ARN one resource part up, as a slice of `text`: an SNS subscription's
     /// `arn:aws:sns:<region>:<account>:<topic>:<id>` gives its topic's ARN. `None` when `text`
     /// is not an ARN or its resource is one part.
@@ -173,6 +187,20 @@ impl fmt::Display for Arn<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resource_type_is_what_comes_before_the_first_slash_of_the_resource() {
+        let rule = "arn:aws:events:us-east-1:000000000000:rule/bus/r";
+        assert_eq!(Arn::resource_type(rule), Some("rule"));
+        let endpoint = "arn:aws:sns:us-east-1:000000000000:endpoint/GCM/app/1";
+        assert_eq!(Arn::resource_type(endpoint), Some("endpoint"));
+        // No `/` in the resource, a `/` before the resource, not an ARN.
+        assert_eq!(Arn::resource_type("arn:aws:sqs:us-east-1:0:q"), None);
+        assert_eq!(Arn::resource_type("arn:aws:events:a/b:0:bus"), None);
+        assert_eq!(Arn::resource_type("event-bus/default"), None);
+        assert_eq!(Arn::resource_path(rule, "rule"), Some("bus/r"));
+        assert_eq!(Arn::resource_path(rule, "event-bus"), None);
+    }
 
     #[test]
     fn parses_and_writes_back_every_form() {

@@ -134,16 +134,18 @@ pub fn adapt(
                 trail: p.trail,
             },
         ),
-        "events" if arn.contains(":api-destination/") => match invocation(e, arn, http) {
-            Ok(call) => Adapted {
-                throttle: call.rate_limit_per_second.map(|r| (arn.to_string(), r)),
-                ..adapted("api-destination", call.into_target(p.body))
-            },
-            Err(failure) => Adapted {
-                unusable: Some(failure),
-                ..adapted("api-destination", Target::outbox(arn, p.body))
-            },
-        },
+        "events" if Arn::resource_type(arn) == Some("api-destination") => {
+            match invocation(e, arn, http) {
+                Ok(call) => Adapted {
+                    throttle: call.rate_limit_per_second.map(|r| (arn.to_string(), r)),
+                    ..adapted("api-destination", call.into_target(p.body))
+                },
+                Err(failure) => Adapted {
+                    unusable: Some(failure),
+                    ..adapted("api-destination", Target::outbox(arn, p.body))
+                },
+            }
+        }
         "lambda" => adapted("lambda", lambda(e, arn, p.body)),
         other => adapted(other, Target::outbox(arn, p.body)),
     }
@@ -153,7 +155,7 @@ fn is_bus(arn: &str, buses: Buses) -> bool {
     if bus::is_bus_arn(arn) {
         buses.custom
     } else {
-        buses.classic && arn.contains(":event-bus/")
+        buses.classic && Arn::resource_type(arn) == Some("event-bus")
     }
 }
 
@@ -204,8 +206,10 @@ pub fn exists(e: &State, arn: &str) -> bool {
         "sqs" => e.sqs.by_arn(arn).is_some(),
         "sns" => e.sns.topics.contains_key(arn),
         "events" if bus::is_bus_arn(arn) => e.bus.buses.contains_key(arn),
-        "events" if arn.contains(":event-bus/") => e.events.buses.contains_key(arn),
-        "events" if arn.contains(":api-destination/") => {
+        "events" if Arn::resource_type(arn) == Some("event-bus") => {
+            e.events.buses.contains_key(arn)
+        }
+        "events" if Arn::resource_type(arn) == Some("api-destination") => {
             invocation(e, arn, &HttpParameters::default()).is_ok()
         }
         _ => true,

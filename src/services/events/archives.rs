@@ -188,7 +188,7 @@ fn own_bus(e: &mut State, cx: &Context, arn: &str) -> Result<(String, String), E
             Ok((bus.arn.clone(), bus.name.clone()))
         }
         _ => Err(lookup::not_found(
-            arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n),
+            Arn::resource_path(arn, "event-bus").unwrap_or(arn),
         )),
     }
 }

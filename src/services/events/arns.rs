@@ -20,7 +20,7 @@ pub fn rule_arn(region: &str, account: &str, bus: &str, name: &str) -> String {
 pub fn resolve_bus(cx: &Context, name_or_arn: Option<&str>) -> (String, String) {
     match name_or_arn {
         Some(arn) if arn.starts_with("arn:") => {
-            let name = arn.rsplit_once("event-bus/").map_or(arn, |(_, n)| n);
+            let name = Arn::resource_path(arn, "event-bus").unwrap_or(arn);
             (arn.to_string(), name.to_string())
         }
         Some(name) => (

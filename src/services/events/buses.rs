@@ -520,14 +520,15 @@ fn taggable(e: &mut State, cx: &Context, arn: &str) -> Result<(), EventsError> {
     if e.events.buses.contains_key(arn) || e.events.rules.contains_key(arn) {
         return Ok(());
     }
-    let what = if let Some((_, path)) = arn.split_once(":rule/") {
+    let typed = Arn::parse(arn).and_then(|a| a.resource.split_once('/'));
+    let what = match typed {
         // AWS names the rule and its bus ("Rule r does not exist on EventBus default.").
-        let (bus, name) = path.rsplit_once('/').unwrap_or(("default", path));
-        format!("Rule {name} does not exist on EventBus {bus}.")
-    } else if let Some((_, name)) = arn.split_once(":event-bus/") {
-        format!("Event bus {name} does not exist.")
-    } else {
-        format!("Resource {arn} does not exist.")
+        Some(("rule", path)) => {
+            let (bus, name) = path.rsplit_once('/').unwrap_or(("default", path));
+            format!("Rule {name} does not exist on EventBus {bus}.")
+        }
+        Some(("event-bus", name)) => format!("Event bus {name} does not exist."),
+        _ => format!("Resource {arn} does not exist."),
     };
     Err(EventsError::ResourceNotFound(what))
 }

@@ -569,7 +569,7 @@ fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
     // The fifth `:`-separated element of any text, not only of an ARN (a target ARN is checked
     // for its length only): a wider rule than Arn::account_of, kept as it is.
     let other_account = Arn::element(&t.arn, 4).is_some_and(|a| a != rule.account);
-    if t.arn.contains(":event-bus/") && other_account && has_input {
+    if Arn::resource_type(&t.arn) == Some("event-bus") && other_account && has_input {
         return Err(format!(
             "Input, InputPath and InputTransformer are not supported for cross-account event bus target {}.",
             t.id

@@ -353,8 +353,8 @@ fn check_kinds(source: Option<&str>, enrichment: Option<&str>) -> Result<(), Pip
         )));
     }
     if let Some(enrichment) = enrichment.filter(|e| !e.is_empty()) {
-        let api =
-            Arn::service_of(enrichment) == "events" && enrichment.contains(":api-destination/");
+        let api = Arn::service_of(enrichment) == "events"
+            && Arn::resource_type(enrichment) == Some("api-destination");
         if Arn::service_of(enrichment) != "lambda" && !api {
             return Err(PipesError::Validation(format!(
                 "Enrichment {enrichment} is not supported by switchyard: use a Lambda function or an API destination."

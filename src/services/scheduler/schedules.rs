@@ -225,7 +225,7 @@ fn check_target(target: &Target) -> Result<(), AwsError> {
             "Invalid target {arn}: switchyard serves no such service action."
         )));
     }
-    if arn.contains(":event-bus/") && !target.has_event_bridge_parameters() {
+    if Arn::resource_type(arn) == Some("event-bus") && !target.has_event_bridge_parameters() {
         return Err(validation(
             "EventBridgeParameters are required for an EventBridge PutEvents target.",
         ));

@@ -421,7 +421,7 @@ pub fn publish(
         return publish_sms(e, cx, phone, &fields);
     }
     let arn = input.topic_arn.or(input.target_arn).unwrap_or_default();
-    if arn.contains(":endpoint/") {
+    if Arn::resource_type(&arn) == Some("endpoint") {
         // Mobile push to one platform endpoint, its account's alone (no resource policy); a
         // disabled one refuses before the message is read.
         if e.sns.platform.endpoints.contains_key(&arn) && Arn::account_of(&arn) != cx.account {

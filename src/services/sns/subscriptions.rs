@@ -49,7 +49,7 @@ fn check_endpoint(protocol: Protocol, endpoint: &str, fifo_topic: bool) -> Resul
         Protocol::Lambda => endpoint.starts_with("arn:aws:lambda:"),
         Protocol::Firehose => endpoint.starts_with("arn:aws:firehose:"),
         Protocol::Application => {
-            endpoint.starts_with("arn:aws:sns:") && endpoint.contains(":endpoint/")
+            Arn::service_of(endpoint) == "sns" && Arn::resource_type(endpoint) == Some("endpoint")
         }
     };
     if !ok {
