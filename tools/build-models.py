@@ -12,16 +12,18 @@ boto3 and the AWS CLI (compat/models/eventsv2/<version>/service-2.json), strippe
 
 IAM's model is large (160-odd operations); switchyard serves its roles and policies only, so
 models/iam.json keeps those operations (IAM_OPERATIONS) and the shapes they reach, nothing else.
+Lambda's likewise keeps the operations switchyard serves (LAMBDA_OPERATIONS).
 
 Usage: tools/build-models.py              (downloads the pinned botocore wheels with pip into a temp dir)
        tools/build-models.py eventsv2     (only the models shipped in compat/models; no download)
        tools/build-models.py iam          (one downloaded model: the shipped ones and iam)
+       tools/build-models.py lambda       (the same for lambda)
 """
 import gzip, json, os, subprocess, sys, tempfile, zipfile
 
 CURRENT = "1.43.11"
 LAST_SQS_QUERY = "1.34.70"
-SERVICES = ["sqs", "sts", "sns", "events", "iam", "scheduler", "pipes"]
+SERVICES = ["sqs", "sts", "sns", "events", "iam", "scheduler", "pipes", "lambda"]
 # The IAM operations switchyard serves (src/services/iam/); models/iam.json holds only these.
 IAM_OPERATIONS = [
     "CreateRole", "GetRole", "ListRoles", "UpdateAssumeRolePolicy", "DeleteRole",
@@ -29,6 +31,23 @@ IAM_OPERATIONS = [
     "AttachRolePolicy", "DetachRolePolicy", "ListAttachedRolePolicies",
     "CreatePolicy", "GetPolicy", "GetPolicyVersion", "ListPolicies", "DeletePolicy",
     "TagRole", "UntagRole", "ListRoleTags", "TagPolicy", "UntagPolicy", "ListPolicyTags",
+]
+# The Lambda operations switchyard serves (src/services/lambda/); models/lambda.json holds only
+# these and the shapes they reach.
+LAMBDA_OPERATIONS = [
+    "CreateFunction", "GetFunction", "GetFunctionConfiguration", "ListFunctions", "DeleteFunction",
+    "UpdateFunctionCode", "UpdateFunctionConfiguration", "Invoke",
+    "PutFunctionEventInvokeConfig", "GetFunctionEventInvokeConfig",
+    "UpdateFunctionEventInvokeConfig", "DeleteFunctionEventInvokeConfig",
+    "ListFunctionEventInvokeConfigs",
+    "CreateEventSourceMapping", "GetEventSourceMapping", "UpdateEventSourceMapping",
+    "DeleteEventSourceMapping", "ListEventSourceMappings",
+    "AddPermission", "RemovePermission", "GetPolicy",
+    "PutFunctionConcurrency", "GetFunctionConcurrency", "DeleteFunctionConcurrency",
+    "PublishVersion", "ListVersionsByFunction",
+    "CreateAlias", "GetAlias", "UpdateAlias", "DeleteAlias", "ListAliases",
+    "PublishLayerVersion", "GetLayerVersion", "ListLayers", "ListLayerVersions",
+    "DeleteLayerVersion", "TagResource", "UntagResource", "ListTags", "GetAccountSettings",
 ]
 
 # awsQueryError traits of SQS error shapes added after the last Query release, from the Smithy
@@ -165,6 +184,8 @@ def main():
                         "error", {"code": code, "httpStatusCode": status, "senderFault": True})
             if service == "iam":
                 trim(model, IAM_OPERATIONS)
+            if service == "lambda":
+                trim(model, LAMBDA_OPERATIONS)
             write(service, model)
 
 
