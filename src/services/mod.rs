@@ -206,3 +206,19 @@ pub fn not_yet(operation: &str) -> AwsError {
         format!("The action {operation} is not supported by switchyard yet."),
     )
 }
+
+/// A member set on a JSON object made with `json!({...})`: as `value["Key"] = ...`, which would
+/// panic on a value that is neither an object nor null.
+pub trait SetMember {
+    /// Sets `key` to `value`: in its place when the object has it, last when not. A value that
+    /// is not an object is left as it is (the objects of answers always are).
+    fn set(&mut self, key: &str, value: Value);
+}
+
+impl SetMember for Value {
+    fn set(&mut self, key: &str, value: Value) {
+        if let Some(members) = self.as_object_mut() {
+            members.insert(key.to_owned(), value);
+        }
+    }
+}
