@@ -2,6 +2,9 @@
 //! its name, model and error wording). A service never sees HTTP, XML or JSON framing; it gets
 //! the request context and its input in the model's JSON form. It must not depend on the
 //! protocols (which detect the service of a request from the wire), the runtime or the server.
+// What a client sends reaches this code: no `unwrap`, `expect` or indexing that could panic on
+// it (tests may); each one left is allowed in place with the reason it cannot fail.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod bus;
 pub mod deduplicated;
