@@ -8,6 +8,10 @@
 //! runtime imports. The state settles the cascade of a delivery a service starts with
 //! [`settle`], the function it is given when it is made ([`new_state`], [`read_snapshot`]).
 //! It must not depend on the runtime, the protocols or the server.
+// What a client sends reaches this code through the services: no `unwrap`, `expect` or indexing
+// that could panic on it (tests may); each one left is allowed in place with the reason it cannot
+// fail.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod calls;
 pub mod commands;

@@ -2,6 +2,9 @@
 //! its name, model and error wording). A service never sees HTTP, XML or JSON framing; it gets
 //! the request context and its input in the model's JSON form. It must not depend on the
 //! protocols (which detect the service of a request from the wire), the runtime or the server.
+// What a client sends reaches this code: no `unwrap`, `expect` or indexing that could panic on
+// it (tests may); each one left is allowed in place with the reason it cannot fail.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod bus;
 pub mod deduplicated;
@@ -205,4 +208,20 @@ pub fn not_yet(operation: &str) -> AwsError {
         "InvalidAction",
         format!("The action {operation} is not supported by switchyard yet."),
     )
+}
+
+/// A member set on a JSON object made with `json!({...})`: as `value["Key"] = ...`, which would
+/// panic on a value that is neither an object nor null.
+pub trait SetMember {
+    /// Sets `key` to `value`: in its place when the object has it, last when not. A value that
+    /// is not an object is left as it is (the objects of answers always are).
+    fn set(&mut self, key: &str, value: Value);
+}
+
+impl SetMember for Value {
+    fn set(&mut self, key: &str, value: Value) {
+        if let Some(members) = self.as_object_mut() {
+            members.insert(key.to_owned(), value);
+        }
+    }
 }

@@ -210,13 +210,13 @@ fn glob(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
     let (mut pi, mut ti) = (0, 0);
     let mut back: Option<(usize, usize)> = None;
-    while ti < t.len() {
+    while let Some(&tc) = t.get(ti) {
         match p.get(pi) {
             Some('*') => {
                 back = Some((pi, ti));
                 pi += 1;
             }
-            Some(&c) if c == '?' || c == t[ti] => {
+            Some(&c) if c == '?' || c == tc => {
                 pi += 1;
                 ti += 1;
             }
@@ -230,7 +230,7 @@ fn glob(pattern: &str, text: &str) -> bool {
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p.iter().skip(pi).all(|&c| c == '*')
 }
 
 #[cfg(test)]

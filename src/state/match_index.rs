@@ -105,7 +105,10 @@ impl<Id: Ord + Clone> MatchIndex<Id> {
             });
         }
         for (keys, group) in &self.groups {
-            let lists: Vec<&[String]> = keys.iter().map(|k| known[k.as_str()].as_slice()).collect();
+            let lists: Vec<&[String]> = keys
+                .iter()
+                .map(|k| known.get(k.as_str()).map_or(&[][..], Vec::as_slice))
+                .collect();
             let combinations = lists
                 .iter()
                 .try_fold(1usize, |n, l| n.checked_mul(l.len()))
@@ -158,9 +161,15 @@ fn narrow(alternative: Vec<(String, Vec<String>)>) -> Vec<(String, Vec<String>)>
         .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
         .is_none_or(|n| n > MAX_FILED)
     {
-        let widest = (0..narrowed.len())
-            .max_by_key(|&i| narrowed[i].1.len())
-            .expect("a product over MAX_FILED has a key");
+        // A product over MAX_FILED has a key.
+        let Some(widest) = narrowed
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (_, values))| values.len())
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
         narrowed.remove(widest);
     }
     narrowed
@@ -173,15 +182,21 @@ fn for_each_combination(lists: &[&[String]], f: &mut dyn FnMut(&[&str])) {
     }
     let mut at = vec![0usize; lists.len()];
     let mut tuple: Vec<&str> = Vec::with_capacity(lists.len());
-    loop {
+    'combinations: loop {
         tuple.clear();
-        tuple.extend(lists.iter().zip(&at).map(|(l, &i)| l[i].as_str()));
+        let values = lists.iter().zip(&at).filter_map(|(l, &i)| l.get(i));
+        tuple.extend(values.map(String::as_str));
         f(&tuple);
-        let Some(turn) = (0..lists.len()).rev().find(|&i| at[i] + 1 < lists[i].len()) else {
-            return;
-        };
-        at[turn] += 1;
-        at[turn + 1..].iter_mut().for_each(|i| *i = 0);
+        // The next one: the last list not at its last value moves on, the lists after it start
+        // over; none left to move on is the end.
+        for (list, i) in lists.iter().zip(at.iter_mut()).rev() {
+            if *i + 1 < list.len() {
+                *i += 1;
+                continue 'combinations;
+            }
+            *i = 0;
+        }
+        return;
     }
 }
 

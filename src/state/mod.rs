@@ -9,6 +9,10 @@
 //! cascades. The one thing the state needs from the dispatcher, to settle the cascade of a
 //! delivery a service starts before the service goes on, it is given as a function when it is
 //! made ([`Settle`]). It must not depend on the runtime, the protocols or the server.
+// What a client sends reaches this code through the services: no `unwrap`, `expect` or indexing
+// that could panic on it (tests may); each one left is allowed in place with the reason it cannot
+// fail.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod bus;
 pub mod events;

@@ -105,6 +105,11 @@ impl State {
     /// The state as a snapshot file.
     pub fn snapshot(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
+        #[expect(
+            clippy::expect_used,
+            reason = "writing into a Vec cannot fail, and every map of the state is written with \
+                      string keys or as pairs (`crate::pairs`), which serde_json always writes"
+        )]
         self.write_snapshot(&mut bytes)
             .expect("writing to memory does not fail");
         bytes
@@ -201,7 +206,8 @@ fn strip_position(message: &str) -> String {
 fn path_at(bytes: &[u8], line: usize, column: usize) -> String {
     let mut offset = 0;
     for _ in 1..line {
-        match bytes[offset..].iter().position(|&b| b == b'\n') {
+        let rest = bytes.get(offset..).unwrap_or_default();
+        match rest.iter().position(|&b| b == b'\n') {
             Some(n) => offset += n + 1,
             None => break,
         }
@@ -215,8 +221,8 @@ fn path_at(bytes: &[u8], line: usize, column: usize) -> String {
     let mut stack: Vec<Level> = Vec::new();
     let mut i = 0;
     let mut expecting_key = false;
-    while i < end {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i).filter(|_| i < end) {
+        match byte {
             b'{' => {
                 stack.push(Level::Object(None));
                 expecting_key = true;
@@ -237,11 +243,12 @@ fn path_at(bytes: &[u8], line: usize, column: usize) -> String {
             b'"' => {
                 let start = i + 1;
                 i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                while let Some(&b) = bytes.get(i).filter(|&&b| b != b'"') {
+                    i += if b == b'\\' { 2 } else { 1 };
                 }
                 if expecting_key {
-                    let key = String::from_utf8_lossy(&bytes[start..i.min(bytes.len())]);
+                    let key = bytes.get(start..i.min(bytes.len())).unwrap_or_default();
+                    let key = String::from_utf8_lossy(key);
                     if let Some(Level::Object(k)) = stack.last_mut() {
                         *k = Some(key.into_owned());
                     }

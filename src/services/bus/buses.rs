@@ -7,10 +7,10 @@
 use super::store::{Bus, DEFAULT_RETENTION_DAYS};
 use super::{V2Error, constraint, in_range, length};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::events::checks::name_char;
 use crate::services::events::times::epoch_seconds;
 use crate::services::page::{Pager, Sizes, Tokens, size_rule};
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -187,7 +187,7 @@ fn describe(bus: &Bus) -> Value {
         "LastModifiedTime": epoch_seconds(bus.modified_at),
     });
     if let Some(d) = &bus.description {
-        out["Description"] = json!(d);
+        out.set("Description", json!(d));
     }
     out
 }
@@ -257,8 +257,8 @@ pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result
 }
 
 pub fn delete_event_bus(e: &mut State, cx: &Context, input: BusArnInput) -> Result<Value, V2Error> {
-    let arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
-    let name = e.bus.buses[&arn].name.clone();
+    let bus = own_bus(e, cx, &input.event_bus_arn)?;
+    let (arn, name) = (bus.arn.clone(), bus.name.clone());
     if e.bus.subscribers.values().any(|s| s.bus_arn == arn) {
         return Err(V2Error::ResourceInUse(format!(
             "Event bus {name} has subscribers. Delete them before the event bus."

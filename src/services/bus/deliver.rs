@@ -11,6 +11,7 @@ use crate::engine::delivery::{
     BatchEntry, Counters, DeadLetter, Delivery, Failure, GiveUp, Outcome, Publisher, SqsMessage,
 };
 use crate::engine::time::format_rfc3339;
+use crate::services::SetMember;
 use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::events::store::HttpParameters;
@@ -57,7 +58,7 @@ fn system_metadata(ev: &Retained, delivery_type: &str) -> Value {
 /// The delivered event: the envelope with `system-metadata` after `detail`.
 pub fn event_json(ev: &Retained, delivery_type: &str) -> Value {
     let mut event = envelope_of(ev);
-    event["system-metadata"] = system_metadata(ev, delivery_type);
+    event.set("system-metadata", system_metadata(ev, delivery_type));
     event
 }
 
@@ -154,8 +155,9 @@ pub fn dispatch(e: &mut State, s: &Subscriber, events: &[Retained], delivery_typ
         batches.extend(matched.chunks(size).map(<[&Retained]>::to_vec));
     }
     for batch in batches {
-        let d = delivery(e, s, &batch, delivery_type);
-        e.deliver(d);
+        if let Some(d) = delivery(e, s, &batch, delivery_type) {
+            e.deliver(d);
+        }
     }
 }
 
@@ -205,15 +207,16 @@ fn render(
     (bodies, doomed)
 }
 
-/// One delivery of `batch` (one event, or up to MaxBatchSize for an SQS target).
+/// One delivery of `batch` (one event, or up to MaxBatchSize for an SQS target); none of an
+/// empty one (chunks never are).
 fn delivery(
     e: &mut State,
     s: &Subscriber,
     batch: &[&Retained],
     delivery_type: &str,
-) -> Delivery<Step> {
+) -> Option<Delivery<Step>> {
     let now = e.now();
-    let first = batch[0];
+    let &first = batch.first()?;
     let (mut bodies, mut doomed) = render(s, batch, delivery_type);
     let arn = s.invoke.target_arn.clone();
     let publisher = Publisher {
@@ -308,7 +311,7 @@ fn delivery(
     if let Some((failure, _)) = doomed {
         d = d.doomed(Outcome::Permanent(failure));
     }
-    d
+    Some(d)
 }
 
 /// The dead letter of `batch` to subscriber `s`'s target `arn`, when it has an on-failure
@@ -321,7 +324,6 @@ fn dead_letter(
     arn: &str,
     message: Option<&str>,
 ) -> Option<DeadLetter<crate::state::Finish>> {
-    let first = batch[0];
     s.on_failure.as_ref().map(|queue_arn| {
         let fifo_dlq = queue_arn.ends_with(".fifo");
         let record = record_template(s, batch, message);
@@ -341,7 +343,10 @@ fn dead_letter(
             message: SqsMessage {
                 body: record.to_string().into(),
                 attributes,
-                group_id: fifo_dlq.then(|| group_or_default(first)),
+                group_id: batch
+                    .first()
+                    .filter(|_| fifo_dlq)
+                    .map(|ev| group_or_default(ev)),
                 dedup_id: fifo_dlq.then(|| e.engine.rng.uuid()),
                 trace_header: None,
             },
@@ -426,25 +431,31 @@ pub(crate) fn finish_record(message: &mut SqsMessage, how: &GiveUp) {
     let Ok(mut record) = serde_json::from_str::<Value>(&message.body.text()) else {
         return;
     };
-    let known = record["errorMessage"].as_str().map(str::to_string);
+    let known = record
+        .get("errorMessage")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let (code, text) = failure(how.outcome, how.target, known.as_deref());
     let text: String = text.chars().take(MAX_ERROR_MESSAGE_CHARS).collect();
     let condition = how.exhausted.unwrap_or(BY_ATTEMPTS);
     let retries = how.attempts.saturating_sub(1);
-    record["errorCode"] = json!(code);
-    record["errorMessage"] = json!(text);
-    record["exhaustedRetryCondition"] = json!(condition);
-    record["retryAttempts"] = json!(retries);
-    if let Some(failed) = record["failedMessages"].as_array_mut() {
+    record.set("errorCode", json!(code));
+    record.set("errorMessage", json!(text));
+    record.set("exhaustedRetryCondition", json!(condition));
+    record.set("retryAttempts", json!(retries));
+    if let Some(failed) = record
+        .get_mut("failedMessages")
+        .and_then(Value::as_array_mut)
+    {
         if !how.items.is_empty() {
             failed.retain(|m| {
-                m["eventId"]
-                    .as_str()
+                m.get("eventId")
+                    .and_then(Value::as_str)
                     .is_some_and(|id| how.items.contains(&id))
             });
         }
         for m in failed.iter_mut() {
-            m["targetRequestId"] = json!(how.request_id.unwrap_or_default());
+            m.set("targetRequestId", json!(how.request_id.unwrap_or_default()));
         }
     }
     message.body = record.to_string().into();

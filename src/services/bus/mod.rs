@@ -80,14 +80,19 @@ pub(crate) fn one_of(value: &str, member: &str, allowed: &[&str]) -> Result<(), 
     if allowed.contains(&value) {
         return Ok(());
     }
-    Err(constraint(
+    Err(not_one_of(value, member, allowed))
+}
+
+/// What [`one_of`] answers for a value not in `allowed`.
+pub(crate) fn not_one_of(value: &str, member: &str, allowed: &[&str]) -> V2Error {
+    constraint(
         value,
         member,
         &format!(
             "Member must satisfy enum value set: [{}]",
             allowed.join(", ")
         ),
-    ))
+    )
 }
 
 /// Checks a string member's length (in characters) against the model.

@@ -119,7 +119,8 @@ pub fn put_events(
     let Some(bus) = e.bus.buses.get(&input.event_bus_arn) else {
         return Err(super::buses::bus_not_found(&input.event_bus_arn));
     };
-    let (bus_arn, region) = (bus.arn.clone(), bus.region.clone());
+    // The bus's sequence numbers are counted here and written back once, after the entries.
+    let (bus_arn, region, mut sequence) = (bus.arn.clone(), bus.region.clone(), bus.sequence);
     let now = e.now();
     e.bus.dedup.retain(|_, (at, _)| now - *at < DEDUP_WINDOW_MS);
     let mut results = Vec::with_capacity(count);
@@ -181,19 +182,21 @@ pub fn put_events(
             trail: vec![bus_arn.clone()],
             sequence: 0,
         };
-        let bus = e.bus.buses.get_mut(&bus_arn).expect("looked up above");
-        bus.sequence += 1;
+        sequence += 1;
         let retained = Retained {
-            sequence: bus.sequence,
+            sequence,
             ..retained
         };
         results.push(ResultEntry {
             event_id: Some(id),
-            sequence_number: Some(format!("{:020}", bus.sequence)),
+            sequence_number: Some(format!("{sequence:020}")),
             success_code: Some("PUBLISHED"),
             ..ResultEntry::default()
         });
         accepted.push(retained);
+    }
+    if let Some(bus) = e.bus.buses.get_mut(&bus_arn) {
+        bus.sequence = sequence;
     }
     retain_and_deliver(e, &bus_arn, accepted);
     Ok(PutEventsOutput {

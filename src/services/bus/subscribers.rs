@@ -9,10 +9,10 @@ use super::retry::{DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_RETRIES, SubscriberRetry
 use super::store::{Filter, Invoke, PointInTime, Subscriber, Transformer};
 use super::{V2Error, constraint, deliver, in_range, length, one_of};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::times::{epoch_seconds, millis_of};
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -407,14 +407,17 @@ pub(crate) fn invoke_json(i: &Invoke) -> Value {
         "InvocationType": i.invocation_type,
     });
     if let Some(t) = i.timeout_seconds {
-        out["InvocationTimeoutSeconds"] = json!(t);
+        out.set("InvocationTimeoutSeconds", json!(t));
     }
-    out["MaxBatchSize"] = json!(i.max_batch_size);
+    out.set("MaxBatchSize", json!(i.max_batch_size));
     if let Some(text) = &i.input {
-        out["Input"] = json!(text);
+        out.set("Input", json!(text));
     }
     if let Some(t) = &i.transformer {
-        out["Transformer"] = json!({"InputPathsMap": t.paths, "InputTemplate": t.template});
+        out.set(
+            "Transformer",
+            json!({"InputPathsMap": t.paths, "InputTemplate": t.template}),
+        );
     }
     out
 }
@@ -430,34 +433,37 @@ fn describe(s: &Subscriber) -> Value {
     if let Some(p) = &s.point_in_time {
         let mut config = json!({"PointType": "TIMESTAMP"});
         if let Some(t) = p.start {
-            config["StartingPoint"] = epoch_seconds(t);
+            config.set("StartingPoint", epoch_seconds(t));
         }
         if let Some(t) = p.end {
-            config["EndPoint"] = epoch_seconds(t);
+            config.set("EndPoint", epoch_seconds(t));
         }
-        out["PointInTimeConfiguration"] = config;
+        out.set("PointInTimeConfiguration", config);
     }
     let filters: Vec<Value> = s
         .filters
         .iter()
         .map(|f| json!({"Scope": f.scope, "Pattern": f.text}))
         .collect();
-    out["FilterConfiguration"] = json!({ "Filters": filters });
-    out["InvokeConfiguration"] = invoke_json(&s.invoke);
-    out["RetryPolicy"] = json!({
-        "MaxRetryAttempts": s.retry.max_retries,
-        "MaxEventAgeInSeconds": s.retry.max_age_ms / 1000,
-        "RetryStrategy": "ALL",
-    });
+    out.set("FilterConfiguration", json!({ "Filters": filters }));
+    out.set("InvokeConfiguration", invoke_json(&s.invoke));
+    out.set(
+        "RetryPolicy",
+        json!({
+            "MaxRetryAttempts": s.retry.max_retries,
+            "MaxEventAgeInSeconds": s.retry.max_age_ms / 1000,
+            "RetryStrategy": "ALL",
+        }),
+    );
     if let Some(arn) = &s.on_failure {
-        out["OnFailureConfiguration"] = json!({ "Arn": arn });
+        out.set("OnFailureConfiguration", json!({ "Arn": arn }));
     }
     if let Some(d) = &s.description {
-        out["Description"] = json!(d);
+        out.set("Description", json!(d));
     }
-    out["State"] = json!("RUNNING");
-    out["CreationTime"] = epoch_seconds(s.created_at);
-    out["LastModifiedTime"] = epoch_seconds(s.modified_at);
+    out.set("State", json!("RUNNING"));
+    out.set("CreationTime", epoch_seconds(s.created_at));
+    out.set("LastModifiedTime", epoch_seconds(s.modified_at));
     out
 }
 
@@ -510,7 +516,7 @@ pub fn list_subscribers(
                 "LastModifiedTime": epoch_seconds(s.modified_at),
             });
             if let Some(d) = &s.description {
-                summary["Description"] = json!(d);
+                summary.set("Description", json!(d));
             }
             (s.arn.clone(), summary)
         })

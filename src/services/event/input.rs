@@ -449,11 +449,10 @@ fn scan(template: &str, paths: bool) -> Vec<Piece<'_>> {
     let (mut pieces, mut start, mut i) = (Vec::new(), 0, 0);
     let (mut in_str, mut escaped, mut key_str, mut want_key) = (false, false, false, false);
     let mut stack = Vec::new();
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         let in_object = stack.last() == Some(&b'{');
         let len = if b == b'<' {
-            placeholder_len(&bytes[i + 1..], paths)
+            placeholder_len(bytes.get(i + 1..).unwrap_or_default(), paths)
         } else {
             None
         };
@@ -501,7 +500,7 @@ fn placeholder_len(bytes: &[u8], paths: bool) -> Option<usize> {
     let n = bytes.iter().position(|&c| {
         !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.') || path_char(c))
     })?;
-    (n > 0 && bytes[n] == b'>').then_some(n)
+    (n > 0 && bytes.get(n) == Some(&b'>')).then_some(n)
 }
 
 /// Drops the white space outside strings of valid JSON text, keeping everything else as is.

@@ -9,7 +9,7 @@ use super::lookup::{existing, page};
 use super::store::{Bus, Store};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
-use crate::services::Context;
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -405,12 +405,12 @@ pub fn put_permission(
         "Resource": bus.arn,
     });
     if let Some(c) = input.condition {
-        statement["Condition"] = json!({ c.r#type: { c.key: c.value } });
+        statement.set("Condition", json!({ c.r#type: { c.key: c.value } }));
     }
     let policy = bus
         .policy
         .get_or_insert_with(|| json!({"Version": "2012-10-17", "Statement": []}));
-    let statements = policy["Statement"].as_array_mut();
+    let statements = policy.get_mut("Statement").and_then(Value::as_array_mut);
     let Some(statements) = statements else {
         return Err(EventsError::Validation(
             "The event bus policy has no Statement list.".into(),
@@ -418,7 +418,8 @@ pub fn put_permission(
     };
     // A statement id already in the policy is replaced (AWS-recorded: "put permission just
     // replaces the existing permission").
-    match statements.iter_mut().find(|s| s["Sid"] == statement["Sid"]) {
+    let same_sid = |s: &&mut Value| s.get("Sid").and_then(Value::as_str) == Some(sid.as_str());
+    match statements.iter_mut().find(same_sid) {
         Some(existing) => *existing = statement,
         None => statements.push(statement),
     }

@@ -28,14 +28,16 @@ const MAX_PARTNER_ENTRIES: usize = 20;
 /// `aws.partner/<partner>/<at least one more segment>`, 1-256 characters.
 fn check_source_name(name: &str, member: &str) -> Result<(), EventsError> {
     let segments: Vec<&str> = name.split('/').collect();
+    let segment = |s: &&str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
     let valid = name.chars().count() <= 256
-        && segments[0] == "aws.partner"
-        && segments.len() >= 3
-        && segments[1..].iter().all(|s| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-        });
+        && match segments.as_slice() {
+            ["aws.partner", rest @ ..] => rest.len() >= 2 && rest.iter().all(segment),
+            _ => false,
+        };
     if valid {
         return Ok(());
     }

@@ -175,7 +175,10 @@ pub fn tags(existing: &[(String, String)], added: &[(String, String)]) -> Result
     }
     let mut keys: Vec<&str> = added.iter().map(|(k, _)| k.as_str()).collect();
     keys.sort_unstable();
-    if keys.windows(2).any(|w| w[0].eq_ignore_ascii_case(w[1])) {
+    if keys
+        .windows(2)
+        .any(|w| matches!(w, [a, b] if a.eq_ignore_ascii_case(b)))
+    {
         return Err(invalid_input(
             "Duplicate tag keys found. Please note that Tag keys are case insensitive.",
         ));

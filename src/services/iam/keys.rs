@@ -25,7 +25,8 @@ pub fn session_key(rng: &mut Rng, account: &str) -> String {
     }
     let body: String = (0..16)
         .rev()
-        .map(|i| BASE32[((bits >> (i * 5)) & 31) as usize] as char)
+        .filter_map(|i| BASE32.get(((bits >> (i * 5)) & 31) as usize))
+        .map(|&b| char::from(b))
         .collect();
     format!("{PREFIX}{body}")
 }
@@ -56,7 +57,8 @@ pub fn session_secret(key: &str) -> String {
         .iter()
         .chain(digest.iter())
         .take(40)
-        .map(|b| alphabet[(*b & 63) as usize] as char)
+        .filter_map(|b| alphabet.get(usize::from(b & 63)))
+        .map(|&b| char::from(b))
         .collect()
 }
 

@@ -10,7 +10,7 @@ use super::store::{Account, Role, Session};
 use super::{checks, date, merge_tags, page, tag_list, unique_id};
 use crate::arn::Arn;
 use crate::error::AwsError;
-use crate::services::Context;
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde_json::{Map, Value, json};
 
@@ -103,11 +103,11 @@ pub fn create_role(
         attached: Default::default(),
         tags,
     };
-    let answer = json!({"Role": role_value(&role, false)});
-    let mut answer = answer;
+    let mut answer = role_value(&role, false);
     if !role.tags.is_empty() {
-        answer["Role"]["Tags"] = tag_list(&role.tags);
+        answer.set("Tags", tag_list(&role.tags));
     }
+    let answer = json!({ "Role": answer });
     account(state, cx).roles.insert(key, role);
     Ok(answer)
 }

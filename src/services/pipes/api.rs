@@ -7,10 +7,10 @@ use super::errors::{PipesError, field};
 use super::run::{self, refresh_all};
 use super::store::{Filter, Pipe, PipeState, Settings, SqsSource};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
 use crate::services::page::{Pager, Sizes, Tokens, size_rule};
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -456,14 +456,25 @@ pub fn create_pipe(
         window_opened_at: None,
         batches_at: (0, 0),
     };
+    let name = pipe.name.clone();
     e.pipes.pipes.insert(arn.clone(), pipe);
     run::begin(e, &arn, PipeState::Creating);
-    Ok(summary(&e.pipes.pipes[&arn]))
+    begun(e, &arn, &name)
 }
 
 fn source_parameters_of(params: &Value) -> Result<(SqsSource, Vec<Filter>), PipesError> {
     let (sqs, filters) = source_parameters(params, SqsSource::default())?;
     Ok((sqs, filters.unwrap_or_default()))
+}
+
+/// What Create/Update/Start/Stop/DeletePipe answer: pipe `arn` once `run::begin` has changed
+/// its state (it is there: begun changes never remove it).
+fn begun(e: &State, arn: &str, name: &str) -> Result<Value, PipesError> {
+    e.pipes
+        .pipes
+        .get(arn)
+        .map(summary)
+        .ok_or_else(|| not_found(name))
 }
 
 /// What Create/Update/Start/Stop/DeletePipe answer.
@@ -487,27 +498,27 @@ pub fn describe_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Va
     let p = own(e, cx, &input.name)?;
     let s = &p.settings;
     let mut out = summary(p);
-    out["Source"] = json!(p.source);
-    out["SourceParameters"] = s.source_parameters.clone();
-    out["Target"] = json!(s.target);
-    out["TargetParameters"] = s.target_parameters.clone();
-    out["RoleArn"] = json!(s.role_arn);
-    out["Tags"] = json!(p.tags);
+    out.set("Source", json!(p.source));
+    out.set("SourceParameters", s.source_parameters.clone());
+    out.set("Target", json!(s.target));
+    out.set("TargetParameters", s.target_parameters.clone());
+    out.set("RoleArn", json!(s.role_arn));
+    out.set("Tags", json!(p.tags));
     if let Some(d) = &s.description {
-        out["Description"] = json!(d);
+        out.set("Description", json!(d));
     }
     if let Some(r) = &p.reason {
-        out["StateReason"] = json!(r);
+        out.set("StateReason", json!(r));
     }
     if let Some(en) = &s.enrichment {
-        out["Enrichment"] = json!(en);
-        out["EnrichmentParameters"] = s.enrichment_parameters.clone();
+        out.set("Enrichment", json!(en));
+        out.set("EnrichmentParameters", s.enrichment_parameters.clone());
     }
     if let Some(l) = &s.log_configuration {
-        out["LogConfiguration"] = l.clone();
+        out.set("LogConfiguration", l.clone());
     }
     if let Some(k) = &s.kms_key {
-        out["KmsKeyIdentifier"] = json!(k);
+        out.set("KmsKeyIdentifier", json!(k));
     }
     Ok(out)
 }
@@ -574,7 +585,7 @@ pub fn update_pipe(
     p.modified_at = now;
     let arn = arn_of(cx, &input.name);
     run::begin(e, &arn, PipeState::Updating);
-    Ok(summary(&e.pipes.pipes[&arn]))
+    begun(e, &arn, &input.name)
 }
 
 /// UpdatePipe's SourceParameters over the stored ones, member by member.
@@ -596,7 +607,7 @@ pub fn delete_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Valu
     }
     let arn = p.arn.clone();
     run::begin(e, &arn, PipeState::Deleting);
-    Ok(summary(&e.pipes.pipes[&arn]))
+    begun(e, &arn, &input.name)
 }
 
 pub fn start_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
@@ -618,7 +629,7 @@ pub fn start_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value
     p.modified_at = now;
     let arn = p.arn.clone();
     run::begin(e, &arn, PipeState::Starting);
-    Ok(summary(&e.pipes.pipes[&arn]))
+    begun(e, &arn, &input.name)
 }
 
 pub fn stop_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
@@ -640,7 +651,7 @@ pub fn stop_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value,
     p.modified_at = now;
     let arn = p.arn.clone();
     run::begin(e, &arn, PipeState::Stopping);
-    Ok(summary(&e.pipes.pipes[&arn]))
+    begun(e, &arn, &input.name)
 }
 
 fn refuse_size(asked: i64, max: usize) -> PipesError {
@@ -693,13 +704,13 @@ pub fn list_pipes(e: &mut State, cx: &Context, input: ListPipesInput) -> Result<
         })
         .map(|p| {
             let mut item = summary(p);
-            item["Source"] = json!(p.source);
-            item["Target"] = json!(p.settings.target);
+            item.set("Source", json!(p.source));
+            item.set("Target", json!(p.settings.target));
             if let Some(r) = &p.reason {
-                item["StateReason"] = json!(r);
+                item.set("StateReason", json!(r));
             }
             if let Some(en) = &p.settings.enrichment {
-                item["Enrichment"] = json!(en);
+                item.set("Enrichment", json!(en));
             }
             (p.name.clone(), item)
         });

@@ -111,7 +111,10 @@ fn settle(e: &mut State, arn: &str, token: u64) {
     };
     let checked = check(e, p);
     let desired = p.settings.desired;
-    let p = e.pipes.pipes.get_mut(arn).expect("looked up above");
+    // `check` looks at the whole state: the pipe is taken mutably only now.
+    let Some(p) = e.pipes.pipes.get_mut(arn) else {
+        return;
+    };
     p.settling = None;
     match (checked, failed) {
         (Err(why), Some(failed)) => {
@@ -134,15 +137,12 @@ fn settle(e: &mut State, arn: &str, token: u64) {
 
 /// A running pipe whose source queue is gone stops reading it, with the reason.
 pub fn refresh_all(e: &mut State) {
-    let gone: Vec<String> = e
+    let State { pipes, sqs, .. } = e;
+    let gone = pipes
         .pipes
-        .pipes
-        .values()
-        .filter(|p| p.state == PipeState::Running && e.sqs.by_arn(&p.source).is_none())
-        .map(|p| p.arn.clone())
-        .collect();
-    for arn in gone {
-        let p = e.pipes.pipes.get_mut(&arn).expect("listed above");
+        .values_mut()
+        .filter(|p| p.state == PipeState::Running && sqs.by_arn(&p.source).is_none());
+    for p in gone {
         p.state = PipeState::StartFailed;
         p.reason = reason(format!("Source {} does not exist.", p.source));
         p.poll_at = None;
@@ -214,10 +214,17 @@ fn poll(e: &mut State, arn: &str) {
     );
     loop {
         let visible = consume::visible(e, &queue);
-        let p = e.pipes.pipes.get_mut(arn).expect("looked up above");
+        let next_visible_at = match visible {
+            0 => consume::next_visible_at(e, &queue),
+            _ => None,
+        };
+        // Looked up again each time round: taking and deleting messages changes the state.
+        let Some(p) = e.pipes.pipes.get_mut(arn) else {
+            return;
+        };
         if visible == 0 {
             p.window_opened_at = None;
-            if let Some(at) = consume::next_visible_at(e, &queue) {
+            if let Some(at) = next_visible_at {
                 schedule_poll(e, arn, at);
             }
             return;
@@ -229,7 +236,7 @@ fn poll(e: &mut State, arn: &str) {
             }
         }
         p.window_opened_at = None;
-        if too_busy(e, arn, now) {
+        if too_busy(p, now) {
             return schedule_poll(e, arn, now + BACKOFF_MS);
         }
         let Ok(taken) = consume::take_batch(e, &queue, size) else {
@@ -238,7 +245,9 @@ fn poll(e: &mut State, arn: &str) {
         if taken.is_empty() {
             continue;
         }
-        let p = &e.pipes.pipes[arn];
+        let Some(p) = e.pipes.pipes.get(arn) else {
+            return;
+        };
         let records: Vec<Record> = taken
             .into_iter()
             .map(|(held, handle)| {
@@ -250,8 +259,8 @@ fn poll(e: &mut State, arn: &str) {
         e.engine
             .metrics
             .aws(NAMESPACE, "EventCount", arn, records.len() as u64);
+        let filters = &p.settings.filters;
         let (kept, dropped): (Vec<Record>, Vec<Record>) = records.into_iter().partition(|r| {
-            let filters = &e.pipes.pipes[arn].settings.filters;
             filters.is_empty() || filters.iter().any(|f| f.pattern.matches(&r.view))
         });
         // Filtered out: consumed without delivery, as AWS does.
@@ -266,8 +275,7 @@ fn poll(e: &mut State, arn: &str) {
 }
 
 /// Counts the batches taken at this instant; too many means a loop.
-fn too_busy(e: &mut State, arn: &str, now: Millis) -> bool {
-    let p = e.pipes.pipes.get_mut(arn).expect("polled");
+fn too_busy(p: &mut Pipe, now: Millis) -> bool {
     match p.batches_at {
         (at, n) if at == now && n >= MAX_BATCHES_AT_ONCE => true,
         (at, n) if at == now => {
@@ -290,7 +298,9 @@ fn start_batch(e: &mut State, arn: &str, records: Vec<Record>) {
         .iter()
         .map(|r| (r.event.clone(), r.view.clone()))
         .collect();
-    let p = e.pipes.pipes.get_mut(arn).expect("polled");
+    let Some(p) = e.pipes.pipes.get_mut(arn) else {
+        return;
+    };
     let enrichment = p.settings.enrichment.clone();
     p.batch = Some(Batch {
         token,
@@ -429,7 +439,9 @@ fn delivery(
 /// Sends the batch to the enrichment: one invocation with the array of its items (each through
 /// the enrichment's InputTemplate).
 fn enrich(e: &mut State, arn: &str, token: u64, enrichment: &str, items: Vec<(Value, Value)>) {
-    let p = &e.pipes.pipes[arn];
+    let Some(p) = e.pipes.pipes.get(arn) else {
+        return;
+    };
     let params = p.settings.enrichment_parameters.clone();
     let template = template_of(&params);
     let inputs: Result<Vec<Value>, Failure> = items
@@ -467,7 +479,9 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
     if items.is_empty() {
         return finish(e, arn);
     }
-    let p = &e.pipes.pipes[arn];
+    let Some(p) = e.pipes.pipes.get(arn) else {
+        return;
+    };
     let target = p.settings.target.clone();
     let params = p.settings.target_parameters.clone();
     let template = template_of(&params);

@@ -8,8 +8,8 @@ use super::{check_name, conflict, date, not_found, validation};
 use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
-use crate::services::Context;
 use crate::services::page::{Pager, Sizes, Tokens, size_rule};
+use crate::services::{Context, SetMember};
 use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -116,7 +116,7 @@ pub fn list(state: &mut State, cx: &Context, input: ListGroupsInput) -> Result<V
     let (page, next) = PAGER.page(items, input.next_token.as_deref(), input.max_results)?;
     let mut out = json!({ "ScheduleGroups": page });
     if let Some(token) = next {
-        out["NextToken"] = json!(token);
+        out.set("NextToken", json!(token));
     }
     Ok(out)
 }

@@ -9,7 +9,7 @@ use crate::arn::Arn;
 use crate::engine::time::Millis;
 use crate::error::AwsError;
 use crate::model::ShapeKind;
-use crate::services::{Context, ServiceId, validation_message};
+use crate::services::{Context, ServiceId, SetMember, validation_message};
 use crate::state::State;
 use serde_json::{Value, json};
 
@@ -262,7 +262,7 @@ fn full(schedule: &Schedule, group: &str, name: &str) -> Value {
     ];
     for (key, value) in optional {
         if let Some(value) = value {
-            out[key] = value;
+            out.set(key, value);
         }
     }
     out
@@ -333,7 +333,7 @@ pub fn list(state: &mut State, cx: &Context, input: ListSchedulesInput) -> Resul
     let (page, next) = PAGER.page(items, input.next_token.as_deref(), input.max_results)?;
     let mut out = json!({ "Schedules": page });
     if let Some(token) = next {
-        out["NextToken"] = json!(token);
+        out.set("NextToken", json!(token));
     }
     Ok(out)
 }

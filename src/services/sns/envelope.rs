@@ -208,6 +208,7 @@ impl JsonObject {
     }
 }
 
+#[expect(clippy::expect_used, reason = "a str always serializes")]
 fn json_string(s: &str) -> String {
     serde_json::to_string(s).expect("a str always serializes")
 }

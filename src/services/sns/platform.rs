@@ -500,13 +500,9 @@ pub fn create_platform_endpoint(
     attributes.insert("Token".into(), input.token.clone());
     attributes.entry("Enabled".into()).or_insert("true".into());
     // Idempotent for the same token and attributes; the same token with others is an error.
-    if let Some(existing) = e
-        .sns
-        .platform
-        .endpoints
-        .values()
-        .find(|ep| ep.application_arn == app_arn && ep.attributes["Token"] == input.token)
-    {
+    if let Some(existing) = e.sns.platform.endpoints.values().find(|ep| {
+        ep.application_arn == app_arn && ep.attributes.get("Token") == Some(&input.token)
+    }) {
         if existing.attributes != attributes {
             return Err(invalid(format!(
                 "Token Reason: Endpoint {} already exists with the same Token, but different attributes.",
@@ -667,7 +663,8 @@ pub fn publish_to_endpoint(
         .to_string();
     let mut attributes = BTreeMap::new();
     attributes.insert("Platform".to_string(), json!(ep.platform));
-    attributes.insert("Token".to_string(), json!(ep.attributes["Token"]));
+    // Every endpoint has its token: CreatePlatformEndpoint sets it, nothing removes it.
+    attributes.insert("Token".to_string(), json!(ep.attributes.get("Token")));
     if !message_attributes.is_empty() {
         attributes.insert("MessageAttributes".to_string(), json!(message_attributes));
     }

@@ -202,7 +202,7 @@ fn prepare_entry(
     for sub in signed
         .into_iter()
         .flatten()
-        .map(|sub| &e.sns.subscriptions[sub])
+        .filter_map(|sub| e.sns.subscriptions.get(sub))
     {
         let text = match &structure {
             Some(map) => structured_text(map, sub.protocol.as_str()),
@@ -296,17 +296,17 @@ fn fan_out(
         );
     }
     for arn in arns {
-        let delivery = {
-            let sub = &e.sns.subscriptions[&arn];
-            if !passes_filter(sub, &message) {
-                e.engine
-                    .metrics
-                    .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
-                continue;
-            }
-            let topic = &e.sns.topics[topic_arn];
-            delivery_for(cx, topic, sub, &message, &e.lambda_endpoints)
+        let (Some(sub), Some(topic)) = (e.sns.subscriptions.get(&arn), e.sns.topics.get(topic_arn))
+        else {
+            continue;
         };
+        if !passes_filter(sub, &message) {
+            e.engine
+                .metrics
+                .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
+            continue;
+        }
+        let delivery = delivery_for(cx, topic, sub, &message, &e.lambda_endpoints);
         e.deliver(delivery);
     }
     Ok(PublishOutput {
@@ -331,7 +331,10 @@ fn reached(e: &State, topic_arn: &str, message: &Message) -> (Vec<String>, u64) 
     looked_at.sort_unstable();
     looked_at.dedup();
     let (mut arns, mut ruled_out, mut indexed_reached) = (Vec::new(), 0, 0);
-    for sub in looked_at.into_iter().map(|arn| &e.sns.subscriptions[arn]) {
+    for sub in looked_at
+        .into_iter()
+        .filter_map(|arn| e.sns.subscriptions.get(arn))
+    {
         if !sub.confirmed || sub.replay.as_ref().is_some_and(|r| !r.takes_live(now)) {
             continue;
         }

@@ -230,8 +230,14 @@ fn check_sms_attribute(name: &str, value: &str) -> Result<(), SnsError> {
                     && value.bytes().all(|b| {
                         b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-'
                     })
-                    && value.as_bytes()[0].is_ascii_alphanumeric()
-                    && value.as_bytes()[value.len() - 1].is_ascii_alphanumeric());
+                    && value
+                        .as_bytes()
+                        .first()
+                        .is_some_and(u8::is_ascii_alphanumeric)
+                    && value
+                        .as_bytes()
+                        .last()
+                        .is_some_and(u8::is_ascii_alphanumeric));
             if !ok {
                 return Err(bad("must be a valid S3 bucket name"));
             }

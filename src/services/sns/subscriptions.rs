@@ -73,7 +73,9 @@ fn valid_sms_endpoint(endpoint: &str) -> bool {
         && bytes.iter().all(|b| b.is_ascii_digit() || separator(*b))
         && bytes.first().is_some_and(u8::is_ascii_digit)
         && bytes.last().is_some_and(u8::is_ascii_digit)
-        && !bytes.windows(2).any(|w| separator(w[0]) && separator(w[1]))
+        && !bytes
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if separator(*a) && separator(*b)))
 }
 
 /// Applies one subscription attribute; `prefix` is "Attributes Reason: " inside Subscribe;
@@ -133,7 +135,10 @@ fn apply_attribute(
             let doc: serde_json::Value = serde_json::from_str(value).map_err(|e| {
                 invalid(format!("{prefix}RedrivePolicy: failed to parse JSON. {e}"))
             })?;
-            let arn = doc["deadLetterTargetArn"].as_str().unwrap_or_default();
+            let arn = doc
+                .get("deadLetterTargetArn")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
             // Six `:`-separated elements with `sqs` third, whatever the first: a wider rule
             // than Arn::parse, kept as it is.
             if Arn::element_count(arn) != 6 || Arn::element(arn, 2) != Some("sqs") {
@@ -423,6 +428,17 @@ pub fn confirm_subscription(
 /// The subscription an ARN names: `arn:aws:sns:<region>:<account>:<topic>:<id>`, the resource
 /// holding exactly one `:`.
 fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscription, SnsError> {
+    check_subscription_arn(arn)?;
+    e.sns.subscriptions.get_mut(arn).ok_or_else(no_subscription)
+}
+
+/// As [`subscription_mut`], to read.
+fn subscription_ref<'e>(e: &'e State, arn: &str) -> Result<&'e Subscription, SnsError> {
+    check_subscription_arn(arn)?;
+    e.sns.subscriptions.get(arn).ok_or_else(no_subscription)
+}
+
+fn check_subscription_arn(arn: &str) -> Result<(), SnsError> {
     // AWS's reason for too few elements (AWS observed, LocalStack
     // `test_unsubscribe_from_deleted_topic`), as for topic ARNs.
     let elements = Arn::element_count(arn);
@@ -437,10 +453,11 @@ fn subscription_mut<'e>(e: &'e mut State, arn: &str) -> Result<&'e mut Subscript
     if !well_formed {
         return Err(invalid("SubscriptionArn"));
     }
-    e.sns
-        .subscriptions
-        .get_mut(arn)
-        .ok_or_else(|| SnsError::NotFound("Subscription does not exist".into()))
+    Ok(())
+}
+
+fn no_subscription() -> SnsError {
+    SnsError::NotFound("Subscription does not exist".into())
 }
 
 pub fn unsubscribe(
@@ -485,7 +502,7 @@ pub fn get_subscription_attributes(
     input: SubscriptionArnInput,
 ) -> Result<AttributesOutput, SnsError> {
     let now = e.now();
-    let sub = subscription_mut(e, &input.subscription_arn)?;
+    let sub = subscription_ref(e, &input.subscription_arn)?;
     let mut attributes: Attributes = sub.attributes.clone();
     attributes.insert("SubscriptionArn".into(), sub.arn.clone());
     attributes.insert("TopicArn".into(), sub.topic_arn.clone());
@@ -514,9 +531,7 @@ pub fn get_subscription_attributes(
         attributes.insert("ReplayStatus".into(), replay.status(now).into());
     }
     let http = sub.protocol.is_http();
-    let topic_arn = sub.topic_arn.clone();
-    if let Some(topic) = e.sns.topics.get(&topic_arn).filter(|_| http) {
-        let sub = &e.sns.subscriptions[&input.subscription_arn];
+    if let Some(topic) = e.sns.topics.get(&sub.topic_arn).filter(|_| http) {
         let effective = super::delivery::effective_policy(topic, sub).subscription_json();
         let effective: serde_json::Value = serde_json::from_str(&effective).unwrap_or_default();
         attributes.insert(

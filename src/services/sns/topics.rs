@@ -10,7 +10,7 @@ use super::shapes::*;
 use super::store::{Topic, beginning_of};
 use crate::arn::Arn;
 use crate::engine::time::{Millis, format_rfc3339};
-use crate::services::Context;
+use crate::services::{Context, SetMember};
 use crate::signature::SignatureVersion;
 use crate::state::State;
 use serde_json::{Value, json};
@@ -101,9 +101,6 @@ pub(crate) fn ordered_json(v: &Value) -> String {
         other => other.to_string(),
     }
 }
-
-/// The delivery policy in force for HTTP/S when the topic sets none (system defaults).
-const DEFAULT_EFFECTIVE_DELIVERY_POLICY: &str = r#"{"http":{"defaultHealthyRetryPolicy":{"minDelayTarget":20,"maxDelayTarget":20,"numRetries":3,"numMaxDelayRetries":0,"numNoDelayRetries":0,"numMinDelayRetries":0,"backoffFunction":"linear"},"disableSubscriptionOverrides":false,"defaultRequestPolicy":{"headerContentType":"text/plain; charset=UTF-8"}}}"#;
 
 fn valid_topic_name(name: &str) -> bool {
     (1..=256).contains(&name.len())
@@ -333,10 +330,17 @@ pub(crate) fn topic_mut<'e>(
     arn: &str,
 ) -> Result<&'e mut Topic, SnsError> {
     parse_topic_arn(cx, arn, "TopicArn")?;
-    e.sns
-        .topics
-        .get_mut(arn)
-        .ok_or_else(|| SnsError::NotFound("Topic does not exist".into()))
+    e.sns.topics.get_mut(arn).ok_or_else(no_topic)
+}
+
+/// As [`topic_mut`], to read.
+fn topic_ref<'e>(e: &'e State, cx: &Context, arn: &str) -> Result<&'e Topic, SnsError> {
+    parse_topic_arn(cx, arn, "TopicArn")?;
+    e.sns.topics.get(arn).ok_or_else(no_topic)
+}
+
+fn no_topic() -> SnsError {
+    SnsError::NotFound("Topic does not exist".into())
 }
 
 pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result<Empty, SnsError> {
@@ -360,8 +364,7 @@ pub fn get_topic_attributes(
     input: TopicArnInput,
 ) -> Result<AttributesOutput, SnsError> {
     let now = e.now();
-    topic_mut(e, cx, &input.topic_arn)?;
-    let topic = &e.sns.topics[&input.topic_arn];
+    let topic = topic_ref(e, cx, &input.topic_arn)?;
     let (confirmed, pending) = e
         .sns
         .subscriptions_of(&topic.arn)
@@ -403,34 +406,47 @@ pub fn get_topic_attributes(
     Ok(AttributesOutput { attributes })
 }
 
-/// The topic's HTTP/S delivery policy with system defaults filled in.
+/// The topic's HTTP/S delivery policy with system defaults filled in (the policy in force when
+/// the topic sets none).
 pub(crate) fn effective_delivery_policy(topic: &Topic) -> String {
-    let mut effective: Value =
-        serde_json::from_str(DEFAULT_EFFECTIVE_DELIVERY_POLICY).expect("valid default");
+    let mut retry = json!({
+        "minDelayTarget": 20,
+        "maxDelayTarget": 20,
+        "numRetries": 3,
+        "numMaxDelayRetries": 0,
+        "numNoDelayRetries": 0,
+        "numMinDelayRetries": 0,
+        "backoffFunction": "linear",
+    });
+    let mut target = json!({
+        "disableSubscriptionOverrides": false,
+        "defaultRequestPolicy": {"headerContentType": "text/plain; charset=UTF-8"},
+    });
     let set = topic
         .attributes
         .get("DeliveryPolicy")
         .and_then(|p| serde_json::from_str::<Value>(p).ok());
     if let Some(http) = set.as_ref().and_then(|p| p.get("http")) {
-        let target = &mut effective["http"];
-        if let Some(retry) = http
+        if let Some(given) = http
             .get("defaultHealthyRetryPolicy")
             .and_then(Value::as_object)
         {
-            for (k, v) in retry {
-                target["defaultHealthyRetryPolicy"][k] = v.clone();
+            for (k, v) in given {
+                retry.set(k, v.clone());
             }
         }
         for key in ["disableSubscriptionOverrides", "defaultThrottlePolicy"] {
             if let Some(v) = http.get(key).filter(|v| !v.is_null()) {
-                target[key] = v.clone();
+                target.set(key, v.clone());
             }
         }
         if let Some(v) = http.get("defaultRequestPolicy").filter(|v| !v.is_null()) {
-            target["defaultRequestPolicy"] = v.clone();
+            target.set("defaultRequestPolicy", v.clone());
         }
     }
-    ordered_json(&effective)
+    // The keys are written in SNS's order whatever their order here (`ordered_json`).
+    target.set("defaultHealthyRetryPolicy", retry);
+    ordered_json(&json!({ "http": target }))
 }
 
 pub fn set_topic_attributes(
@@ -571,7 +587,10 @@ pub fn add_permission(
         .iter()
         .map(|a| format!("SNS:{a}"))
         .collect();
-    let one_or_many = |v: Vec<String>| if v.len() == 1 { json!(v[0]) } else { json!(v) };
+    let one_or_many = |v: Vec<String>| match v.as_slice() {
+        [one] => json!(one),
+        _ => json!(v),
+    };
     statements.push(json!({
         "Sid": input.label,
         "Effect": "Allow",

@@ -56,7 +56,8 @@ pub fn take_one(e: &mut State, queue_arn: &str) -> Result<Option<Held>, NoSuchQu
     let queue = e.sqs.queues.get(&key).ok_or(NoSuchQueue)?;
     let (dlq, max_receives) = redrive(e, queue);
     let nonce = e.engine.rng.next_u64();
-    let queue = e.sqs.queues.get_mut(&key).expect("checked above");
+    // Again, mutably: `redrive` looked at the other queues (the dead-letter queue's existence).
+    let queue = e.sqs.queues.get_mut(&key).ok_or(NoSuchQueue)?;
     let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
     // Too many messages in flight (OverLimit): nothing to take now.
     let Ok(received) = queue.receive(now, 1, HELD - now, max_receives, None, || nonce) else {
@@ -90,7 +91,8 @@ pub fn take_batch(
     let (dlq, max_receives) = redrive(e, queue);
     let visibility = queue.attributes.visibility_timeout_s * 1000;
     let rng = &mut e.engine.rng;
-    let queue = e.sqs.queues.get_mut(&key).expect("checked above");
+    // Again, mutably: `redrive` looked at the other queues (the dead-letter queue's existence).
+    let queue = e.sqs.queues.get_mut(&key).ok_or(NoSuchQueue)?;
     let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
     let next = || rng.next_u64();
     // Too many messages in flight (OverLimit): nothing to take now.

@@ -484,7 +484,12 @@ fn try_receive(
         .as_deref()
         .filter(|_| queue.is_fifo());
     let mut nonces: Vec<u64> = (0..max).map(|_| e.engine.rng.next_u64()).collect();
-    let queue = e.sqs.queues.get_mut(key).expect("checked above");
+    // Again, mutably: `redrive` looked at the other queues (the dead-letter queue's existence).
+    let queue = e
+        .sqs
+        .queues
+        .get_mut(key)
+        .ok_or(SqsError::QueueDoesNotExist)?;
     let source_arn: Arc<str> = Arc::from(queue.arn.as_str());
     let received = queue.receive(now, max, visibility_ms, max_receives, fifo_attempt, || {
         nonces.pop().unwrap_or_default()

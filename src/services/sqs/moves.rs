@@ -7,13 +7,14 @@
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
 use super::shapes::*;
-use super::store::{Message, MoveTask, QueueKey, Store, TaskStatus};
+use super::store::{Message, MoveTask, Queue, QueueKey, Store, TaskStatus};
 use super::{Context, SqsError};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::state::{State, Step};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
+use std::collections::BTreeMap;
 
 /// A task runs for at most 36 hours.
 const MAX_TASK_MS: Millis = 36 * 3600 * 1000;
@@ -122,15 +123,16 @@ fn step_store(
     now: Millis,
     woken: &mut Vec<String>,
 ) -> Option<Millis> {
-    let task = store
-        .tasks
-        .iter()
-        .find(|t| t.id == id && t.status == TaskStatus::Running)?
-        .clone();
+    // The task and the queues apart: the task is found once and changed in place while its
+    // messages move between the queues.
+    let Store { queues, tasks, .. } = store;
+    let task = tasks
+        .iter_mut()
+        .find(|t| t.id == id && t.status == TaskStatus::Running)?;
     let left = task.to_move.saturating_sub(task.moved) as usize;
     let batch = task.rate.map_or(left, |r| (r as usize).min(left));
-    let Some(source) = store.by_arn_mut(&task.source_arn) else {
-        return queue_gone(store, id);
+    let Some(source) = by_arn_mut(queues, &task.source_arn) else {
+        return queue_gone(task);
     };
     let taken = source.take_visible(now, batch);
     let mut moved = 0u64;
@@ -140,7 +142,7 @@ fn step_store(
             .destination_arn
             .clone()
             .or_else(|| m.dead_letter_source_arn.as_deref().map(str::to_string));
-        match dest.as_deref().and_then(|d| store.by_arn_mut(d)) {
+        match dest.as_deref().and_then(|d| by_arn_mut(queues, d)) {
             Some(queue) if failed.is_empty() => {
                 let mut fresh = m;
                 fresh.id = rng.uuid().into();
@@ -155,46 +157,43 @@ fn step_store(
             _ => failed.push(m),
         }
     }
-    let task_ref = store
-        .tasks
-        .iter_mut()
-        .find(|t| t.id == id)
-        .expect("task exists");
-    task_ref.moved += moved;
-    let done = task_ref.moved >= task_ref.to_move;
+    task.moved += moved;
+    let done = task.moved >= task.to_move;
     if !failed.is_empty() {
-        if let Some(source) = store.by_arn_mut(&task.source_arn) {
+        if let Some(source) = by_arn_mut(queues, &task.source_arn) {
             source.put_back(failed);
         }
-        return queue_gone(store, id);
+        return queue_gone(task);
     }
-    let source_empty = store
-        .by_arn(&task.source_arn)
+    let source_empty = QueueKey::from_arn(&task.source_arn)
+        .and_then(|k| queues.get(&k))
         .is_none_or(|q| q.counts(now) == (0, 0, 0));
     if done || source_empty || now - task.started_at >= MAX_TASK_MS {
-        finish(store, id, TaskStatus::Completed, None);
+        finish(task, TaskStatus::Completed, None);
         return None;
     }
     Some(now + 1000)
 }
 
-/// Ends task `id` failed because its source or a destination queue no longer exists: the task
+/// The queue of `arn` among `queues` ([`Store::by_arn_mut`] on the queues alone).
+fn by_arn_mut<'q>(queues: &'q mut BTreeMap<QueueKey, Queue>, arn: &str) -> Option<&'q mut Queue> {
+    queues.get_mut(&QueueKey::from_arn(arn)?)
+}
+
+/// Ends `task` failed because its source or a destination queue no longer exists: the task
 /// takes no further step.
-fn queue_gone(store: &mut Store, id: u64) -> Option<Millis> {
+fn queue_gone(task: &mut MoveTask) -> Option<Millis> {
     finish(
-        store,
-        id,
+        task,
         TaskStatus::Failed,
         Some("AWS.SimpleQueueService.NonExistentQueue"),
     );
     None
 }
 
-fn finish(store: &mut Store, id: u64, status: TaskStatus, failure: Option<&str>) {
-    if let Some(t) = store.tasks.iter_mut().find(|t| t.id == id) {
-        t.status = status;
-        t.failure = failure.map(str::to_string);
-    }
+fn finish(task: &mut MoveTask, status: TaskStatus, failure: Option<&str>) {
+    task.status = status;
+    task.failure = failure.map(str::to_string);
 }
 
 fn task_by_handle<'s>(

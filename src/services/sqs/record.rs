@@ -89,8 +89,9 @@ pub fn with_parsed_body(record: &Value) -> Value {
         .get("body")
         .and_then(Value::as_str)
         .and_then(|b| serde_json::from_str::<Value>(b).ok())
+        && let Some(members) = view.as_object_mut()
     {
-        view["body"] = parsed;
+        members.insert("body".into(), parsed);
     }
     view
 }

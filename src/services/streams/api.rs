@@ -7,13 +7,13 @@ use super::retry::Strategy;
 use super::run::{begin_start, halt, refresh};
 use super::{Pattern, RunOptions, Source, Stream, StreamState};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::bus::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
 use crate::services::bus::subscribers::{InvokeInput, invoke_as, invoke_json, parse_arn};
-use crate::services::bus::{V2Error, length, one_of};
+use crate::services::bus::{V2Error, length, not_one_of, one_of};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
 use crate::services::sqs::store::QueueKey;
+use crate::services::{Context, SetMember};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -114,8 +114,8 @@ fn run_options(input: Option<RunOptionsInput>, source: &str) -> Result<RunOption
         Some(r) => {
             let member = "runOptions.retryStrategy.pushRetryStrategy";
             let allowed = ["BACKOFF_RETRY", "EXPONENTIAL_DECAY_RETRY"];
-            one_of(&r.push_retry_strategy, member, &allowed)?;
-            Strategy::parse(&r.push_retry_strategy).expect("checked above")
+            let value = r.push_retry_strategy.as_str();
+            Strategy::parse(value).ok_or_else(|| not_one_of(value, member, &allowed))?
         }
     };
     let tolerance = input.errors_tolerance.unwrap_or_else(|| "NONE".into());
@@ -174,9 +174,12 @@ pub fn create_event_stream(
     check_tags(&input.tags, "tags")?;
     let position = match &source {
         Source::Sqs(arn) => {
-            let key = QueueKey::from_arn(arn).expect("checked above");
-            let own = key.account == cx.account && key.region == cx.region;
-            if !own || !e.sqs.queues.contains_key(&key) {
+            let mine = QueueKey::from_arn(arn).is_some_and(|key| {
+                key.account == cx.account
+                    && key.region == cx.region
+                    && e.sqs.queues.contains_key(&key)
+            });
+            if !mine {
                 return Err(V2Error::ResourceNotFound(format!(
                     "Source {arn} does not exist."
                 )));
@@ -248,7 +251,7 @@ fn run_options_json(run: &RunOptions) -> Value {
         "ErrorsTolerance": if run.tolerate_all { "ALL" } else { "NONE" },
     });
     if let Some(arn) = &run.dead_letter {
-        out["DeadLetterQueue"] = json!({ "Arn": arn });
+        out.set("DeadLetterQueue", json!({ "Arn": arn }));
     }
     out
 }
@@ -260,19 +263,19 @@ fn describe(s: &Stream) -> Value {
         "Source": s.source.arn(),
     });
     if let Some(f) = &s.filter {
-        out["FilterPattern"] = json!(f.text);
+        out.set("FilterPattern", json!(f.text));
     }
-    out["Target"] = invoke_json(&s.target);
-    out["RunOptions"] = run_options_json(&s.run);
+    out.set("Target", invoke_json(&s.target));
+    out.set("RunOptions", run_options_json(&s.run));
     if let Some(d) = &s.description {
-        out["Description"] = json!(d);
+        out.set("Description", json!(d));
     }
-    out["State"] = json!(s.state.name());
+    out.set("State", json!(s.state.name()));
     if let Some(r) = &s.reason {
-        out["StateReason"] = json!(r);
+        out.set("StateReason", json!(r));
     }
-    out["CreationTime"] = epoch_seconds(s.created_at);
-    out["LastModifiedTime"] = epoch_seconds(s.modified_at);
+    out.set("CreationTime", epoch_seconds(s.created_at));
+    out.set("LastModifiedTime", epoch_seconds(s.modified_at));
     out
 }
 
@@ -317,7 +320,7 @@ pub fn list_event_streams(
     }
     let items = mine
         .iter()
-        .map(|arn| &e.streams.streams[arn])
+        .filter_map(|arn| e.streams.streams.get(arn))
         .filter(|s| {
             input
                 .name_prefix
@@ -332,14 +335,14 @@ pub fn list_event_streams(
                 "TargetArn": s.target.target_arn,
             });
             if let Some(d) = &s.description {
-                summary["Description"] = json!(d);
+                summary.set("Description", json!(d));
             }
-            summary["State"] = json!(s.state.name());
+            summary.set("State", json!(s.state.name()));
             if let Some(r) = &s.reason {
-                summary["StateReason"] = json!(r);
+                summary.set("StateReason", json!(r));
             }
-            summary["CreationTime"] = epoch_seconds(s.created_at);
-            summary["LastModifiedTime"] = epoch_seconds(s.modified_at);
+            summary.set("CreationTime", epoch_seconds(s.created_at));
+            summary.set("LastModifiedTime", epoch_seconds(s.modified_at));
             (s.arn.clone(), summary)
         })
         .collect();
@@ -411,7 +414,12 @@ pub fn start_event_stream(
     let arn = own_stream(e, cx, &input.event_stream_arn)?.arn.clone();
     refresh(e, &arn);
     begin_start(e, &arn);
-    let state = e.streams.streams[&arn].state;
+    let state = e
+        .streams
+        .streams
+        .get(&arn)
+        .ok_or_else(|| not_found(&arn))?
+        .state;
     Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
 }
 
@@ -425,7 +433,12 @@ pub fn stop_event_stream(
     if matches!(s.state, StreamState::Running | StreamState::Starting) {
         halt(e, &arn);
     }
-    let state = e.streams.streams[&arn].state;
+    let state = e
+        .streams
+        .streams
+        .get(&arn)
+        .ok_or_else(|| not_found(&arn))?
+        .state;
     Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
 }
 

@@ -150,7 +150,10 @@ fn finish_start(e: &mut State, arn: &str) {
         return;
     }
     let checked = check(e, s);
-    let s = e.streams.streams.get_mut(arn).expect("looked up above");
+    // `check` looks at the whole state: the stream is taken mutably only now.
+    let Some(s) = e.streams.streams.get_mut(arn) else {
+        return;
+    };
     match checked {
         Ok(()) => {
             s.state = StreamState::Running;
@@ -326,7 +329,9 @@ fn poll_queue(e: &mut State, arn: &str, queue: &str) {
             }
         };
         e.engine.metrics.aws(NAMESPACE, "EventCount", arn, 1);
-        let s = &e.streams.streams[arn];
+        let Some(s) = e.streams.streams.get(arn) else {
+            return;
+        };
         let taken = from_sqs(s, queue, &held, now);
         if !passes(s, &taken.view) {
             // Consumed without delivery, as a filtering consumer does.
@@ -339,23 +344,32 @@ fn poll_queue(e: &mut State, arn: &str, queue: &str) {
 
 fn poll_bus(e: &mut State, arn: &str, bus_arn: &str) {
     let now = e.now();
-    let position = e.streams.streams[arn].position;
-    let Some(bus) = e.bus.buses.get_mut(bus_arn) else {
+    // The stream, the bus and the metrics apart: the stream moves past the events it filters
+    // out as it reads them in place.
+    let State {
+        engine,
+        streams,
+        bus: buses,
+        ..
+    } = e;
+    let Some(s) = streams.streams.get_mut(arn) else {
+        return;
+    };
+    let Some(bus) = buses.buses.get_mut(bus_arn) else {
         let why = format!("Source {bus_arn} does not exist.");
         return fail(e, arn, StreamState::StartFailed, why);
     };
     bus.expire(now);
-    let from = bus.events.partition_point(|ev| ev.sequence <= position);
-    let candidates: Vec<Retained> = bus.events[from..].to_vec();
-    for ev in candidates {
-        e.engine.metrics.aws(NAMESPACE, "EventCount", arn, 1);
-        let taken = from_bus(&ev);
-        let s = e.streams.streams.get_mut(arn).expect("polled above");
+    let from = bus.events.partition_point(|ev| ev.sequence <= s.position);
+    for ev in bus.events.iter().skip(from) {
+        engine.metrics.aws(NAMESPACE, "EventCount", arn, 1);
+        let taken = from_bus(ev);
         if !passes(s, &taken.view) {
             s.position = ev.sequence;
             continue;
         }
-        return start_delivery(e, arn, taken, None, Some(ev.sequence));
+        let sequence = ev.sequence;
+        return start_delivery(e, arn, taken, None, Some(sequence));
     }
 }
 
@@ -370,7 +384,9 @@ fn start_delivery(
     e.engine.metrics.aws(NAMESPACE, "MatchedEvents", arn, 1);
     e.streams.tokens += 1;
     let token = e.streams.tokens;
-    let s = &e.streams.streams[arn];
+    let Some(s) = e.streams.streams.get(arn) else {
+        return;
+    };
     let invoke = s.target.clone();
     let sqs_source = matches!(s.source, Source::Sqs(_));
     let (name, run) = (s.name.clone(), s.run.clone());
@@ -488,9 +504,11 @@ fn rendered(arn: &str, name: &str, invoke: &Invoke, taken: &Taken) -> Result<Str
 /// delivery's id unless an in-process target has ended it already.
 fn hand_over(e: &mut State, arn: &str, d: Delivery<Step>, in_flight: InFlight) {
     let token = in_flight.token;
-    let s = e.streams.streams.get_mut(arn).expect("polled above");
+    let Some(s) = e.streams.streams.get_mut(arn) else {
+        return;
+    };
     s.busy = Some(in_flight);
-    let echoes = e.streams.streams.get(arn).map_or(0, |s| s.echoes);
+    let echoes = s.echoes;
     e.streams.delivering = Some(arn.to_string());
     let id = e.deliver(d);
     e.streams.delivering = None;
@@ -550,10 +568,9 @@ pub fn delivered(e: &mut State, arn: &str, token: u64, ending: Ending, last: Opt
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
-    if s.busy.as_ref().is_none_or(|b| b.token != token) {
+    let Some(busy) = s.busy.take_if(|b| b.token == token) else {
         return;
-    }
-    let busy = s.busy.take().expect("checked above");
+    };
     let source = s.source.clone();
     let target = s.target.target_arn.clone();
     let strategy = s.run.strategy;

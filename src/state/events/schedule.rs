@@ -87,9 +87,14 @@ impl Set {
         Set { lo, bits: [0; 4] }
     }
 
+    /// Adds `v`, which is in the set's range (every field's range is narrower than 256).
     fn insert(&mut self, v: i64) {
-        let i = (v - self.lo) as usize;
-        self.bits[i / 64] |= 1 << (i % 64);
+        let Ok(i) = usize::try_from(v - self.lo) else {
+            return;
+        };
+        if let Some(word) = self.bits.get_mut(i / 64) {
+            *word |= 1 << (i % 64);
+        }
     }
 
     fn contains(&self, v: i64) -> bool {
@@ -103,7 +108,7 @@ impl Set {
             return None;
         }
         let mut word = (i / 64) as usize;
-        let mut w = self.bits[word] & (u64::MAX << (i % 64));
+        let mut w = self.bits.get(word)? & (u64::MAX << (i % 64));
         loop {
             if w != 0 {
                 return Some(self.lo + word as i64 * 64 + i64::from(w.trailing_zeros()));

@@ -315,8 +315,8 @@ impl Wildcard {
         let bytes = s.as_bytes();
         let (mut parts, mut current) = (Vec::new(), Vec::new());
         let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
+        while let Some(&byte) = bytes.get(i) {
+            match byte {
                 b'*' if bytes.get(i + 1) == Some(&b'*') => {
                     return fail(format!("Consecutive wildcard characters at pos {}", i + 1));
                 }
@@ -599,7 +599,8 @@ pub(super) fn wildcard_complexity(wildcards: &[&Wildcard]) -> usize {
     // A state: (pattern, position of the next token, entered by a star's loop).
     type State = (usize, usize, bool);
     let weight = |&(p, pos, looped): &State| {
-        1 + usize::from(!looped && patterns[p].get(pos) == Some(&Tok::Star))
+        let star = patterns.get(p).and_then(|toks| toks.get(pos)) == Some(&Tok::Star);
+        1 + usize::from(!looped && star)
     };
     let start: Vec<State> = (0..patterns.len()).map(|p| (p, 0, false)).collect();
     let mut seen: HashSet<Vec<State>> = HashSet::from([start.clone()]);
@@ -609,7 +610,7 @@ pub(super) fn wildcard_complexity(wildcards: &[&Wildcard]) -> usize {
         for &byte in &alphabet {
             let mut next: Vec<State> = Vec::new();
             for &(p, pos, _) in &set {
-                let toks = &patterns[p];
+                let toks = patterns.get(p).map_or(&[][..], Vec::as_slice);
                 match toks.get(pos) {
                     Some(Tok::Star) => {
                         next.push((p, pos, true));

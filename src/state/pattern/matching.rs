@@ -190,19 +190,22 @@ fn ends_with_ic(s: &str, lower: &str) -> bool {
 
 impl Wildcard {
     pub(super) fn matches(&self, s: &str) -> bool {
-        let (first, last) = (&self.parts[0], &self.parts[self.parts.len() - 1]);
-        if self.parts.len() == 1 {
+        // A wildcard has a part more than it has stars.
+        let [first, after_first @ ..] = self.parts.as_slice() else {
+            return false;
+        };
+        let [inner @ .., last] = after_first else {
             return s == first;
-        }
+        };
         let Some(rest) = s.strip_prefix(first.as_str()) else {
             return false;
         };
         let Some(mut middle) = rest.strip_suffix(last.as_str()) else {
             return false;
         };
-        for part in &self.parts[1..self.parts.len() - 1] {
-            match middle.find(part.as_str()) {
-                Some(at) => middle = &middle[at + part.len()..],
+        for part in inner {
+            match middle.split_once(part.as_str()) {
+                Some((_, after)) => middle = after,
                 None => return false,
             }
         }

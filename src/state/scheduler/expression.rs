@@ -34,7 +34,7 @@ impl Expression {
     pub fn parse(text: &str) -> Option<Expression> {
         let when = if let Some(inner) = text.strip_prefix("at(").and_then(|t| t.strip_suffix(')')) {
             // Exactly yyyy-mm-ddThh:mm:ss, no offset or fraction.
-            let shaped = inner.len() == 19 && inner.as_bytes()[10] == b'T';
+            let shaped = inner.len() == 19 && inner.as_bytes().get(10) == Some(&b'T');
             When::At(shaped.then(|| inner.parse::<DateTime>().ok()).flatten()?)
         } else {
             When::Recurring(Schedule::parse(text).ok()?)

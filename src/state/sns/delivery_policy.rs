@@ -460,8 +460,13 @@ impl Effective {
             "disableSubscriptionOverrides": disable_subscription_overrides,
             "defaultRequestPolicy": {"headerContentType": self.content_type},
         });
-        if let Some(n) = self.throttle {
-            http["defaultThrottlePolicy"] = json!({"maxReceivesPerSecond": n});
+        if let Some(n) = self.throttle
+            && let Some(members) = http.as_object_mut()
+        {
+            members.insert(
+                "defaultThrottlePolicy".into(),
+                json!({"maxReceivesPerSecond": n}),
+            );
         }
         json!({"http": http}).to_string()
     }
@@ -490,8 +495,8 @@ pub fn simulate(schedule: &Schedule) -> Vec<Attempt> {
         since_first_seconds: 0.0,
     }];
     let mut since: Millis = 0;
-    for k in 1..=schedule.num_retries {
-        let (phase, delay) = schedule.retry(k).expect("k is within the schedule");
+    let retries = (1..=schedule.num_retries).map_while(|k| Some((k, schedule.retry(k)?)));
+    for (k, (phase, delay)) in retries {
         since += delay;
         rows.push(Attempt {
             attempt: k + 1,

@@ -120,7 +120,10 @@ impl FilterPolicy {
         let alternatives = expand(node);
         for alternative in &alternatives {
             // Body policies count only top-level keys; attribute policies are flat anyway.
-            let keys: BTreeSet<&str> = alternative.iter().map(|f| f.path[0].as_str()).collect();
+            let keys: BTreeSet<&str> = alternative
+                .iter()
+                .filter_map(|f| Some(f.path.first()?.as_str()))
+                .collect();
             if keys.len() > MAX_KEYS {
                 return invalid("Filter policy can not have more than 5 keys");
             }

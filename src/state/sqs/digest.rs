@@ -12,11 +12,15 @@ pub fn md5_hex(data: &[u8]) -> String {
     lower_hex(&Md5::digest(data))
 }
 
-/// Lowercase hex of a digest, written into one allocation (`hex::encode` pushes a char at a time).
+/// Lowercase hex of a digest, into a string allocated once at its length.
 pub fn lower_hex(digest: &[u8]) -> String {
-    let mut text = vec![0; digest.len() * 2];
-    hex::encode_to_slice(digest, &mut text).expect("twice as long as the digest");
-    String::from_utf8(text).expect("hex digits are ASCII")
+    let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
+    let mut text = String::with_capacity(digest.len() * 2);
+    for &b in digest {
+        text.push(digit(b >> 4));
+        text.push(digit(b & 0x0f));
+    }
+    text
 }
 
 /// The 16 bytes of an MD5 (a queued message keeps its body's so).

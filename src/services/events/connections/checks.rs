@@ -206,15 +206,15 @@ impl Violations {
     }
 
     pub fn finish(self) -> Result<(), EventsError> {
-        match self.0.len() {
-            0 => Ok(()),
-            1 => Err(EventsError::Validation(format!(
-                "1 validation error detected: {}",
-                self.0[0]
+        match self.0.as_slice() {
+            [] => Ok(()),
+            [one] => Err(EventsError::Validation(format!(
+                "1 validation error detected: {one}"
             ))),
-            n => Err(EventsError::Validation(format!(
-                "{n} validation errors detected: {}",
-                self.0.join("; ")
+            all => Err(EventsError::Validation(format!(
+                "{} validation errors detected: {}",
+                all.len(),
+                all.join("; ")
             ))),
         }
     }
@@ -228,8 +228,7 @@ pub fn is_name(v: &str) -> bool {
 fn is_endpoint(v: &str) -> bool {
     let bytes = v.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         if b == b'%' {
             let hex = bytes.get(i + 1..i + 3);
             if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {

@@ -239,18 +239,14 @@ pub fn update_api_destination(
         check_endpoint(url, "update")?;
     }
     let key = key(&cx.region, &cx.account, &input.name);
-    if !e.events.api_destinations.contains_key(&key) {
+    // Changed as a copy, put back once the answer (which reads the connection) is made.
+    let Some(mut d) = e.events.api_destinations.get(&key).cloned() else {
         return Err(not_found(&input.name, "update"));
-    }
+    };
     if let Some(arn) = &input.connection_arn {
         connection_for(e, arn, "update")?;
     }
     let now = e.now();
-    let d = e
-        .events
-        .api_destinations
-        .get_mut(&key)
-        .expect("checked above");
     if input.description.is_some() {
         d.description = input.description;
     }
@@ -267,8 +263,9 @@ pub fn update_api_destination(
         d.rate_limit_per_second = rate_limit(n);
     }
     d.modified_at = now;
-    let d = &e.events.api_destinations[&key];
-    Ok(state_output(e, d))
+    let out = state_output(e, &d);
+    e.events.api_destinations.insert(key, d);
+    Ok(out)
 }
 
 #[derive(Debug, Serialize)]

@@ -8,16 +8,46 @@
 use super::message::Message;
 use super::*;
 
-const VISIBLE: usize = 0;
-const IN_FLIGHT: usize = 1;
-const DELAYED: usize = 2;
+/// The count a message is in.
+#[derive(Debug, Clone, Copy)]
+enum Class {
+    Visible,
+    InFlight,
+    Delayed,
+}
 
 /// Which count a message is in at `at`.
-fn class(m: &Message, at: Millis) -> usize {
+fn class(m: &Message, at: Millis) -> Class {
     match (m.visible_at <= at, m.receipt.is_some()) {
-        (true, _) => VISIBLE,
-        (false, true) => IN_FLIGHT,
-        (false, false) => DELAYED,
+        (true, _) => Class::Visible,
+        (false, true) => Class::InFlight,
+        (false, false) => Class::Delayed,
+    }
+}
+
+/// Messages visible, in flight and delayed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Counts {
+    visible: usize,
+    in_flight: usize,
+    delayed: usize,
+}
+
+impl Counts {
+    fn of(&mut self, class: Class) -> &mut usize {
+        match class {
+            Class::Visible => &mut self.visible,
+            Class::InFlight => &mut self.in_flight,
+            Class::Delayed => &mut self.delayed,
+        }
+    }
+
+    fn add(&mut self, class: Class) {
+        *self.of(class) += 1;
+    }
+
+    fn sub(&mut self, class: Class) {
+        *self.of(class) -= 1;
     }
 }
 
@@ -29,7 +59,7 @@ fn class(m: &Message, at: Millis) -> usize {
 pub(super) struct Depth {
     /// Messages visible, in flight and delayed at `settled_at`.
     #[serde(skip)]
-    kept: [usize; 3],
+    kept: Counts,
     settled_at: Millis,
     /// (visible_at, place) of every message hidden at `settled_at`.
     #[serde(skip)]
@@ -55,7 +85,7 @@ impl Queue {
         let mut last_sender: Option<Arc<str>> = self.last_sender.clone();
         let mut body_bytes = 0;
         for (seq, m) in self.messages.iter_mut() {
-            d.kept[class(m, d.settled_at)] += 1;
+            d.kept.add(class(m, d.settled_at));
             if m.visible_at > d.settled_at {
                 d.hidden.insert((m.visible_at, seq));
             }
@@ -82,7 +112,7 @@ impl Queue {
         } else {
             d.out_of_order.insert((m.sent_at, seq));
         }
-        d.kept[class(&m, d.settled_at)] += 1;
+        d.kept.add(class(&m, d.settled_at));
         if m.visible_at > d.settled_at {
             d.hidden.insert((m.visible_at, seq));
         }
@@ -94,7 +124,7 @@ impl Queue {
     pub(super) fn remove(&mut self, seq: u64) -> Option<Message> {
         let m = self.messages.remove(seq)?;
         let d = &mut self.depth;
-        d.kept[class(&m, d.settled_at)] -= 1;
+        d.kept.sub(class(&m, d.settled_at));
         if m.visible_at > d.settled_at {
             d.hidden.remove(&(m.visible_at, seq));
         }
@@ -118,8 +148,8 @@ impl Queue {
         let answer = f(m);
         debug_assert_eq!(m.sent_at, sent_at, "a change keeps the send time");
         let after = class(m, d.settled_at);
-        d.kept[before] -= 1;
-        d.kept[after] += 1;
+        d.kept.sub(before);
+        d.kept.add(after);
         if hidden_at != m.visible_at {
             if hidden_at > d.settled_at {
                 d.hidden.remove(&(hidden_at, seq));
@@ -166,9 +196,10 @@ impl Queue {
             && at <= now
         {
             d.hidden.pop_first();
-            let m = self.messages.get(seq).expect("indexed messages exist");
-            d.kept[class(m, d.settled_at)] -= 1;
-            d.kept[VISIBLE] += 1;
+            if let Some(m) = self.messages.get(seq) {
+                d.kept.sub(class(m, d.settled_at));
+                d.kept.add(Class::Visible);
+            }
         }
         d.settled_at = now;
     }
@@ -183,31 +214,30 @@ impl Queue {
             let expired = |m: &Message| m.sent_at + retention <= now;
             let in_order = self.messages.iter_from(d.expiry_cursor).map(|(_, m)| m);
             for m in in_order.filter(|m| m.in_order).take_while(|m| expired(m)) {
-                c[class(m, d.settled_at)] -= 1;
+                c.sub(class(m, d.settled_at));
             }
-            for &(_, seq) in d
+            let expired_out_of_order = d
                 .out_of_order
                 .iter()
-                .take_while(|(sent_at, _)| sent_at + retention <= now)
-            {
-                c[class(self.indexed(seq), d.settled_at)] -= 1;
+                .take_while(|(sent_at, _)| sent_at + retention <= now);
+            for m in self.indexed(expired_out_of_order) {
+                c.sub(class(m, d.settled_at));
             }
-            for &(_, seq) in d.hidden.range(..=(now, u64::MAX)) {
-                let m = self.indexed(seq);
+            for m in self.indexed(d.hidden.range(..=(now, u64::MAX))) {
                 if !expired(m) {
-                    c[class(m, d.settled_at)] -= 1;
-                    c[VISIBLE] += 1;
+                    c.sub(class(m, d.settled_at));
+                    c.add(Class::Visible);
                 }
             }
         }
         #[cfg(debug_assertions)]
         self.check_counts(now, c);
-        (c[VISIBLE], c[IN_FLIGHT], c[DELAYED])
+        (c.visible, c.in_flight, c.delayed)
     }
 
     /// Messages in flight now, once settled.
     pub(super) fn in_flight(&self) -> usize {
-        self.depth.kept[IN_FLIGHT]
+        self.depth.kept.in_flight
     }
 
     /// When the next hidden (delayed or in-flight) message becomes visible; messages held by an
@@ -224,29 +254,33 @@ impl Queue {
         self.body_bytes = 0;
         crate::memory::freed(bytes);
         let d = &mut self.depth;
-        d.kept = [0; 3];
+        d.kept = Counts::default();
         d.hidden.clear();
         d.out_of_order.clear();
         d.expiry_cursor = self.next_seq + 1;
     }
 
-    fn indexed(&self, seq: u64) -> &Message {
-        self.messages.get(seq).expect("indexed messages exist")
+    /// The messages of the entries of an index by time (each one's message is in the queue).
+    fn indexed<'q>(
+        &'q self,
+        entries: impl Iterator<Item = &'q (Millis, u64)>,
+    ) -> impl Iterator<Item = &'q Message> {
+        entries.filter_map(|&(_, seq)| self.messages.get(seq))
     }
 
     /// Debug builds recount small queues message by message at every count, and check the
     /// indexes, so that any test that counts proves the kept counts right.
     #[cfg(debug_assertions)]
-    fn check_counts(&self, now: Millis, counted: [usize; 3]) {
+    fn check_counts(&self, now: Millis, counted: Counts) {
         if self.messages.len() > 10_000 {
             return;
         }
         let d = &self.depth;
         let retention = self.retention_ms();
-        let mut recount = [0; 3];
+        let mut recount = Counts::default();
         for m in self.messages.values() {
             if m.sent_at + retention > now {
-                recount[class(m, now)] += 1;
+                recount.add(class(m, now));
             }
         }
         assert_eq!(counted, recount, "kept counts against a recount at {now}");

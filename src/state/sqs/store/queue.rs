@@ -229,9 +229,10 @@ impl Queue {
                 m.receipt = Some(receipt);
                 m.clone()
             });
-            received
-                .messages
-                .push((seq, m.expect("chosen from the queue")));
+            // Chosen from the queue's messages just now: each is there.
+            if let Some(m) = m {
+                received.messages.push((seq, m));
+            }
         }
         if let Some(id) = attempt_id {
             let taken = received
@@ -276,8 +277,8 @@ impl Queue {
                 dead.push(seq);
                 continue;
             }
-            match index.get(group) {
-                Some(&i) => groups[i].2.push(seq),
+            match index.get(group).and_then(|&i| groups.get_mut(i)) {
+                Some((_, _, seqs)) => seqs.push(seq),
                 None => {
                     index.insert(group, groups.len());
                     groups.push((m.visible_at, m.visible_stamp(), vec![seq]));
@@ -310,9 +311,11 @@ impl Queue {
                 m.visible_at = now + visibility_ms;
                 m.clone()
             });
-            let m = m.expect("checked above");
-            taken.push((seq, nonce, m.visible_at));
-            again.messages.push((seq, m));
+            // Each one is there: `unchanged` above.
+            if let Some(m) = m {
+                taken.push((seq, nonce, m.visible_at));
+                again.messages.push((seq, m));
+            }
         }
         self.attempts.insert(
             id.to_string(),

@@ -38,6 +38,11 @@ impl Slots {
     }
 
     /// Puts `m` at place `seq`, after every place used so far.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the list was just grown to hold the chunk of `seq`, and a chunk has a slot for \
+                  every place in it (`split`)"
+    )]
     pub(super) fn insert(&mut self, seq: u64, m: Message) {
         let (chunk, slot) = split(seq);
         if self.chunks.is_empty() {
@@ -65,23 +70,29 @@ impl Slots {
 
     pub(super) fn get(&self, seq: u64) -> Option<&Message> {
         let (i, slot) = self.chunk_index(seq)?;
-        self.chunks[i].as_ref()?.slots[slot].as_ref()
+        self.chunks.get(i)?.as_ref()?.slots.get(slot)?.as_ref()
     }
 
     pub(super) fn get_mut(&mut self, seq: u64) -> Option<&mut Message> {
         let (i, slot) = self.chunk_index(seq)?;
-        self.chunks[i].as_mut()?.slots[slot].as_mut()
+        self.chunks
+            .get_mut(i)?
+            .as_mut()?
+            .slots
+            .get_mut(slot)?
+            .as_mut()
     }
 
     /// Takes the message at `seq` out; frees its chunk when it was the chunk's last.
     pub(super) fn remove(&mut self, seq: u64) -> Option<Message> {
         let (i, slot) = self.chunk_index(seq)?;
-        let chunk = self.chunks[i].as_mut()?;
-        let m = chunk.slots[slot].take()?;
+        let entry = self.chunks.get_mut(i)?;
+        let chunk = entry.as_mut()?;
+        let m = chunk.slots.get_mut(slot)?.take()?;
         chunk.live -= 1;
         self.len -= 1;
         if chunk.live == 0 {
-            self.chunks[i] = None;
+            *entry = None;
             while let Some(None) = self.chunks.front() {
                 self.chunks.pop_front();
                 self.base += 1;
