@@ -339,13 +339,9 @@ mod tests {
 
     fn cx() -> Context {
         Context {
-            request_id: "r".into(),
-            account: "000000000000".into(),
-            region: "us-east-1".into(),
             access_key: Some("test".into()),
             host: "localhost:4566".into(),
-            queue_url_style: Default::default(),
-            trace_header: None,
+            ..Context::for_tests()
         }
     }
 

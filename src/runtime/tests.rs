@@ -3,19 +3,19 @@ use crate::services::{Context, ServiceId};
 use serde_json::json;
 
 fn cx() -> Context {
-    Context {
-        request_id: "r".into(),
-        account: "000000000000".into(),
-        region: "us-east-1".into(),
-        access_key: None,
-        host: "localhost".into(),
-        queue_url_style: Default::default(),
-        trace_header: None,
-    }
+    Context::for_tests()
 }
 
 async fn list_queues(rt: &Runtime) -> Result<serde_json::Value, crate::error::AwsError> {
     call(rt, &cx(), ServiceId::Sqs, "ListQueues", json!({})).await
+}
+
+async fn create_queue(
+    rt: &Runtime,
+    name: &str,
+) -> Result<serde_json::Value, crate::error::AwsError> {
+    let input = json!({ "QueueName": name });
+    call(rt, &cx(), ServiceId::Sqs, "CreateQueue", input).await
 }
 
 /// Panics while holding the state, as a bug in an operation would, after changing it.
@@ -34,15 +34,7 @@ fn panic_under_the_lock(rt: &Runtime) {
 #[tokio::test]
 async fn a_panic_under_the_lock_answers_500_until_a_reset() {
     let rt = Runtime::new(Config::for_tests());
-    call(
-        &rt,
-        &cx(),
-        ServiceId::Sqs,
-        "CreateQueue",
-        json!({"QueueName": "q"}),
-    )
-    .await
-    .unwrap();
+    create_queue(&rt, "q").await.unwrap();
     panic_under_the_lock(&rt);
     assert!(rt.is_broken());
     let refused = list_queues(&rt).await.unwrap_err();
@@ -52,15 +44,7 @@ async fn a_panic_under_the_lock_answers_500_until_a_reset() {
         "{refused:?}"
     );
     // Every request that takes the state, not only the first.
-    let refused = call(
-        &rt,
-        &cx(),
-        ServiceId::Sqs,
-        "CreateQueue",
-        json!({"QueueName": "p"}),
-    )
-    .await
-    .unwrap_err();
+    let refused = create_queue(&rt, "p").await.unwrap_err();
     assert_eq!(refused.status, 500);
     // Nothing fires in it meanwhile, and the clock does not move.
     assert!(rt.state().is_broken());
@@ -79,15 +63,7 @@ async fn a_panic_under_the_lock_answers_500_until_a_reset() {
 #[tokio::test]
 async fn a_state_load_puts_a_whole_state_in_place_of_a_broken_one() {
     let rt = Runtime::new(Config::for_tests());
-    call(
-        &rt,
-        &cx(),
-        ServiceId::Sqs,
-        "CreateQueue",
-        json!({"QueueName": "kept"}),
-    )
-    .await
-    .unwrap();
+    create_queue(&rt, "kept").await.unwrap();
     let snapshot = rt.snapshot();
     panic_under_the_lock(&rt);
     assert_eq!(list_queues(&rt).await.unwrap_err().status, 500);
@@ -108,10 +84,7 @@ async fn with_a_state_dir_a_broken_state_is_not_kept() {
         ..Config::for_tests()
     };
     let rt = Runtime::open(config.clone()).unwrap();
-    let input = json!({"QueueName": "kept"});
-    call(&rt, &cx(), ServiceId::Sqs, "CreateQueue", input)
-        .await
-        .unwrap();
+    create_queue(&rt, "kept").await.unwrap();
     panic_under_the_lock(&rt);
     assert_eq!(list_queues(&rt).await.unwrap_err().status, 500);
     // Shutdown writes no checkpoint of it: the next start replays what was committed.

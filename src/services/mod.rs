@@ -46,6 +46,23 @@ pub struct Context {
     pub trace_header: Option<String>,
 }
 
+#[cfg(test)]
+impl Context {
+    /// The caller of the unit tests: account 000000000000 in us-east-1, unsigned, addressing
+    /// `localhost`.
+    pub fn for_tests() -> Context {
+        Context {
+            request_id: "r".into(),
+            account: "000000000000".into(),
+            region: "us-east-1".into(),
+            access_key: None,
+            host: "localhost".into(),
+            queue_url_style: Default::default(),
+            trace_header: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ServiceId {
     Sqs,

@@ -13,15 +13,7 @@ use serde_json::{Value, json};
 const ACCOUNT: &str = "000000000000";
 
 fn cx() -> Context {
-    Context {
-        request_id: "r".into(),
-        account: ACCOUNT.into(),
-        region: "us-east-1".into(),
-        access_key: None,
-        host: "localhost".into(),
-        queue_url_style: Default::default(),
-        trace_header: None,
-    }
+    Context::for_tests()
 }
 
 fn arn(name: &str) -> String {

@@ -9,15 +9,7 @@ pub fn engine() -> State {
 }
 
 pub fn cx() -> Context {
-    Context {
-        request_id: "r".into(),
-        account: "000000000000".into(),
-        region: "us-east-1".into(),
-        access_key: None,
-        host: "localhost".into(),
-        queue_url_style: Default::default(),
-        trace_header: None,
-    }
+    Context::for_tests()
 }
 
 fn endpoint(e: &mut State, platform: &str, attributes: &[(&str, &str)]) -> String {
