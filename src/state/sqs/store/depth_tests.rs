@@ -23,17 +23,14 @@ fn queue(fifo: bool, retention_s: i64) -> Queue {
 }
 
 fn outgoing(n: u64, fifo: bool, delay_ms: Millis) -> Outgoing {
+    let (group, dedup) = (format!("g{}", n % 3), format!("d{n}"));
+    let (group, dedup) = (
+        fifo.then_some(group.as_str()),
+        fifo.then_some(dedup.as_str()),
+    );
     Outgoing {
-        body: format!("body {n}").into(),
-        md5_of_body: String::new(),
-        attributes: BTreeMap::new(),
-        md5_of_attributes: None,
-        trace_header: None,
-        md5_of_system_attributes: None,
-        sender_id: Arc::from("000000000000"),
-        group_id: fifo.then(|| format!("g{}", n % 3)),
-        dedup_id: fifo.then(|| format!("d{n}")),
         delay_ms: if fifo { 0 } else { delay_ms },
+        ..super::tests::out(&format!("body {n}"), group, dedup)
     }
 }
 

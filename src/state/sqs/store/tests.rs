@@ -16,7 +16,8 @@ fn queue(fifo: bool) -> Queue {
     Queue::new(key, 0, attributes)
 }
 
-fn out(body: &str, group: Option<&str>, dedup: Option<&str>) -> Outgoing {
+/// A message to send (also the depth tests' fixture).
+pub(super) fn out(body: &str, group: Option<&str>, dedup: Option<&str>) -> Outgoing {
     Outgoing {
         body: body.into(),
         md5_of_body: String::new(),
