@@ -383,43 +383,41 @@ mod tests {
         ));
     }
 
+    /// Scheduler's input for a request to `path` with `query` and `body`.
+    fn scheduler_input(
+        method: Method,
+        path: &str,
+        query: &str,
+        body: &[u8],
+    ) -> Result<Value, AwsError> {
+        let (op, labels) = route(&SCHEDULER, &method, path).unwrap();
+        let headers = HeaderMap::new();
+        let request = Request {
+            labels: &labels,
+            query,
+            headers: &headers,
+            body,
+        };
+        decode(&SCHEDULER, op, &request)
+    }
+
     #[test]
     fn members_come_from_labels_query_and_body() {
         let arn = "arn:aws:scheduler:us-east-1:000000000000:schedule-group/g";
         let encoded: String =
             percent_encoding::utf8_percent_encode(arn, percent_encoding::NON_ALPHANUMERIC)
                 .collect();
-        let (op, labels) = route(&SCHEDULER, &Method::DELETE, &format!("/tags/{encoded}")).unwrap();
-        let headers = HeaderMap::new();
-        let request = Request {
-            labels: &labels,
-            query: "TagKeys=a&TagKeys=b%20c",
-            headers: &headers,
-            body: b"",
-        };
-        let input = decode(&SCHEDULER, op, &request).unwrap();
+        let tags = format!("/tags/{encoded}");
+        let input = scheduler_input(Method::DELETE, &tags, "TagKeys=a&TagKeys=b%20c", b"").unwrap();
         assert_eq!(
             input,
             serde_json::json!({"ResourceArn": arn, "TagKeys": ["a", "b c"]})
         );
-        let (op, labels) = route(&SCHEDULER, &Method::GET, "/schedules").unwrap();
-        let request = Request {
-            labels: &labels,
-            query: "MaxResults=x",
-            headers: &headers,
-            body: b"",
-        };
-        let err = decode(&SCHEDULER, op, &request).unwrap_err();
+        let err = scheduler_input(Method::GET, "/schedules", "MaxResults=x", b"").unwrap_err();
         assert_eq!(err.code, "ValidationException");
         assert!(err.message.contains("MaxResults"), "{}", err.message);
-        let (op, labels) = route(&SCHEDULER, &Method::POST, "/schedule-groups/g").unwrap();
-        let request = Request {
-            labels: &labels,
-            query: "",
-            headers: &headers,
-            body: br#"{"Name":"ignored","Tags":[{"Key":"k","Value":"v"}]}"#,
-        };
-        let input = decode(&SCHEDULER, op, &request).unwrap();
+        let body = br#"{"Name":"ignored","Tags":[{"Key":"k","Value":"v"}]}"#;
+        let input = scheduler_input(Method::POST, "/schedule-groups/g", "", body).unwrap();
         assert_eq!(input["Name"], "g", "the URI label wins over the body");
         assert_eq!(input["Tags"][0]["Key"], "k");
         let shape = SCHEDULER.shape("CreateScheduleGroupInput");
