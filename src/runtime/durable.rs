@@ -19,7 +19,7 @@ use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefini
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use tokio::sync::watch;
 
@@ -356,6 +356,13 @@ struct Shared {
     committed: watch::Sender<u64>,
 }
 
+impl Shared {
+    /// The queue, locked (a panic elsewhere while it was held leaves it as it was).
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// What the writer commits, in order.
 enum Item {
     Entry(u64, Vec<u8>),
@@ -440,11 +447,7 @@ impl Journal {
         bytes.extend_from_slice(format!("{{\"at\":{at},\"wall\":{wall},\"command\":").as_bytes());
         bytes.extend_from_slice(&encoded.0);
         bytes.push(b'}');
-        let mut queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut queue = self.shared.queue();
         let seq = queue.next;
         queue.next += 1;
         queue.since_checkpoint += bytes.len() as u64;
@@ -462,11 +465,7 @@ impl Journal {
     /// journal before it is gone.
     pub fn checkpoint(&self, at: Millis, snapshot: Vec<u8>) -> Ticket {
         let wall = crate::clock::Clock::wall_millis();
-        let mut queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut queue = self.shared.queue();
         let seq = queue.next;
         queue.next += 1;
         queue.since_checkpoint = 0;
@@ -485,21 +484,13 @@ impl Journal {
     /// Whether the journal since the last checkpoint has grown enough for another: past
     /// [`CHECKPOINT_AFTER`] and past the last checkpoint's size.
     pub fn wants_checkpoint(&self) -> bool {
-        let queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let queue = self.shared.queue();
         queue.since_checkpoint > queue.checkpoint_after.max(queue.checkpoint_size)
     }
 
     /// Whether anything was journaled since the last checkpoint.
     pub fn has_news(&self) -> bool {
-        let queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let queue = self.shared.queue();
         queue.since_checkpoint > 0
     }
 
@@ -507,11 +498,7 @@ impl Journal {
     pub async fn durable(&self, ticket: Ticket) -> Result<(), String> {
         let mut committed = self.committed.clone();
         let reached = committed.wait_for(|c| *c > ticket.0).await.is_ok();
-        let queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let queue = self.shared.queue();
         match (&queue.failed, reached) {
             (Some(e), _) => Err(e.clone()),
             (None, true) => Ok(()),
@@ -521,11 +508,7 @@ impl Journal {
 
     /// Commits what is appended, stops the writer and lets go of the store.
     pub fn close(&self) {
-        self.shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .closing = true;
+        self.shared.queue().closing = true;
         self.shared.more.notify_one();
         let writer = self
             .writer
@@ -536,11 +519,7 @@ impl Journal {
             let _ = writer.join();
         }
         // Whatever is appended from now on is never committed: its waiters fail at once.
-        let mut queue = self
-            .shared
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut queue = self.shared.queue();
         queue
             .failed
             .get_or_insert_with(|| "switchyard is shutting down".into());
@@ -563,7 +542,7 @@ pub struct Encoded(Vec<u8>);
 fn write_loop(db: Database, shared: &Shared) {
     loop {
         let entries = {
-            let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut queue = shared.queue();
             while queue.entries.is_empty() && !queue.closing {
                 queue.writer_idle = true;
                 queue = shared
@@ -585,11 +564,7 @@ fn write_loop(db: Database, shared: &Shared) {
             Err(e) => {
                 let message = format!("the state directory's store failed: {e}");
                 tracing::error!(error = %e, "state directory write failed; stopping");
-                shared
-                    .queue
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .failed = Some(message);
+                shared.queue().failed = Some(message);
                 // Wake the waiters with the failure; nothing more is committed.
                 shared.committed.send_replace(u64::MAX);
                 return;
