@@ -164,20 +164,15 @@ impl<'a> Arn<'a> {
 
 impl fmt::Display for Arn<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Arn {
-            partition,
-            service,
-            region,
-            account,
-            resource,
-        } = self;
-        for (i, part) in ["arn", partition, service, region, account, resource]
-            .into_iter()
-            .enumerate()
-        {
-            if i > 0 {
-                f.write_str(":")?;
-            }
+        f.write_str("arn")?;
+        for part in [
+            self.partition,
+            self.service,
+            self.region,
+            self.account,
+            self.resource,
+        ] {
+            f.write_str(":")?;
             f.write_str(part)?;
         }
         Ok(())
