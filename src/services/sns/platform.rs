@@ -5,6 +5,7 @@
 use super::context::parse_topic_arn;
 use super::errors::{SnsError, attributes_null, invalid};
 use super::paging::page;
+use super::shapes::{Attributes, AttributesOutput};
 use super::store::{PlatformApplication, PlatformEndpoint};
 use crate::arn::Arn;
 use crate::engine::delivery::{Delivery, MessageAttributeValue, NoRetries, Target};
@@ -13,8 +14,6 @@ use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-
-type Attributes = BTreeMap<String, String>;
 
 /// The push services SNS speaks to.
 const PLATFORMS: [&str; 7] = ["ADM", "APNS", "APNS_SANDBOX", "GCM", "BAIDU", "MPNS", "WNS"];
@@ -100,12 +99,6 @@ pub struct PlatformApplicationArnInput {
 pub struct SetPlatformApplicationAttributesInput {
     pub platform_application_arn: String,
     #[serde(default)]
-    pub attributes: Attributes,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct AttributesOutput {
     pub attributes: Attributes,
 }
 
