@@ -329,7 +329,19 @@ pub(crate) fn topic_mut<'e>(
     cx: &Context,
     arn: &str,
 ) -> Result<&'e mut Topic, SnsError> {
-    parse_topic_arn(cx, arn, "TopicArn")?;
+    topic_named(e, cx, arn, "TopicArn")
+}
+
+/// The topic `arn` names as the request's `member`, in the caller's region; `NotFound` when
+/// there is none. The data protection calls name it as `ResourceArn` and answer `NotFound`,
+/// not the tagging operations' `ResourceNotFound` (SNS API model: their error lists).
+fn topic_named<'e>(
+    e: &'e mut State,
+    cx: &Context,
+    arn: &str,
+    member: &str,
+) -> Result<&'e mut Topic, SnsError> {
+    parse_topic_arn(cx, arn, member)?;
     e.sns.topics.get_mut(arn).ok_or_else(no_topic)
 }
 
@@ -619,26 +631,12 @@ pub fn remove_permission(
     Ok(Empty {})
 }
 
-/// The topic a data protection call names: these operations answer `NotFound`, not the tagging
-/// operations' `ResourceNotFound` (SNS API model: their error lists).
-fn protected_topic<'e>(
-    e: &'e mut State,
-    cx: &Context,
-    arn: &str,
-) -> Result<&'e mut Topic, SnsError> {
-    parse_topic_arn(cx, arn, "ResourceArn")?;
-    e.sns
-        .topics
-        .get_mut(arn)
-        .ok_or_else(|| SnsError::NotFound("Topic does not exist".into()))
-}
-
 pub fn get_data_protection_policy(
     e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
 ) -> Result<DataProtectionPolicyOutput, SnsError> {
-    let topic = protected_topic(e, cx, &input.resource_arn)?;
+    let topic = topic_named(e, cx, &input.resource_arn, "ResourceArn")?;
     Ok(DataProtectionPolicyOutput {
         data_protection_policy: topic.data_protection_policy.clone(),
     })
@@ -649,7 +647,7 @@ pub fn put_data_protection_policy(
     cx: &Context,
     input: PutDataProtectionPolicyInput,
 ) -> Result<Empty, SnsError> {
-    let topic = protected_topic(e, cx, &input.resource_arn)?;
+    let topic = topic_named(e, cx, &input.resource_arn, "ResourceArn")?;
     if !input.data_protection_policy.is_empty() {
         let doc: Value = serde_json::from_str(&input.data_protection_policy)
             .map_err(|_| invalid("DataProtectionPolicy: failed to parse JSON."))?;
