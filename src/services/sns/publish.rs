@@ -42,8 +42,7 @@ fn publish_to_topic(
         return Err(refused(&cx.account, "SNS:Publish", &topic.arn));
     }
     let (structure, dedup_id) = check_common(fields, topic.fifo, topic.content_based_dedup)?;
-    let mut sequence_number = None;
-    if topic.fifo {
+    let (id, sequence_number, timestamp) = if topic.fifo {
         let key = (
             topic
                 .dedup_per_group
@@ -67,7 +66,7 @@ fn publish_to_topic(
             });
         }
         topic.next_sequence_number += 1 + u128::from(now as u64 % 5);
-        sequence_number = Some(topic.next_sequence_number);
+        let sequence_number = Some(topic.next_sequence_number);
         let id = e.engine.rng.uuid();
         let topic = super::topics::topic_mut(e, cx, topic_arn)?;
         topic.dedup.insert(
@@ -94,21 +93,12 @@ fn publish_to_topic(
                 now,
             );
         }
-        return fan_out(
-            e,
-            cx,
-            topic_arn,
-            fields,
-            id,
-            structure,
-            dedup_id,
-            sequence_number,
-            None,
-        );
-    }
-    let (id, timestamp) = match prepared {
-        Some(p) => (p.id, Some(p.timestamp)),
-        None => (e.engine.rng.uuid(), None),
+        (id, sequence_number, None)
+    } else {
+        match prepared {
+            Some(p) => (p.id, None, Some(p.timestamp)),
+            None => (e.engine.rng.uuid(), None, None),
+        }
     };
     fan_out(
         e,
