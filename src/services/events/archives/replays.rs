@@ -288,6 +288,14 @@ pub struct DescribeReplayOutput {
     pub state_reason: Option<String>,
     pub event_source_arn: String,
     pub destination: ReplayDestination,
+    #[serde(flatten)]
+    pub times: ReplayTimes,
+}
+
+/// A replay's times, the last members of both DescribeReplay's answer and a ListReplays entry.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ReplayTimes {
     pub event_start_time: Value,
     pub event_end_time: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -295,6 +303,18 @@ pub struct DescribeReplayOutput {
     pub replay_start_time: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_end_time: Option<Value>,
+}
+
+impl ReplayTimes {
+    fn of(r: &Replay) -> ReplayTimes {
+        ReplayTimes {
+            event_start_time: epoch_seconds(r.event_start),
+            event_end_time: epoch_seconds(r.event_end),
+            event_last_replayed_time: r.last_replayed.map(epoch_seconds),
+            replay_start_time: epoch_seconds(r.started_at),
+            replay_end_time: r.ended_at.map(epoch_seconds),
+        }
+    }
 }
 
 fn replay_of<'e>(
@@ -326,11 +346,7 @@ pub fn describe_replay(
             arn: r.destination_arn.clone(),
             filter_arns: r.filter_arns.clone(),
         },
-        event_start_time: epoch_seconds(r.event_start),
-        event_end_time: epoch_seconds(r.event_end),
-        event_last_replayed_time: r.last_replayed.map(epoch_seconds),
-        replay_start_time: epoch_seconds(r.started_at),
-        replay_end_time: r.ended_at.map(epoch_seconds),
+        times: ReplayTimes::of(r),
     })
 }
 
@@ -379,13 +395,8 @@ pub struct ReplaySummary {
     pub state: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_reason: Option<String>,
-    pub event_start_time: Value,
-    pub event_end_time: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_last_replayed_time: Option<Value>,
-    pub replay_start_time: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replay_end_time: Option<Value>,
+    #[serde(flatten)]
+    pub times: ReplayTimes,
 }
 
 #[derive(Debug, Serialize)]
@@ -422,11 +433,7 @@ pub fn list_replays(
                 event_source_arn: r.archive_arn.clone(),
                 state: r.state.clone(),
                 state_reason: r.state_reason.clone(),
-                event_start_time: epoch_seconds(r.event_start),
-                event_end_time: epoch_seconds(r.event_end),
-                event_last_replayed_time: r.last_replayed.map(epoch_seconds),
-                replay_start_time: epoch_seconds(r.started_at),
-                replay_end_time: r.ended_at.map(epoch_seconds),
+                times: ReplayTimes::of(r),
             };
             (r.name.clone(), summary)
         })
