@@ -307,3 +307,36 @@ pub mod as_text {
         }
     }
 }
+
+/// A pattern as given and compiled (a pipe's filter, an event stream's FilterPattern). Written
+/// as its text; read back, the pattern is compiled again.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(into = "RawTextPattern", try_from = "RawTextPattern")]
+pub struct TextPattern {
+    pub text: String,
+    pub pattern: EventPattern,
+}
+
+/// [`TextPattern`] as a snapshot holds it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct RawTextPattern {
+    text: String,
+}
+
+impl From<TextPattern> for RawTextPattern {
+    fn from(p: TextPattern) -> Self {
+        RawTextPattern { text: p.text }
+    }
+}
+
+impl TryFrom<RawTextPattern> for TextPattern {
+    type Error = serde::de::value::Error;
+
+    fn try_from(r: RawTextPattern) -> Result<Self, Self::Error> {
+        let pattern = as_text::compile(&r.text)?;
+        Ok(TextPattern {
+            text: r.text,
+            pattern,
+        })
+    }
+}

@@ -213,11 +213,10 @@ impl From<Filter> for RawFilter {
 }
 
 impl TryFrom<RawFilter> for Filter {
-    type Error = String;
+    type Error = serde::de::value::Error;
 
-    fn try_from(r: RawFilter) -> Result<Self, String> {
-        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
-            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
+    fn try_from(r: RawFilter) -> Result<Self, Self::Error> {
+        let pattern = crate::state::pattern::as_text::compile(&r.text)?;
         Ok(Filter {
             scope: r.scope,
             text: r.text,

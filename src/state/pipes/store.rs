@@ -3,7 +3,6 @@
 //! operation here. It must not import any operation, so the state can hold it.
 
 use crate::engine::time::Millis;
-use crate::state::pattern::EventPattern;
 use crate::state::sqs::store::Held;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,13 +85,7 @@ impl PipeState {
 }
 
 /// A filter of FilterCriteria: the pattern as given, and parsed.
-/// Written as its text; read back, the pattern is compiled again.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(into = "RawFilter", try_from = "RawFilter")]
-pub struct Filter {
-    pub text: String,
-    pub pattern: EventPattern,
-}
+pub use crate::state::pattern::TextPattern as Filter;
 
 /// SourceParameters.SqsQueueParameters, defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -171,29 +164,4 @@ pub struct Pipe {
     /// Batches taken at one instant: (instant, count), to stop a target that feeds the source
     /// from looping at one instant.
     pub batches_at: (Millis, u32),
-}
-
-/// [`Filter`] as a snapshot holds it.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct RawFilter {
-    text: String,
-}
-
-impl From<Filter> for RawFilter {
-    fn from(f: Filter) -> Self {
-        RawFilter { text: f.text }
-    }
-}
-
-impl TryFrom<RawFilter> for Filter {
-    type Error = String;
-
-    fn try_from(r: RawFilter) -> Result<Self, String> {
-        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
-            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
-        Ok(Filter {
-            text: r.text,
-            pattern,
-        })
-    }
 }

@@ -6,7 +6,6 @@ use super::retry::Strategy;
 use crate::engine::delivery::DeliveryId;
 use crate::engine::time::Millis;
 use crate::state::bus::store::Invoke;
-use crate::state::pattern::EventPattern;
 use crate::state::sqs::store::Held;
 use std::collections::BTreeMap;
 
@@ -64,13 +63,8 @@ impl Source {
     }
 }
 
-/// Written as its text; read back, the pattern is compiled again.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(into = "RawPattern", try_from = "RawPattern")]
-pub struct Pattern {
-    pub text: String,
-    pub pattern: EventPattern,
-}
+/// A stream's FilterPattern, as given and compiled.
+pub use crate::state::pattern::TextPattern as Pattern;
 
 /// RunOptions, defaults filled in.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -130,29 +124,4 @@ pub struct Stream {
     /// Deliveries in a row that put a message on the stream's own source while they were
     /// attempted (a target that feeds the source, through a topic or a bus: a loop).
     pub echoes: u64,
-}
-
-/// [`Pattern`] as a snapshot holds it.
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct RawPattern {
-    text: String,
-}
-
-impl From<Pattern> for RawPattern {
-    fn from(f: Pattern) -> Self {
-        RawPattern { text: f.text }
-    }
-}
-
-impl TryFrom<RawPattern> for Pattern {
-    type Error = String;
-
-    fn try_from(r: RawPattern) -> Result<Self, String> {
-        let pattern = crate::state::pattern::EventPattern::parse(&r.text)
-            .map_err(|e| format!("invalid event pattern: {}", e.message()))?;
-        Ok(Pattern {
-            text: r.text,
-            pattern,
-        })
-    }
 }
