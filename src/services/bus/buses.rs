@@ -214,6 +214,11 @@ const PAGER: Pager<V2Error> = Pager {
     tokens: Tokens::Key,
 };
 
+/// Whether a List call's NamePrefix lets `name` through (no prefix lets every name through).
+pub fn has_prefix(name: &str, prefix: Option<&str>) -> bool {
+    prefix.is_none_or(|p| name.starts_with(p))
+}
+
 /// One page of `items` (ARN-ordered, filtered) after `next_token`, answered as
 /// `{"<list>": [...], "NextToken": "..."}`.
 pub fn page(
@@ -234,12 +239,7 @@ pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result
         .buses
         .values()
         .filter(|b| b.account == cx.account && b.region == cx.region)
-        .filter(|b| {
-            input
-                .name_prefix
-                .as_ref()
-                .is_none_or(|p| b.name.starts_with(p))
-        })
+        .filter(|b| has_prefix(&b.name, input.name_prefix.as_deref()))
         .map(|b| {
             let mut summary = describe(b);
             if let Some(o) = summary.as_object_mut() {

@@ -4,7 +4,7 @@
 //! window as it is created.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
-use super::buses::{Tag, check_name, check_tags, new_id, own_bus, page, store_tags};
+use super::buses::{Tag, check_name, check_tags, has_prefix, new_id, own_bus, page, store_tags};
 use super::retry::{DEFAULT_MAX_AGE_SECONDS, DEFAULT_MAX_RETRIES, SubscriberRetry};
 use super::store::{Filter, Invoke, PointInTime, Subscriber, Transformer};
 use super::{V2Error, constraint, deliver, in_range, length, one_of};
@@ -498,12 +498,7 @@ pub fn list_subscribers(
         .subscribers
         .values()
         .filter(|s| s.bus_arn == bus_arn)
-        .filter(|s| {
-            input
-                .name_prefix
-                .as_ref()
-                .is_none_or(|p| s.name.starts_with(p))
-        })
+        .filter(|s| has_prefix(&s.name, input.name_prefix.as_deref()))
         .map(|s| {
             let mut summary = json!({
                 "SubscriberArn": s.arn,

@@ -7,7 +7,9 @@ use super::retry::Strategy;
 use super::run::{begin_start, halt, refresh};
 use super::{Pattern, RunOptions, Source, Stream, StreamState};
 use crate::arn::Arn;
-use crate::services::bus::buses::{Tag, check_name, check_tags, own_bus, page, store_tags};
+use crate::services::bus::buses::{
+    Tag, check_name, check_tags, has_prefix, own_bus, page, store_tags,
+};
 use crate::services::bus::subscribers::{InvokeInput, invoke_as, invoke_json, parse_arn};
 use crate::services::bus::{V2Error, length, not_one_of, one_of};
 use crate::services::event::pattern::EventPattern;
@@ -321,12 +323,7 @@ pub fn list_event_streams(
     let items = mine
         .iter()
         .filter_map(|arn| e.streams.streams.get(arn))
-        .filter(|s| {
-            input
-                .name_prefix
-                .as_ref()
-                .is_none_or(|p| s.name.starts_with(p))
-        })
+        .filter(|s| has_prefix(&s.name, input.name_prefix.as_deref()))
         .map(|s| {
             let mut summary = json!({
                 "EventStreamArn": s.arn,
