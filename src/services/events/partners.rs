@@ -98,6 +98,19 @@ fn owned<'e>(e: &'e State, cx: &Context, name: &str) -> Option<&'e PartnerSource
         .filter(|s| s.partner_account == cx.account && !s.deleted)
 }
 
+/// The sources of the caller's region whose names start with `prefix` (a List call's
+/// NamePrefix).
+fn sources_in<'e>(
+    e: &'e State,
+    cx: &'e Context,
+    prefix: &'e str,
+) -> impl Iterator<Item = &'e PartnerSource> + 'e {
+    e.events
+        .partner_sources
+        .values()
+        .filter(move |s| s.region == cx.region && s.name.starts_with(prefix))
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct PartnerSourceInput {
@@ -219,11 +232,7 @@ pub fn list_partner_event_sources(
     input: ListInput,
 ) -> Result<ListPartnerEventSourcesOutput, EventsError> {
     let prefix = input.name_prefix.unwrap_or_default();
-    let items = e
-        .events
-        .partner_sources
-        .values()
-        .filter(|s| s.region == cx.region && s.name.starts_with(&prefix))
+    let items = sources_in(e, cx, &prefix)
         .filter(|s| owned(e, cx, &s.name).is_some())
         .map(|s| {
             let out = PartnerEventSource {
@@ -330,11 +339,7 @@ pub fn list_event_sources(
     input: ListInput,
 ) -> Result<ListEventSourcesOutput, EventsError> {
     let prefix = input.name_prefix.unwrap_or_default();
-    let items = e
-        .events
-        .partner_sources
-        .values()
-        .filter(|s| s.region == cx.region && s.name.starts_with(&prefix))
+    let items = sources_in(e, cx, &prefix)
         .filter(|s| offered(e, cx, &s.name).is_ok())
         .map(|s| (s.name.clone(), event_source(e, s)))
         .collect();
