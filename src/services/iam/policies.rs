@@ -14,7 +14,7 @@ use super::shapes::{
     PolicyArn, PolicyPage, PutRolePolicyInput, RolePage, RolePolicyArn, RolePolicyName,
     TagPolicyInput, UntagPolicyInput,
 };
-use super::store::{Account, Policy};
+use super::store::{Account, Policy, Role};
 use super::{checks, date, merge_tags, page, tag_list, unique_id};
 use crate::arn::Arn;
 use crate::error::AwsError;
@@ -46,14 +46,23 @@ pub fn put_role_policy(
     Ok(json!({}))
 }
 
+/// The role whose inline policy `input` names, and the policy's name (checked first).
+fn inline_policy<'a>(
+    state: &'a mut State,
+    cx: &Context,
+    input: &'a RolePolicyName,
+) -> Result<(&'a mut Role, &'a str), AwsError> {
+    let name = input.policy_name.as_str();
+    checks::name(name, "policyName", 128)?;
+    Ok((role_mut(state, cx, &input.role_name)?, name))
+}
+
 pub fn get_role_policy(
     state: &mut State,
     cx: &Context,
     input: RolePolicyName,
 ) -> Result<Value, AwsError> {
-    let name = input.policy_name.as_str();
-    checks::name(name, "policyName", 128)?;
-    let role = role_mut(state, cx, &input.role_name)?;
+    let (role, name) = inline_policy(state, cx, &input)?;
     let document = role
         .inline
         .get(name)
@@ -76,9 +85,7 @@ pub fn delete_role_policy(
     cx: &Context,
     input: RolePolicyName,
 ) -> Result<Value, AwsError> {
-    let name = input.policy_name.as_str();
-    checks::name(name, "policyName", 128)?;
-    let role = role_mut(state, cx, &input.role_name)?;
+    let (role, name) = inline_policy(state, cx, &input)?;
     role.inline
         .remove(name)
         .ok_or_else(|| no_such_role_policy(name))?;
