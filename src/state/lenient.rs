@@ -11,6 +11,44 @@
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 use serde_json::{Map, Value};
 
+/// Declares input shapes that read leniently: each `pub struct` derives `Debug`, `Default` and
+/// `Deserialize` with PascalCase members, and each member reads with [`lenient`] unless it names
+/// another reader after `=` (`pub tags: Vec<(String, String)> = "tags",`, a reader the invoking
+/// module imports) or is `= flatten` (a shape of its own, read from the same members).
+macro_rules! shapes {
+    (@members [$(#[$meta:meta])* $name:ident] [$($done:tt)*]) => {
+        $(#[$meta])*
+        #[derive(Debug, Default, serde::Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        pub struct $name {
+            $($done)*
+        }
+    };
+    (@members $head:tt [$($done:tt)*]
+        $(#[$m:meta])* pub $member:ident: $ty:ty = flatten $(, $($rest:tt)*)?) => {
+        $crate::state::lenient::shapes!(@members $head
+            [$($done)* $(#[$m])* #[serde(flatten)] pub $member: $ty,] $($($rest)*)?);
+    };
+    (@members $head:tt [$($done:tt)*]
+        $(#[$m:meta])* pub $member:ident: $ty:ty = $reader:tt $(, $($rest:tt)*)?) => {
+        $crate::state::lenient::shapes!(@members $head
+            [$($done)* $(#[$m])* #[serde(default, deserialize_with = $reader)] pub $member: $ty,]
+            $($($rest)*)?);
+    };
+    (@members $head:tt [$($done:tt)*]
+        $(#[$m:meta])* pub $member:ident: $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::state::lenient::shapes!(@members $head
+            [$($done)* $(#[$m])*
+                #[serde(default, deserialize_with = "crate::state::lenient::lenient")]
+                pub $member: $ty,]
+            $($($rest)*)?);
+    };
+    ($($(#[$meta:meta])* pub struct $name:ident { $($members:tt)* })*) => {
+        $($crate::state::lenient::shapes!(@members [$(#[$meta])* $name] [] $($members)*);)*
+    };
+}
+pub(crate) use shapes;
+
 /// `#[serde(default, deserialize_with = "lenient")]`: the member, or its type's default (absent,
 /// `""`, empty) when the JSON holds another type.
 pub fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>

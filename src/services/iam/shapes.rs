@@ -4,205 +4,120 @@
 //! reads as absent, so the checks of the operations answer for it as they word it.
 //! Plain data: no operation here.
 
-use crate::services::lenient::{lenient, strings, tags};
-use serde::Deserialize;
+use crate::services::lenient::{shapes, strings, tags};
 
-/// `Marker` and `MaxItems` of a List operation.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct Paging {
-    #[serde(default, deserialize_with = "lenient")]
-    pub marker: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub max_items: Option<i64>,
-}
+shapes! {
+    /// `Marker` and `MaxItems` of a List operation.
+    pub struct Paging {
+        pub marker: Option<String>,
+        pub max_items: Option<i64>,
+    }
 
-/// GetRole's and DeleteRole's input.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RoleName {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-}
+    /// GetRole's and DeleteRole's input.
+    pub struct RoleName {
+        pub role_name: String,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct CreateRoleInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub path: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub assume_role_policy_document: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub description: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub max_session_duration: Option<i64>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub permissions_boundary: Option<String>,
-    #[serde(default, deserialize_with = "tags")]
-    pub tags: Vec<(String, String)>,
-}
+    pub struct CreateRoleInput {
+        pub role_name: String,
+        pub path: Option<String>,
+        pub assume_role_policy_document: String,
+        pub description: Option<String>,
+        pub max_session_duration: Option<i64>,
+        pub permissions_boundary: Option<String>,
+        pub tags: Vec<(String, String)> = "tags",
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ListRolesInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub path_prefix: Option<String>,
-    #[serde(flatten)]
-    pub paging: Paging,
-}
+    pub struct ListRolesInput {
+        pub path_prefix: Option<String>,
+        pub paging: Paging = flatten,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct UpdateAssumeRolePolicyInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_document: String,
-}
+    pub struct UpdateAssumeRolePolicyInput {
+        pub role_name: String,
+        pub policy_document: String,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct TagRoleInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "tags")]
-    pub tags: Vec<(String, String)>,
-}
+    pub struct TagRoleInput {
+        pub role_name: String,
+        pub tags: Vec<(String, String)> = "tags",
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct UntagRoleInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "strings")]
-    pub tag_keys: Vec<String>,
-}
+    pub struct UntagRoleInput {
+        pub role_name: String,
+        pub tag_keys: Vec<String> = "strings",
+    }
 
-/// ListRoleTags' and ListRolePolicies' input: a role and a page.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RolePage {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(flatten)]
-    pub paging: Paging,
-}
+    /// ListRoleTags' and ListRolePolicies' input: a role and a page.
+    pub struct RolePage {
+        pub role_name: String,
+        pub paging: Paging = flatten,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PutRolePolicyInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_document: String,
-}
+    pub struct PutRolePolicyInput {
+        pub role_name: String,
+        pub policy_name: String,
+        pub policy_document: String,
+    }
 
-/// GetRolePolicy's and DeleteRolePolicy's input: a role's inline policy.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RolePolicyName {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_name: String,
-}
+    /// GetRolePolicy's and DeleteRolePolicy's input: a role's inline policy.
+    pub struct RolePolicyName {
+        pub role_name: String,
+        pub policy_name: String,
+    }
 
-/// AttachRolePolicy's and DetachRolePolicy's input: a role and a managed policy.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct RolePolicyArn {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-}
+    /// AttachRolePolicy's and DetachRolePolicy's input: a role and a managed policy.
+    pub struct RolePolicyArn {
+        pub role_name: String,
+        pub policy_arn: String,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ListAttachedRolePoliciesInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub role_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub path_prefix: Option<String>,
-    #[serde(flatten)]
-    pub paging: Paging,
-}
+    pub struct ListAttachedRolePoliciesInput {
+        pub role_name: String,
+        pub path_prefix: Option<String>,
+        pub paging: Paging = flatten,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct CreatePolicyInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_name: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub path: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_document: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub description: Option<String>,
-    #[serde(default, deserialize_with = "tags")]
-    pub tags: Vec<(String, String)>,
-}
+    pub struct CreatePolicyInput {
+        pub policy_name: String,
+        pub path: Option<String>,
+        pub policy_document: String,
+        pub description: Option<String>,
+        pub tags: Vec<(String, String)> = "tags",
+    }
 
-/// GetPolicy's and DeletePolicy's input.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PolicyArn {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-}
+    /// GetPolicy's and DeletePolicy's input.
+    pub struct PolicyArn {
+        pub policy_arn: String,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct GetPolicyVersionInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-    #[serde(default, deserialize_with = "lenient")]
-    pub version_id: String,
-}
+    pub struct GetPolicyVersionInput {
+        pub policy_arn: String,
+        pub version_id: String,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ListPoliciesInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub scope: Option<String>,
-    #[serde(default, deserialize_with = "lenient")]
-    pub only_attached: bool,
-    #[serde(default, deserialize_with = "lenient")]
-    pub path_prefix: Option<String>,
-    #[serde(flatten)]
-    pub paging: Paging,
-}
+    pub struct ListPoliciesInput {
+        pub scope: Option<String>,
+        pub only_attached: bool,
+        pub path_prefix: Option<String>,
+        pub paging: Paging = flatten,
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct TagPolicyInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-    #[serde(default, deserialize_with = "tags")]
-    pub tags: Vec<(String, String)>,
-}
+    pub struct TagPolicyInput {
+        pub policy_arn: String,
+        pub tags: Vec<(String, String)> = "tags",
+    }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct UntagPolicyInput {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-    #[serde(default, deserialize_with = "strings")]
-    pub tag_keys: Vec<String>,
-}
+    pub struct UntagPolicyInput {
+        pub policy_arn: String,
+        pub tag_keys: Vec<String> = "strings",
+    }
 
-/// ListPolicyTags' input: a managed policy and a page.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct PolicyPage {
-    #[serde(default, deserialize_with = "lenient")]
-    pub policy_arn: String,
-    #[serde(flatten)]
-    pub paging: Paging,
+    /// ListPolicyTags' input: a managed policy and a page.
+    pub struct PolicyPage {
+        pub policy_arn: String,
+        pub paging: Paging = flatten,
+    }
 }
 
 #[cfg(test)]
