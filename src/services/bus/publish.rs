@@ -234,22 +234,16 @@ fn log_duplicate(
     account: &str,
 ) {
     let now = e.now();
-    let Checked {
-        source,
-        detail_type,
-        detail,
-        time,
-    } = event;
     let region = Arn::region_of(bus_arn).to_string();
     let probe = Retained {
         id: original.to_string(),
         account: account.to_string(),
         region,
-        source: source.clone(),
-        detail_type: detail_type.clone(),
-        detail: detail.clone(),
+        source: event.source.clone(),
+        detail_type: event.detail_type.clone(),
+        detail: event.detail.clone(),
         resources: Vec::new(),
-        time: *time,
+        time: event.time,
         group: metadata.event_group_id.clone(),
         dedup_id: metadata.deduplication_id.clone(),
         ingested_at: now,
