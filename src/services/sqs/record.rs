@@ -129,15 +129,20 @@ mod tests {
         lambda_record(&held.message, QUEUE, &handle, "us-east-1")
     }
 
-    #[test]
-    fn a_record_has_lambdas_keys_in_order() {
-        let record = one_record(Vec::new());
-        let keys: Vec<&str> = record
+    /// The keys of a JSON object, in their order.
+    fn keys_of(object: &Value) -> Vec<&str> {
+        object
             .as_object()
             .unwrap()
             .keys()
             .map(String::as_str)
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_record_has_lambdas_keys_in_order() {
+        let record = one_record(Vec::new());
+        let keys = keys_of(&record);
         assert_eq!(
             keys,
             [
@@ -153,12 +158,7 @@ mod tests {
             ],
             "no md5OfMessageAttributes without attributes"
         );
-        let attributes: Vec<&str> = record["attributes"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let attributes = keys_of(&record["attributes"]);
         assert_eq!(
             attributes,
             [
