@@ -11,15 +11,7 @@ const ACCOUNT: &str = "000000000000";
 const TARGET: &str = "arn:aws:scheduler:::aws-sdk:sqs:sendMessage";
 
 fn cx() -> Context {
-    Context {
-        request_id: "r".into(),
-        account: ACCOUNT.into(),
-        region: "us-east-1".into(),
-        access_key: None,
-        host: "localhost".into(),
-        queue_url_style: Default::default(),
-        trace_header: None,
-    }
+    Context::for_tests()
 }
 
 fn call(state: &mut State, operation: &str, input: Value) -> Value {
