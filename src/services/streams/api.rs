@@ -403,6 +403,17 @@ pub fn update_event_stream(
     Ok(json!({ "EventStreamArn": s.arn }))
 }
 
+/// StartEventStream's and StopEventStream's answer: the stream and the state it is in now.
+fn state_answer(e: &State, arn: String) -> Result<Value, V2Error> {
+    let state = e
+        .streams
+        .streams
+        .get(&arn)
+        .ok_or_else(|| not_found(&arn))?
+        .state;
+    Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
+}
+
 pub fn start_event_stream(
     e: &mut State,
     cx: &Context,
@@ -411,13 +422,7 @@ pub fn start_event_stream(
     let arn = own_stream(e, cx, &input.event_stream_arn)?.arn.clone();
     refresh(e, &arn);
     begin_start(e, &arn);
-    let state = e
-        .streams
-        .streams
-        .get(&arn)
-        .ok_or_else(|| not_found(&arn))?
-        .state;
-    Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
+    state_answer(e, arn)
 }
 
 pub fn stop_event_stream(
@@ -430,13 +435,7 @@ pub fn stop_event_stream(
     if matches!(s.state, StreamState::Running | StreamState::Starting) {
         halt(e, &arn);
     }
-    let state = e
-        .streams
-        .streams
-        .get(&arn)
-        .ok_or_else(|| not_found(&arn))?
-        .state;
-    Ok(json!({ "EventStreamArn": arn, "State": state.name() }))
+    state_answer(e, arn)
 }
 
 pub fn delete_event_stream(
