@@ -228,6 +228,9 @@ pub static SCHEDULER: LazyLock<Model> =
 /// EventBridge Pipes (restJson1).
 pub static PIPES: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/pipes.json")));
+/// AWS Lambda: the operations switchyard serves (tools/build-models.py, LAMBDA_OPERATIONS).
+pub static LAMBDA: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/lambda.json")));
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@
 use crate::engine::delivery::{Failure, Publisher};
 use crate::error::AwsError;
 use crate::services::{
-    Context, ServiceId, bus, events, iam, pipes, scheduler, sns, sqs, streams, sts,
+    Context, ServiceId, bus, events, iam, lambda, pipes, scheduler, sns, sqs, streams, sts,
 };
 use crate::state::State;
 use serde_json::Value;
@@ -33,6 +33,7 @@ impl State {
             ServiceId::EventsV2 => bus::call(self, cx, operation, input),
             ServiceId::Scheduler => scheduler::call(self, cx, operation, input),
             ServiceId::Pipes => pipes::call(self, cx, operation, input),
+            ServiceId::Lambda => lambda::call(self, cx, operation, input),
         };
         self.run_to_the_end();
         output

@@ -13,7 +13,7 @@ use axum::http::{header, request::Parts};
 use std::borrow::Cow;
 
 /// The services that speak restJson1.
-const REST_JSON: [ServiceId; 2] = [ServiceId::Scheduler, ServiceId::Pipes];
+const REST_JSON: [ServiceId; 3] = [ServiceId::Scheduler, ServiceId::Pipes, ServiceId::Lambda];
 
 /// The wire as far as the headers and path tell it; `Action`-based Query is the fallback.
 pub fn protocol(parts: &Parts) -> Protocol {
@@ -42,6 +42,7 @@ pub fn signing_service(name: &str) -> Option<ServiceId> {
         "iam" => Some(ServiceId::Iam),
         "scheduler" => Some(ServiceId::Scheduler),
         "pipes" => Some(ServiceId::Pipes),
+        "lambda" => Some(ServiceId::Lambda),
         _ => None,
     }
 }
@@ -57,6 +58,7 @@ pub fn signing_name(service: ServiceId) -> &'static str {
         ServiceId::Iam => "iam",
         ServiceId::Scheduler => "scheduler",
         ServiceId::Pipes => "pipes",
+        ServiceId::Lambda => "lambda",
     }
 }
 

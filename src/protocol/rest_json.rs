@@ -9,6 +9,7 @@ use crate::error::AwsError;
 use crate::model::{Location, Model, Shape, ShapeKind};
 use crate::services::validation_message;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
+use base64::Engine;
 use serde_json::{Map, Value};
 
 /// The operation whose template matches `method` and `path`, with the raw (still
@@ -99,7 +100,18 @@ pub fn decode(model: &Model, operation: &str, request: &Request) -> Result<Value
         return Ok(Value::Object(input));
     };
     let shape = model.shape(&shape_name.shape);
-    let body = body_json(request.body)?;
+    // A blob payload (Lambda's Invoke) is the body's bytes, whatever they are: base64 in the
+    // input, as the JSON protocols carry blobs.
+    let blob_payload = shape.payload.as_deref().filter(|p| {
+        shape
+            .members
+            .get(*p)
+            .is_some_and(|m| model.shape(&m.shape).kind == ShapeKind::Blob)
+    });
+    let body = match blob_payload {
+        Some(_) => Map::new(),
+        None => body_json(request.body)?,
+    };
     let query: Vec<(String, String)> = form_urlencoded::parse(request.query.as_bytes())
         .into_owned()
         .collect();
@@ -160,6 +172,9 @@ pub fn decode(model: &Model, operation: &str, request: &Request) -> Result<Value
                 (!map.is_empty()).then_some(Value::Object(map))
             }
             Some(Location::StatusCode) => None,
+            None if blob_payload == Some(name) => (!request.body.is_empty()).then(|| {
+                Value::String(base64::engine::general_purpose::STANDARD.encode(request.body))
+            }),
             None if shape.payload.as_deref() == Some(name) => {
                 (!body.is_empty()).then(|| Value::Object(body.clone()))
             }
@@ -285,7 +300,14 @@ pub fn encode(model: &Model, operation: &str, output: &Value) -> Encoded {
                 encoded.status = value.as_u64().map_or(encoded.status, |s| s as u16);
             }
             _ if shape.payload.as_deref() == Some(name) => {
-                encoded.body = value.to_string().into_bytes();
+                // A blob payload goes out as its bytes (base64 in the output).
+                let blob = model.shape(&member.shape).kind == ShapeKind::Blob;
+                encoded.body = match value.as_str() {
+                    Some(text) if blob => base64::engine::general_purpose::STANDARD
+                        .decode(text)
+                        .unwrap_or_default(),
+                    _ => value.to_string().into_bytes(),
+                };
                 return with_headers_only(encoded, shape, output);
             }
             _ => {
@@ -301,11 +323,18 @@ pub fn encode(model: &Model, operation: &str, output: &Value) -> Encoded {
 fn with_headers_only(mut encoded: Encoded, shape: &Shape, output: &Value) -> Encoded {
     encoded.headers.clear();
     for (name, member) in &shape.members {
-        if member.location == Some(Location::Header)
-            && let Some(value) = output.get(name)
-        {
-            let wire = member.location_name.as_deref().unwrap_or(name);
-            push_header(&mut encoded.headers, wire, value);
+        let Some(value) = output.get(name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match member.location {
+            Some(Location::Header) => {
+                let wire = member.location_name.as_deref().unwrap_or(name);
+                push_header(&mut encoded.headers, wire, value);
+            }
+            Some(Location::StatusCode) => {
+                encoded.status = value.as_u64().map_or(encoded.status, |s| s as u16);
+            }
+            _ => {}
         }
     }
     encoded

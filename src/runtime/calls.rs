@@ -31,31 +31,76 @@ pub async fn call(
         (ServiceId::Sqs, "ReceiveMessage") => Box::pin(receive_message(rt, cx, input)).await,
         (ServiceId::Sns, "Publish") => Box::pin(publish(rt, cx, input, false)).await,
         (ServiceId::Sns, "PublishBatch") => Box::pin(publish(rt, cx, input, true)).await,
-        _ => {
-            let encoded = rt.encode(&CommandRef::Call {
-                cx,
-                service,
-                operation,
-                input: &input,
-            });
-            let (output, tokens, ticket) = {
-                let mut state = rt.state_async().await?;
-                let ticket = rt.record(&state, encoded);
-                let output = state.call(cx, service, operation, input);
-                (
-                    output,
-                    std::mem::take(&mut state.events.token_requests),
-                    ticket,
-                )
-            };
-            rt.durable(ticket).await?;
-            if !tokens.is_empty() {
-                // Boxed for the same reason: an HTTP exchange is a large future, seldom made.
-                Box::pin(exchange_tokens(rt, tokens)).await?;
-            }
-            output
+        (ServiceId::Lambda, "CreateFunction" | "UpdateFunctionCode") => {
+            let input = Box::pin(unpack_code(rt, operation, input)).await?;
+            under_the_lock(rt, cx, service, operation, input).await
         }
+        _ => under_the_lock(rt, cx, service, operation, input).await,
     }
+}
+
+/// An operation run in one piece under the lock, then the token requests it asked for.
+async fn under_the_lock(
+    rt: &Runtime,
+    cx: &Context,
+    service: ServiceId,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    let encoded = rt.encode(&CommandRef::Call {
+        cx,
+        service,
+        operation,
+        input: &input,
+    });
+    let (output, tokens, ticket) = {
+        let mut state = rt.state_async().await?;
+        let ticket = rt.record(&state, encoded);
+        let output = state.call(cx, service, operation, input);
+        (
+            output,
+            std::mem::take(&mut state.events.token_requests),
+            ticket,
+        )
+    };
+    rt.durable(ticket).await?;
+    if !tokens.is_empty() {
+        // Boxed: an HTTP exchange is a large future, seldom made.
+        Box::pin(exchange_tokens(rt, tokens)).await?;
+    }
+    output
+}
+
+/// A Lambda function's zip (`Code.ZipFile` of CreateFunction, `ZipFile` of UpdateFunctionCode)
+/// unpacked off the lock (`code.rs`), and put in the input as where it is
+/// (`SwitchyardUnpacked`), so that neither the operation nor the journal holds its bytes.
+async fn unpack_code(rt: &Runtime, operation: &str, mut input: Value) -> Result<Value, AwsError> {
+    let code = if operation == "CreateFunction" {
+        input.get_mut("Code").and_then(Value::as_object_mut)
+    } else {
+        input.as_object_mut()
+    };
+    let Some(code) = code else {
+        return Ok(input);
+    };
+    // Only this function says where code was unpacked.
+    code.remove("SwitchyardUnpacked");
+    let Some(Value::String(zip)) = code.remove("ZipFile") else {
+        return Ok(input);
+    };
+    let root = rt.code_root();
+    let unpacked = tokio::task::spawn_blocking(move || super::code::unpack_base64(&root, &zip))
+        .await
+        .map_err(|e| AwsError::internal(format!("unpacking the code: {e}")))??;
+    code.insert(
+        "SwitchyardUnpacked".into(),
+        serde_json::json!({
+            "dir": unpacked.dir.to_string_lossy(),
+            "sha256": unpacked.sha256,
+            "size": unpacked.size,
+        }),
+    );
+    Ok(input)
 }
 
 /// Sends the HTTP requests an operation asked for (an SNS HTTP/S subscription's confirmation

@@ -5,6 +5,7 @@
 //! the server.
 
 mod calls;
+pub mod code;
 pub mod durable;
 mod effects;
 mod http;
@@ -300,6 +301,19 @@ impl Runtime {
             runtime.start_effects(in_flight);
         }
         runtime
+    }
+
+    /// Where Lambda code is unpacked (`code.rs`): inside the state directory when the state is
+    /// kept, so that a restart finds it; else a folder of this process's in the system's
+    /// temporary folder.
+    pub fn code_root(&self) -> std::path::PathBuf {
+        match &self.config.state_dir {
+            Some(dir) => dir.join("lambda").join("code"),
+            None => std::env::temp_dir()
+                .join(format!("switchyard-{}", std::process::id()))
+                .join("lambda")
+                .join("code"),
+        }
     }
 
     /// Applies `command` under the lock, journaling it first when the state is kept

@@ -11,6 +11,7 @@ pub mod deduplicated;
 pub mod event;
 pub mod events;
 pub mod iam;
+pub mod lambda;
 pub use crate::state::lenient;
 pub use crate::state::match_index;
 pub mod page;
@@ -77,11 +78,13 @@ pub enum ServiceId {
     Scheduler,
     /// EventBridge Pipes (restJson1, API version 2015-10-07).
     Pipes,
+    /// AWS Lambda (restJson1, API version 2015-03-31).
+    Lambda,
 }
 
 impl ServiceId {
     /// The services that answer today (`/_switchyard/health`).
-    pub const SERVING: [ServiceId; 8] = [
+    pub const SERVING: [ServiceId; 9] = [
         ServiceId::Sqs,
         ServiceId::Sns,
         ServiceId::Events,
@@ -90,6 +93,7 @@ impl ServiceId {
         ServiceId::Iam,
         ServiceId::Scheduler,
         ServiceId::Pipes,
+        ServiceId::Lambda,
     ];
 
     pub fn name(self) -> &'static str {
@@ -102,6 +106,7 @@ impl ServiceId {
             ServiceId::Iam => "iam",
             ServiceId::Scheduler => "scheduler",
             ServiceId::Pipes => "pipes",
+            ServiceId::Lambda => "lambda",
         }
     }
 
@@ -116,6 +121,7 @@ impl ServiceId {
             ServiceId::Iam => Some(&model::IAM),
             ServiceId::Scheduler => Some(&model::SCHEDULER),
             ServiceId::Pipes => Some(&model::PIPES),
+            ServiceId::Lambda => Some(&model::LAMBDA),
         }
     }
 
@@ -154,6 +160,7 @@ impl ServiceId {
                 | ServiceId::Iam
                 | ServiceId::Scheduler
                 | ServiceId::Pipes
+                | ServiceId::Lambda
         ) {
             return AwsError::client(
                 "MissingParameter",

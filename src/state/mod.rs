@@ -18,6 +18,7 @@ pub mod bus;
 pub mod events;
 pub mod iam;
 mod kinds;
+pub mod lambda;
 pub mod lenient;
 pub mod match_index;
 pub mod pattern;
@@ -87,6 +88,9 @@ pub struct State {
     pub pipes: crate::state::pipes::store::Store,
     pub iam: crate::state::iam::store::Store,
     pub scheduler: crate::state::scheduler::store::Store,
+    /// Absent from the snapshots of versions before Lambda: none then.
+    #[serde(default)]
+    pub lambda: crate::state::lambda::store::Store,
     /// Keys whose waiters (long polls) should look again, for the runtime.
     #[serde(skip)]
     pub(crate) woken: Vec<String>,
@@ -127,6 +131,7 @@ impl State {
             pipes: Default::default(),
             iam: Default::default(),
             scheduler: Default::default(),
+            lambda: Default::default(),
             woken: Vec::new(),
             calls: Default::default(),
             settling: false,
@@ -206,5 +211,6 @@ impl State {
         self.pipes = Default::default();
         self.iam = Default::default();
         self.scheduler = Default::default();
+        self.lambda = Default::default();
     }
 }

@@ -105,6 +105,19 @@ impl Harness {
     }
 
     /// An EventBridge Scheduler client (restJson1), key `test`, in us-east-1.
+    pub fn lambda(&self) -> aws_sdk_lambda::Client {
+        let config = aws_sdk_lambda::Config::builder()
+            .behavior_version(aws_sdk_lambda::config::BehaviorVersion::latest())
+            .endpoint_url(self.url())
+            .region(aws_sdk_lambda::config::Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_lambda::config::Credentials::new(
+                "test", "test", None, None, "test",
+            ))
+            .http_client(aws_smithy_http_client::Builder::new().build_http())
+            .build();
+        aws_sdk_lambda::Client::from_conf(config)
+    }
+
     pub fn scheduler(&self) -> aws_sdk_scheduler::Client {
         let config = aws_sdk_scheduler::Config::builder()
             .behavior_version(aws_sdk_scheduler::config::BehaviorVersion::latest())

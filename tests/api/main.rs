@@ -21,6 +21,7 @@ mod events_exact;
 mod events_exact_resources;
 mod iam;
 mod init;
+mod lambda;
 mod localstack;
 mod pipes;
 mod query_protocol;

@@ -91,6 +91,7 @@ fn localstack_name(service: ServiceId) -> Option<&'static str> {
         ServiceId::Iam => Some("iam"),
         ServiceId::Scheduler => Some("scheduler"),
         ServiceId::Pipes => Some("pipes"),
+        ServiceId::Lambda => Some("lambda"),
         // The custom event bus has no LocalStack counterpart.
         ServiceId::EventsV2 => None,
     }

@@ -1,0 +1,51 @@
+//! AWS Lambda over restJson1 (API 2015-03-31): functions with their code unpacked from a zip
+//! or run from a local folder, tags, reserved concurrency and the account's settings
+//! (docs/lambda.md). The runtime unpacks a function's zip before the operation runs
+//! (`runtime/code.rs`) and runs invocations (`runtime/lambda/`); this module keeps the
+//! functions. It must not depend on the runtime, the protocols or the server.
+
+mod account;
+pub mod errors;
+pub mod functions;
+pub mod shapes;
+
+pub use crate::state::lambda::store;
+
+use super::{Context, parse};
+use crate::error::AwsError;
+use crate::state::State;
+use serde_json::Value;
+
+pub fn call(
+    state: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
+    match operation {
+        "CreateFunction" => functions::create(state, cx, parse(input)?),
+        "GetFunction" => functions::get(state, cx, parse(input)?),
+        "GetFunctionConfiguration" => functions::get_configuration(state, cx, parse(input)?),
+        "ListFunctions" => functions::list(state, cx, parse(input)?),
+        "UpdateFunctionCode" => functions::update_code(state, cx, parse(input)?),
+        "UpdateFunctionConfiguration" => functions::update_configuration(state, cx, parse(input)?),
+        "DeleteFunction" => functions::delete(state, cx, parse(input)?),
+        "TagResource" => account::tag(state, cx, parse(input)?),
+        "UntagResource" => account::untag(state, cx, parse(input)?),
+        "ListTags" => account::list_tags(state, cx, parse(input)?),
+        "PutFunctionConcurrency" => account::put_concurrency(state, cx, parse(input)?),
+        "GetFunctionConcurrency" => account::get_concurrency(state, cx, parse(input)?),
+        "DeleteFunctionConcurrency" => account::delete_concurrency(state, cx, parse(input)?),
+        "GetAccountSettings" => account::settings(state, cx),
+        _ => Err(AwsError::new(
+            "UnsupportedOperation",
+            501,
+            format!("switchyard does not serve the Lambda operation {operation} yet."),
+        )),
+    }
+}
+
+/// An output in the model's JSON form.
+fn encode(output: impl serde::Serialize) -> Result<Value, AwsError> {
+    serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
+}

@@ -1,0 +1,3 @@
+//! The Lambda store and the plain types it holds.
+
+pub mod store;
