@@ -38,7 +38,7 @@ def test_health_info_and_init(http, control):
     health = http("GET", "/_localstack/health")
     assert health.status_code == 200, health.text
     assert health.json() == {
-        "services": {s: "running" for s in ("sqs", "sns", "events", "sts", "iam", "scheduler", "pipes")},
+        "services": {s: "running" for s in ("sqs", "sns", "events", "sts", "iam", "scheduler", "pipes", "lambda")},
         "edition": "community",
         "version": control.get("/health").json()["version"],
     }

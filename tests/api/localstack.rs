@@ -41,7 +41,7 @@ async fn health_lists_the_services_localstack_names_and_head_answers_without_a_b
         json!({
             "services": {"sqs": "running", "sns": "running", "events": "running",
                          "sts": "running", "iam": "running", "scheduler": "running",
-                         "pipes": "running"},
+                         "pipes": "running", "lambda": "running"},
             "edition": "community",
             "version": env!("CARGO_PKG_VERSION"),
         })
