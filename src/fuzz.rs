@@ -117,12 +117,14 @@ pub fn sigv4(data: &[u8]) {
     let _ = sigv4::verify(&signature, &method, &uri, &headers, body, "test", now);
 }
 
-/// A restJson1 request: fields service (`scheduler` or `pipes`), method, path, query string,
-/// body, then `name: value` headers. Routed by method and path, then decoded and checked.
+/// A restJson1 request: fields service (`scheduler`, `pipes` or `lambda`), method, path, query
+/// string, body, then `name: value` headers. Routed by method and path, then decoded and
+/// checked; a Lambda function name in it is resolved as the operations resolve it.
 pub fn rest_json(data: &[u8]) {
     let f = fields(data);
     let service = match field(&f, 0) {
         "pipes" => ServiceId::Pipes,
+        "lambda" => ServiceId::Lambda,
         _ => ServiceId::Scheduler,
     };
     let Some(model) = service.model() else {
@@ -151,6 +153,9 @@ pub fn rest_json(data: &[u8]) {
     };
     if let Ok(input) = rest_json::decode(model, operation, &request) {
         let _ = check_required(service, operation, &input);
+        if let Some(name) = input.get("FunctionName").and_then(|n| n.as_str()) {
+            let _ = crate::services::lambda::functions::resolve(&fuzz_context(), name);
+        }
     }
 }
 
@@ -256,5 +261,18 @@ fn following(start: Millis, next: impl Fn(Millis) -> Option<Millis>) {
         };
         assert!(at > after, "the next firing {at} is not after {after}");
         after = at;
+    }
+}
+
+/// The context of a fuzzed request: the default account and region.
+fn fuzz_context() -> crate::services::Context {
+    crate::services::Context {
+        request_id: "fuzz".into(),
+        account: "000000000000".into(),
+        region: "us-east-1".into(),
+        access_key: None,
+        host: "localhost".into(),
+        queue_url_style: Default::default(),
+        trace_header: None,
     }
 }
