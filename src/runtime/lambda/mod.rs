@@ -419,3 +419,6 @@ fn not_started(function: &FunctionSpec, request_id: &str, refused: Refused) -> I
         cold: true,
     }
 }
+
+#[cfg(test)]
+mod tests;
