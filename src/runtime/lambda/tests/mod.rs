@@ -158,3 +158,17 @@ pub(super) fn gone(pid: u32) -> bool {
 pub(super) fn is_dir(path: &Path) -> bool {
     path.is_dir()
 }
+
+/// The caller runs invocations on a multi-threaded runtime (spawned tasks, request handlers).
+#[test]
+fn the_pool_and_its_invocations_can_move_between_threads() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let scratch = Scratch::new("send");
+    let envs = environments(&scratch, Duration::from_secs(1));
+    send_sync(&envs);
+    let f = function(&scratch, "python3.12", "app.handler");
+    send(&envs.invoke(&f, invocation("{}")));
+    send(&envs.stop_function("arn"));
+    send(&envs.shutdown());
+}

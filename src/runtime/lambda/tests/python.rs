@@ -328,7 +328,8 @@ def handler(event, context):
 
 const PID: &str = "import os\ndef handler(event, context):\n    return os.getpid()\n";
 
-#[tokio::test]
+// On worker threads, as switchyard runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_warm_environment_is_reused_and_a_new_revision_gets_a_new_one() {
     let scratch = Scratch::new("py-warm");
     scratch.write("code/app.py", PID, false);
