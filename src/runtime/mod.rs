@@ -10,6 +10,7 @@ pub mod durable;
 mod effects;
 mod http;
 pub mod init_status;
+pub mod lambda;
 mod lock;
 
 pub use calls::call;
