@@ -52,6 +52,9 @@ pub struct Config {
     /// Lambda function ARN → a local HTTP URL that invokes it (e.g. the Lambda Runtime Interface
     /// Emulator's `/2015-03-31/functions/function/invocations`); unmapped functions get the outbox.
     pub lambda_endpoints: Vec<(String, String)>,
+    /// Lambda runtime (a name such as `python3.12`, or a prefix such as `python3`) → the
+    /// interpreter that runs it (`--lambda-runtime`); others use `python3` / `node` on PATH.
+    pub lambda_interpreters: Vec<(String, PathBuf)>,
     /// A PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots
     /// (`--https-ca`), e.g. the CA of a local HTTPS test server. [`crate::Emulator::start`] fails
     /// with a [`crate::runtime::OpenError`] if it cannot be read or holds no usable certificate.
@@ -102,6 +105,7 @@ impl Default for Config {
             credentials: Vec::new(),
             delivery_log_size: 100_000,
             lambda_endpoints: Vec::new(),
+            lambda_interpreters: Vec::new(),
             https_ca: None,
             hostname: None,
             queue_url_style: QueueUrlStyle::Auto,

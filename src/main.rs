@@ -156,6 +156,11 @@ struct ServeArgs {
     /// of the event to URL (e.g. a Lambda Runtime Interface Emulator); others go to the outbox.
     #[arg(long = "lambda-endpoint", env = "SWITCHYARD_LAMBDA_ENDPOINTS", value_delimiter = ',', value_parser = lambda_endpoint)]
     lambda_endpoints: Vec<(String, String)>,
+    /// RUNTIME=INTERPRETER pairs: the interpreter that runs a Lambda runtime (`python3.12=/usr/bin/python3.12`,
+    /// `nodejs=/opt/node22/bin/node`; a runtime name or a prefix of it); others run with the
+    /// `python3` or `node` on PATH.
+    #[arg(long = "lambda-runtime", env = "SWITCHYARD_LAMBDA_RUNTIMES", value_delimiter = ',', value_parser = lambda_runtime)]
+    lambda_runtimes: Vec<(String, PathBuf)>,
     /// PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots (e.g.
     /// the CA of a local HTTPS test server).
     #[arg(long = "https-ca", env = "SWITCHYARD_HTTPS_CA", value_name = "PEM_FILE", value_parser = https_ca)]
@@ -272,6 +277,15 @@ fn lambda_endpoint(s: &str) -> Result<(String, String), String> {
     }
 }
 
+fn lambda_runtime(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((runtime, path)) if !runtime.is_empty() && !path.is_empty() => {
+            Ok((runtime.into(), PathBuf::from(path)))
+        }
+        _ => Err("expected RUNTIME=INTERPRETER, e.g. python3.12=/usr/bin/python3.12".into()),
+    }
+}
+
 fn https_ca(s: &str) -> Result<PathBuf, String> {
     let path = PathBuf::from(s);
     switchyard::runtime::load_https_ca(&path)?;
@@ -305,6 +319,7 @@ impl From<ServeArgs> for Config {
             credentials: a.credentials,
             delivery_log_size: a.delivery_log_size,
             lambda_endpoints: a.lambda_endpoints,
+            lambda_interpreters: a.lambda_runtimes,
             https_ca: a.https_ca,
             init_resources: a.init_resources,
             init_scripts: a.init,

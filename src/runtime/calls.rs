@@ -31,6 +31,16 @@ pub async fn call(
         (ServiceId::Sqs, "ReceiveMessage") => Box::pin(receive_message(rt, cx, input)).await,
         (ServiceId::Sns, "Publish") => Box::pin(publish(rt, cx, input, false)).await,
         (ServiceId::Sns, "PublishBatch") => Box::pin(publish(rt, cx, input, true)).await,
+        (ServiceId::Lambda, "Invoke") => Box::pin(super::invoke::invoke(rt, cx, input)).await,
+        (ServiceId::Lambda, "DeleteFunction") => {
+            let name = input.get("FunctionName").and_then(Value::as_str);
+            let arn = name.and_then(|n| crate::services::lambda::functions::resolve(cx, n).ok());
+            let deleted = under_the_lock(rt, cx, service, operation, input).await?;
+            if let Some((arn, _)) = arn {
+                rt.stop_function(&arn).await;
+            }
+            Ok(deleted)
+        }
         (ServiceId::Lambda, "CreateFunction" | "UpdateFunctionCode") => {
             let input = Box::pin(unpack_code(rt, operation, input)).await?;
             under_the_lock(rt, cx, service, operation, input).await

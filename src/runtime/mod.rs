@@ -10,6 +10,7 @@ pub mod durable;
 mod effects;
 mod http;
 pub mod init_status;
+mod invoke;
 pub mod lambda;
 mod lock;
 
@@ -80,6 +81,8 @@ pub struct Runtime {
     journal: Option<durable::Journal>,
     /// A checkpoint is being taken.
     checkpointing: std::sync::atomic::AtomicBool,
+    /// Lambda's execution environments, made on the first invocation.
+    lambda: std::sync::OnceLock<Arc<lambda::Environments>>,
     this: Weak<Runtime>,
 }
 
@@ -296,6 +299,7 @@ impl Runtime {
             https_ca,
             journal,
             checkpointing: Default::default(),
+            lambda: std::sync::OnceLock::new(),
             this: this.clone(),
         });
         if !in_flight.is_empty() {

@@ -149,6 +149,7 @@ impl Emulator {
             Some(server) => server.await.map_err(io::Error::other)?,
             None => Ok(()),
         };
+        self.app.stop_functions().await;
         self.app.close_journal();
         served
     }

@@ -22,6 +22,7 @@ mod events_exact_resources;
 mod iam;
 mod init;
 mod lambda;
+mod lambda_invoke;
 mod localstack;
 mod pipes;
 mod query_protocol;

@@ -35,8 +35,7 @@ pub(super) const PYTHON_LOOP_FILE: &str = "python_loop.py";
 pub(super) const NODE_LOOP_FILE: &str = "node_loop.mjs";
 
 /// What the message of a missing interpreter suggests.
-pub const INTERPRETER_HINT: &str =
-    "name an interpreter for the runtime in switchyard's Lambda settings";
+pub const INTERPRETER_HINT: &str = "name one with --lambda-runtime <runtime>=<interpreter>";
 
 /// The keys AWS reserves ("Defined runtime environment variables"): a function's own variables
 /// cannot set them.

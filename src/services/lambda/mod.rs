@@ -10,6 +10,7 @@ pub mod functions;
 pub mod shapes;
 
 pub use crate::state::lambda::store;
+pub use account::ACCOUNT_CONCURRENCY;
 
 use super::{Context, parse};
 use crate::error::AwsError;

@@ -1,0 +1,265 @@
+//! Lambda's Invoke as the runtime runs it: the function looked up under the state's lock, its
+//! handler run off it in an execution environment (`lambda/`), the answer made as AWS makes it
+//! (the payload, `X-Amz-Function-Error`, `X-Amz-Log-Result` for `LogType: Tail`,
+//! `X-Amz-Executed-Version`). `InvocationType: DryRun` checks and answers 204; `Event` answers
+//! 202 and runs the invocation in the background, counted as work in flight so that a clock
+//! advance waits for it (its retries and destinations on the virtual clock are to come: issue
+//! 31, item 4).
+//! It must not depend on the protocols or the server.
+
+use super::Runtime;
+use super::lambda::{FunctionSpec, Invocation, Invoked, Outcome};
+use crate::error::AwsError;
+use crate::services::Context;
+use crate::services::lambda::functions;
+use base64::Engine;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// AWS's limit on a synchronous invocation's request payload (and its answer's).
+pub const MAX_PAYLOAD: usize = 6 * 1024 * 1024;
+/// The bytes of the log `LogType: Tail` returns, at the most: its end.
+const TAIL: usize = 4 * 1024;
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct InvokeInput {
+    function_name: String,
+    qualifier: Option<String>,
+    invocation_type: Option<String>,
+    log_type: Option<String>,
+    client_context: Option<String>,
+    /// Base64, as the front-end carries a blob payload.
+    payload: Option<String>,
+}
+
+fn error(code: &'static str, status: u16, message: impl Into<String>) -> AwsError {
+    AwsError::new(code, status, message).with_member("Type", "User")
+}
+
+pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
+    let input: InvokeInput = crate::services::parse(input)?;
+    let payload = match &input.payload {
+        Some(b64) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|_| AwsError::internal("the payload is not base64"))?,
+        None => Vec::new(),
+    };
+    if payload.len() > MAX_PAYLOAD {
+        return Err(error(
+            "RequestTooLargeException",
+            413,
+            format!(
+                "Request must be smaller than {MAX_PAYLOAD} bytes for the InvokeFunction \
+                 operation"
+            ),
+        ));
+    }
+    let payload = if payload.iter().all(u8::is_ascii_whitespace) {
+        b"{}".to_vec()
+    } else {
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&payload) {
+            return Err(error(
+                "InvalidRequestContentException",
+                400,
+                format!("Could not parse request body into json: {e}"),
+            ));
+        }
+        payload
+    };
+    let kind = input
+        .invocation_type
+        .as_deref()
+        .unwrap_or("RequestResponse");
+    if !matches!(kind, "RequestResponse" | "Event" | "DryRun") {
+        return Err(error(
+            "InvalidParameterValueException",
+            400,
+            format!("Unsupported invocation type {kind}"),
+        ));
+    }
+    let named = match &input.qualifier {
+        Some(q) => format!("{}:{q}", input.function_name),
+        None => input.function_name.clone(),
+    };
+    let (spec, request_id, reserved) = {
+        let mut state = rt.state_async().await?;
+        let f = functions::find(&state, cx, &named)?;
+        if !functions::runnable(f) {
+            return Err(error(
+                "InvalidRuntimeException",
+                502,
+                format!(
+                    "The runtime parameter of {} is not one switchyard runs locally \
+                     (python3.*, nodejs*, provided*; docs/lambda.md).",
+                    f.runtime
+                ),
+            ));
+        }
+        let reserved = f.reserved_concurrency;
+        let spec = FunctionSpec {
+            function_name: f.name.clone(),
+            function_arn: f.arn.clone(),
+            invoked_arn: match &input.qualifier {
+                Some(q) => format!("{}:{q}", f.arn),
+                None => f.arn.clone(),
+            },
+            version: "$LATEST".into(),
+            runtime: f.runtime.clone(),
+            handler: f.handler.clone(),
+            code: f.code.dir().into(),
+            layers: Vec::new(),
+            environment: f.environment.clone(),
+            memory_mb: f.memory,
+            timeout: Duration::from_secs(u64::from(f.timeout)),
+            region: f.region.clone(),
+            account: f.account.clone(),
+            endpoint_url: format!("http://{}", cx.host),
+            revision: f.revision.clone(),
+            max_environments: reserved.unwrap_or(crate::services::lambda::ACCOUNT_CONCURRENCY),
+        };
+        (spec, state.engine.rng.uuid(), reserved)
+    };
+    if reserved == Some(0) {
+        return Err(throttled(reserved));
+    }
+    let invocation = Invocation {
+        request_id,
+        payload,
+        client_context: input.client_context,
+        trace_id: None,
+    };
+    match kind {
+        "DryRun" => Ok(json!({"StatusCode": 204})),
+        "Event" => {
+            let environments = rt.environments();
+            let work = rt.in_flight();
+            tokio::spawn(async move {
+                let invoked = environments.invoke(&spec, invocation).await;
+                log(&spec, &invoked);
+                drop(work);
+            });
+            Ok(json!({"StatusCode": 202}))
+        }
+        _ => {
+            let invoked = rt.environments().invoke(&spec, invocation).await;
+            log(&spec, &invoked);
+            answer(invoked, input.log_type.as_deref() == Some("Tail"), reserved)
+        }
+    }
+}
+
+fn throttled(reserved: Option<u32>) -> AwsError {
+    let reason = if reserved.is_some() {
+        "ReservedFunctionConcurrentInvocationLimitExceeded"
+    } else {
+        "ConcurrentInvocationLimitExceeded"
+    };
+    crate::services::lambda::errors::throttled(reason)
+}
+
+/// The invocation's log lines in switchyard's own log, under the function's name.
+fn log(spec: &FunctionSpec, invoked: &Invoked) {
+    for line in invoked.log.lines() {
+        tracing::info!(target: "switchyard::lambda", function = %spec.function_name, "{line}");
+    }
+}
+
+/// Invoke's answer for a synchronous invocation.
+fn answer(invoked: Invoked, tail: bool, reserved: Option<u32>) -> Result<Value, AwsError> {
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let (payload, function_error) = match invoked.outcome {
+        Outcome::Response(bytes) => (bytes, None),
+        Outcome::FunctionError { payload, kind } => (payload, Some(kind)),
+        Outcome::NotStarted {
+            error_type,
+            message,
+        } => (
+            json!({"errorMessage": message, "errorType": error_type})
+                .to_string()
+                .into_bytes(),
+            Some("Unhandled".to_string()),
+        ),
+        Outcome::Throttled => return Err(throttled(reserved)),
+    };
+    let mut out = json!({
+        "StatusCode": 200,
+        "ExecutedVersion": "$LATEST",
+        "Payload": b64(&payload),
+    });
+    if let Some(map) = out.as_object_mut() {
+        if let Some(kind) = function_error {
+            map.insert("FunctionError".into(), json!(kind));
+        }
+        if tail {
+            let log = invoked.log.as_bytes();
+            let start = log.len().saturating_sub(TAIL);
+            map.insert(
+                "LogResult".into(),
+                json!(b64(log.get(start..).unwrap_or(log))),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The environments every function of this runtime runs in, made on first use.
+impl Runtime {
+    pub fn environments(&self) -> Arc<super::lambda::Environments> {
+        self.lambda
+            .get_or_init(|| {
+                super::lambda::Environments::new(super::lambda::Settings {
+                    interpreters: self.config.lambda_interpreters.iter().cloned().collect(),
+                    idle: Duration::from_secs(600),
+                    work_dir: self.code_root().with_file_name("runtime"),
+                })
+            })
+            .clone()
+    }
+}
+
+impl Runtime {
+    /// Stops every Lambda execution environment (the emulator is stopping).
+    pub async fn stop_functions(&self) {
+        if let Some(environments) = self.lambda.get() {
+            environments.shutdown().await;
+        }
+    }
+
+    /// Stops the environments of a function deleted.
+    pub async fn stop_function(&self, function_arn: &str) {
+        if let Some(environments) = self.lambda.get() {
+            environments.stop_function(function_arn).await;
+        }
+    }
+}
+
+/// Work in flight outside the state (an `Event` invocation): a clock advance waits for it as it
+/// waits for HTTP deliveries. Done when dropped.
+pub struct InFlight(Option<Arc<Runtime>>);
+
+impl Runtime {
+    /// Counts work in flight until the answer is dropped.
+    pub fn in_flight(&self) -> InFlight {
+        let app = self.this.upgrade();
+        if let Some(app) = &app {
+            app.in_flight
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        InFlight(app)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(app) = &self.0
+            && app
+                .in_flight
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+                == 1
+        {
+            app.idle.notify_waiters();
+        }
+    }
+}
