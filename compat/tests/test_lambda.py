@@ -4,6 +4,7 @@ listing by pages, updates, and AWS's errors (docs/lambda.md).
 """
 
 import base64
+import json
 import hashlib
 import io
 import zipfile
@@ -78,3 +79,24 @@ def test_functions_are_listed_by_pages(awslambda):
     pages = awslambda.get_paginator("list_functions").paginate(PaginationConfig={"PageSize": 2})
     names = [f["FunctionName"] for page in pages for f in page["Functions"]]
     assert names == ["a", "b", "c"]
+
+
+def test_a_python_function_sends_to_sqs_with_boto3_through_aws_endpoint_url(awslambda, sqs):
+    """AWS's Python runtimes ship boto3; locally the function imports the interpreter's own
+    (compat/run names the venv's python with --lambda-runtime), and AWS_ENDPOINT_URL, set by
+    switchyard, points it back at the emulator."""
+    url = sqs.create_queue(QueueName="from-lambda")["QueueUrl"]
+    code = zip_of({"app.py": (
+        "import boto3, json, os\n"
+        "def handler(event, context):\n"
+        "    sqs = boto3.client('sqs')\n"
+        "    sqs.send_message(QueueUrl=event['queue'], MessageBody=json.dumps(event['body']))\n"
+        "    return os.environ['AWS_ENDPOINT_URL']\n")})
+    create(awslambda, "sender", code)
+    out = awslambda.invoke(FunctionName="sender",
+                           Payload=json.dumps({"queue": url, "body": {"n": 1}}))
+    assert out["StatusCode"] == 200 and "FunctionError" not in out, out
+    endpoint = json.loads(out["Payload"].read())
+    assert endpoint.startswith("http://127.0.0.1:")
+    got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)["Messages"]
+    assert [json.loads(m["Body"]) for m in got] == [{"n": 1}]

@@ -322,6 +322,11 @@ def check_pipe(out):
     assert got[2:] == ['{"kind": "order", "id": 3}'], out
 
 
+def check_lambda(out):
+    assert '"StatusCode": 200' in out, out
+    assert '{"hello": "switchyard", "function": "hello"}' in out, out
+
+
 EXPECTED = {
     "Clock modes": check_clock,
     "State that survives restarts": check_state,
@@ -338,6 +343,7 @@ EXPECTED = {
     "An event stream that stops on failure and resumes in order": check_event_stream,
     "A schedule in New York time across the spring-forward, and a one-time schedule that deletes itself": check_scheduler,
     "A pipe from one queue to another: a filter, a batching window, a template and a redrive": check_pipe,
+    "A Python function, invoked without Docker": check_lambda,
 }
 
 
