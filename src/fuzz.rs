@@ -154,7 +154,10 @@ pub fn rest_json(data: &[u8]) {
     if let Ok(input) = rest_json::decode(model, operation, &request) {
         let _ = check_required(service, operation, &input);
         if let Some(name) = input.get("FunctionName").and_then(|n| n.as_str()) {
-            let _ = crate::services::lambda::functions::resolve(&fuzz_context(), name);
+            let _ = crate::services::lambda::functions::resolve(
+                &crate::services::Context::for_tests(),
+                name,
+            );
         }
     }
 }
@@ -261,18 +264,5 @@ fn following(start: Millis, next: impl Fn(Millis) -> Option<Millis>) {
         };
         assert!(at > after, "the next firing {at} is not after {after}");
         after = at;
-    }
-}
-
-/// The context of a fuzzed request: the default account and region.
-fn fuzz_context() -> crate::services::Context {
-    crate::services::Context {
-        request_id: "fuzz".into(),
-        account: "000000000000".into(),
-        region: "us-east-1".into(),
-        access_key: None,
-        host: "localhost".into(),
-        queue_url_style: Default::default(),
-        trace_header: None,
     }
 }

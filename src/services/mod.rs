@@ -47,10 +47,10 @@ pub struct Context {
     pub trace_header: Option<String>,
 }
 
-#[cfg(test)]
 impl Context {
-    /// The caller of the unit tests: account 000000000000 in us-east-1, unsigned, addressing
-    /// `localhost`.
+    /// The caller of the unit tests and the fuzz targets: account 000000000000 in us-east-1,
+    /// unsigned, addressing `localhost`.
+    #[doc(hidden)]
     pub fn for_tests() -> Context {
         Context {
             request_id: "r".into(),
