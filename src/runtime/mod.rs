@@ -4,7 +4,9 @@
 //! and the operations that wait or need I/O ([`calls`]). It must not depend on the protocols or
 //! the server.
 
+mod advance;
 mod calls;
+pub use advance::AdvanceError;
 pub mod code;
 pub mod durable;
 mod effects;
@@ -107,55 +109,6 @@ pub struct Advanced {
 /// The last instant RFC 3339 can write, 9999-12-31T23:59:59.999Z: virtual time goes no further,
 /// so every time the emulator answers with has a written form.
 pub const LATEST: Millis = 253_402_300_799_999;
-
-/// Why an advance was refused; the control API answers each with its own error code.
-#[derive(Debug, PartialEq)]
-pub enum AdvanceError {
-    /// `real` clocks cannot be moved (`ClockNotAdjustable`).
-    NotAdjustable,
-    /// The requested time is before the current virtual time (`TimeInPast`).
-    InPast { now: Millis, target: Millis },
-    /// The requested time is after [`LATEST`], or the amount is negative (`InvalidArgument`).
-    OutOfRange,
-    /// The state was left half-changed by a panic (`InternalFailure`): nothing fires in it, and
-    /// the clock stays, until a reset or a state load.
-    Broken,
-}
-
-impl AdvanceError {
-    /// The control API's error code (docs/control-api.md).
-    pub fn code(&self) -> &'static str {
-        match self {
-            AdvanceError::NotAdjustable => "ClockNotAdjustable",
-            AdvanceError::InPast { .. } => "TimeInPast",
-            AdvanceError::OutOfRange => "InvalidArgument",
-            AdvanceError::Broken => "InternalFailure",
-        }
-    }
-}
-
-impl std::fmt::Display for AdvanceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::engine::time::format_rfc3339;
-        match self {
-            AdvanceError::NotAdjustable => f.write_str(
-                "The clock is real; start switchyard with --clock manual or fast:<factor> to move it.",
-            ),
-            AdvanceError::InPast { now, target } => write!(
-                f,
-                "{} is before the current virtual time {}.",
-                format_rfc3339(*target),
-                format_rfc3339(*now)
-            ),
-            AdvanceError::OutOfRange => f.write_str(
-                "Time moves forward only, and not past 9999-12-31T23:59:59.999Z.",
-            ),
-            AdvanceError::Broken => f.write_str(&broken_state().message),
-        }
-    }
-}
-
-impl std::error::Error for AdvanceError {}
 
 /// Why [`Runtime::open`] cannot make a runtime; the binary prints it and exits non-zero.
 #[derive(Debug)]
