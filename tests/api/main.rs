@@ -20,6 +20,7 @@ mod events_delivery;
 mod events_exact;
 mod events_exact_resources;
 mod iam;
+mod identity;
 mod init;
 mod lambda;
 mod localstack;

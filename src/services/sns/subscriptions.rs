@@ -218,7 +218,8 @@ pub fn subscribe(
     }
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
-        return Err(refused(&cx.account, "SNS:Subscribe", &topic.arn));
+        let arn = topic.arn.clone();
+        return Err(refused(e, cx, "SNS:Subscribe", &arn));
     }
     let fifo_topic = topic.fifo;
     let archive_begins = beginning_of(topic, now);
@@ -231,7 +232,7 @@ pub fn subscribe(
         arn: format!("{}:{id}", input.topic_arn),
         topic_arn: input.topic_arn.clone(),
         owner: cx.account.clone(),
-        principal: crate::services::sts::get_caller_identity(e, cx).arn,
+        principal: crate::services::iam::identity::caller_arn(e, cx),
         protocol,
         endpoint,
         confirmed: !protocol.needs_confirmation(),
