@@ -44,6 +44,7 @@ mod sqs_concurrency;
 mod sqs_depth;
 mod sqs_exact_api;
 mod sqs_exact_query;
+mod sqs_exact_tail;
 mod sqs_exact_visibility;
 mod sqs_fifo;
 mod sqs_hosts;

@@ -125,11 +125,7 @@ async fn create_queue_compares_only_the_attributes_given() {
 
     // Attributes given with the value the queue has by default are no difference either.
     let plain = create(&sqs, "plain", &[]).await;
-    let defaults = [
-        ("DelaySeconds", "0"),
-        ("VisibilityTimeout", "30"),
-        ("FifoQueue", "false"),
-    ];
+    let defaults = [("DelaySeconds", "0"), ("VisibilityTimeout", "30")];
     assert_eq!(create(&sqs, "plain", &defaults).await, plain);
     let fifo_attrs = [("FifoQueue", "true"), ("ContentBasedDeduplication", "true")];
     let fifo = create(&sqs, "idem.fifo", &fifo_attrs).await;
