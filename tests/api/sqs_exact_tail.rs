@@ -6,7 +6,7 @@
 use crate::harness::{Harness, xml_text};
 use crate::sqs_queues::create;
 use aws_sdk_sqs::error::ProvideErrorMetadata;
-use aws_sdk_sqs::types::QueueAttributeName;
+use aws_sdk_sqs::types::{MessageAttributeValue, QueueAttributeName, SendMessageBatchRequestEntry};
 
 /// `err`'s (code, message).
 fn code_message<E: ProvideErrorMetadata>(err: &E) -> (String, String) {
@@ -94,4 +94,76 @@ async fn fifo_queue_given_to_a_standard_queue_is_an_unknown_attribute_on_both_pr
     );
     create(&sqs, "standard", &[]).await;
     create(&sqs, "messages.fifo", &[("FifoQueue", "true")]).await;
+}
+
+#[tokio::test]
+async fn attribute_values_outside_the_character_set_are_invalid_parameter_values() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let url = create(&sqs, "chars", &[]).await;
+    let value = |s: &str| {
+        MessageAttributeValue::builder()
+            .data_type("String")
+            .string_value(s)
+            .build()
+            .unwrap()
+    };
+    let attribute = "Invalid binary character '#x8' was found in the message attribute 'attr1' \
+                     value, the set of allowed characters is #x9 | #xA | #xD | #x20 to #xD7FF | \
+                     #xE000 to #xFFFD | #x10000 to #x10FFFF";
+    // AWS answers InvalidParameterValue for a value (LocalStack's AWS-validated
+    // test_send_message_with_invalid_string_attributes), InvalidMessageContents for a body.
+    let err = sqs
+        .send_message()
+        .queue_url(&url)
+        .message_body("fine")
+        .message_attributes("attr1", value("Invalid-\u{8},\u{b}"))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(code_message(&err), pair("InvalidParameterValue", attribute));
+    let err = sqs
+        .send_message()
+        .queue_url(&url)
+        .message_body("body \u{8}")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("InvalidMessageContents"));
+    // In a batch, the entry fails with the same code.
+    let entry = SendMessageBatchRequestEntry::builder()
+        .id("a")
+        .message_body("fine")
+        .message_attributes("attr1", value("x\u{8}"))
+        .build()
+        .unwrap();
+    let out = sqs
+        .send_message_batch()
+        .queue_url(&url)
+        .entries(entry)
+        .send()
+        .await
+        .unwrap();
+    let failed = out.failed();
+    assert_eq!(failed.len(), 1, "{out:?}");
+    assert_eq!(failed[0].code(), "InvalidParameterValue");
+    // Over the Query protocol too.
+    let (status, code, message) = query_failure(
+        &h,
+        &[
+            ("Action", "SendMessage"),
+            ("Version", "2012-11-05"),
+            ("QueueUrl", &url),
+            ("MessageBody", "fine"),
+            ("MessageAttribute.1.Name", "attr1"),
+            ("MessageAttribute.1.Value.DataType", "String"),
+            ("MessageAttribute.1.Value.StringValue", "Invalid-\u{8}"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, code.as_str(), message.as_str()),
+        (400, "InvalidParameterValue", attribute)
+    );
+    assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (0, 0, 0));
 }
