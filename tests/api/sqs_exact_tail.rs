@@ -167,3 +167,98 @@ async fn attribute_values_outside_the_character_set_are_invalid_parameter_values
     );
     assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (0, 0, 0));
 }
+
+/// Bodies that JSON, XML and form encoding each escape.
+const ESCAPED: [&str; 6] = [
+    "{\"order\": \"a\\\"b\"}",
+    "line\nbreak\ttab\r",
+    "<xml attr='1'>&amp;</xml>",
+    "unicode é ✓ 😀",
+    "back\\slash/slash",
+    "plus+percent%20",
+];
+
+#[tokio::test]
+async fn a_bare_queue_name_is_the_callers_queue_on_both_protocols_whatever_the_body() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let url = create(&sqs, "bare", &[]).await;
+    // AWS JSON 1.0 through the SDK, then raw JSON whose strings are escaped (`\u0061` is `a`).
+    for body in ESCAPED {
+        sqs.send_message()
+            .queue_url("bare")
+            .message_body(body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{body:?}: {e:?}"));
+    }
+    let raw = r#"{"QueueUrl":"b\u0061re","MessageBody":"raw \"json\" \u00e9 \/"}"#;
+    let r = h.json("1.0", "AmazonSQS.SendMessage", raw).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let batch = serde_json::json!({"QueueUrl": "bare", "Entries": [
+        {"Id": "a", "MessageBody": "batch \"a\""}, {"Id": "b", "MessageBody": "batch\n<b>"}]});
+    let r = h
+        .json("1.0", "AmazonSQS.SendMessageBatch", &batch.to_string())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["Successful"].as_array().unwrap().len(), 2);
+    // AWS Query, form-encoded.
+    for body in ESCAPED {
+        let r = h
+            .query(&[
+                ("Action", "SendMessage"),
+                ("Version", "2012-11-05"),
+                ("QueueUrl", "bare"),
+                ("MessageBody", body),
+            ])
+            .await;
+        assert_eq!(r.status, 200, "{body:?}: {}", r.body);
+    }
+    // Every message is in the caller's queue, body for body; received by name, deleted by name.
+    let mut bodies = Vec::new();
+    loop {
+        let got = sqs
+            .receive_message()
+            .queue_url("bare")
+            .max_number_of_messages(10)
+            .send()
+            .await
+            .unwrap();
+        let messages = got.messages();
+        if messages.is_empty() {
+            break;
+        }
+        for m in messages {
+            bodies.push(m.body().unwrap().to_string());
+            sqs.delete_message()
+                .queue_url("bare")
+                .receipt_handle(m.receipt_handle().unwrap())
+                .send()
+                .await
+                .unwrap();
+        }
+    }
+    let mut expected: Vec<String> = ESCAPED.iter().map(|b| b.to_string()).collect();
+    expected.push("raw \"json\" é /".into());
+    expected.extend(["batch \"a\"".to_string(), "batch\n<b>".to_string()]);
+    expected.extend(ESCAPED.iter().map(|b| b.to_string()));
+    bodies.sort();
+    expected.sort();
+    assert_eq!(bodies, expected);
+    assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (0, 0, 0));
+    // Over Query, a bare name of a queue the caller does not have is AWS's NonExistentQueue.
+    let (status, code, _) = query_failure(
+        &h,
+        &[
+            ("Action", "SendMessage"),
+            ("Version", "2012-11-05"),
+            ("QueueUrl", "missing"),
+            ("MessageBody", "x"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, code.as_str()),
+        (400, "AWS.SimpleQueueService.NonExistentQueue")
+    );
+}
