@@ -372,61 +372,6 @@ async fn purge_clears_the_deduplication_history() {
 }
 
 #[tokio::test]
-async fn a_changed_deduplication_scope_applies_to_earlier_sends() {
-    let h = Harness::start().await;
-    let sqs = h.sqs();
-    let send = |url: String, group: &'static str| {
-        let sqs = sqs.clone();
-        async move {
-            sqs.send_message()
-                .queue_url(url)
-                .message_body(format!("to {group}"))
-                .message_group_id(group)
-                .message_deduplication_id("d1")
-                .send()
-                .await
-                .unwrap()
-                .message_id
-                .unwrap()
-        }
-    };
-    let scope = |url: String, value: &'static str| {
-        let sqs = sqs.clone();
-        async move {
-            sqs.set_queue_attributes()
-                .queue_url(url)
-                .attributes(QueueAttributeName::DeduplicationScope, value)
-                .send()
-                .await
-                .unwrap();
-        }
-    };
-    // Per group, then per queue: the earlier send in another group is now a duplicate.
-    let url = create(
-        &sqs,
-        "scope1.fifo",
-        &[
-            ("FifoQueue", "true"),
-            ("DeduplicationScope", "messageGroup"),
-        ],
-    )
-    .await;
-    let first = send(url.clone(), "g1").await;
-    assert_ne!(send(url.clone(), "g2").await, first);
-    scope(url.clone(), "queue").await;
-    assert_eq!(send(url.clone(), "g3").await, first);
-    assert_eq!(counts(&sqs, &url).await, (2, 0, 0));
-    // Per queue, then per group: another group's message goes in.
-    let url = create(&sqs, "scope2.fifo", &[("FifoQueue", "true")]).await;
-    let first = send(url.clone(), "g1").await;
-    assert_eq!(send(url.clone(), "g2").await, first);
-    scope(url.clone(), "messageGroup").await;
-    assert_eq!(send(url.clone(), "g1").await, first);
-    assert_ne!(send(url.clone(), "g2").await, first);
-    assert_eq!(counts(&sqs, &url).await, (2, 0, 0));
-}
-
-#[tokio::test]
 async fn a_dead_letter_keeps_its_receive_count() {
     let h = Harness::start().await;
     let sqs = h.sqs();

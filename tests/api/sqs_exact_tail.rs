@@ -262,3 +262,80 @@ async fn a_bare_queue_name_is_the_callers_queue_on_both_protocols_whatever_the_b
         (400, "AWS.SimpleQueueService.NonExistentQueue")
     );
 }
+
+#[tokio::test]
+async fn messages_keep_the_deduplication_scope_they_were_sent_under_until_their_window_ends() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let send = |url: String, group: &'static str| {
+        let sqs = sqs.clone();
+        async move {
+            sqs.send_message()
+                .queue_url(url)
+                .message_body(format!("to {group}"))
+                .message_group_id(group)
+                .message_deduplication_id("d1")
+                .send()
+                .await
+                .unwrap()
+                .message_id
+                .unwrap()
+        }
+    };
+    let set = |url: String, name: QueueAttributeName, value: &'static str| {
+        let sqs = sqs.clone();
+        async move {
+            sqs.set_queue_attributes()
+                .queue_url(url)
+                .attributes(name, value)
+                .send()
+                .await
+                .unwrap();
+        }
+    };
+    // Sent per group, then the queue deduplicates per queue: the earlier send still
+    // deduplicates in its own group only; the next send is deduplicated queue-wide.
+    let url = create(
+        &sqs,
+        "scope1.fifo",
+        &[
+            ("FifoQueue", "true"),
+            ("DeduplicationScope", "messageGroup"),
+            ("FifoThroughputLimit", "perMessageGroupId"),
+        ],
+    )
+    .await;
+    let first = send(url.clone(), "g1").await;
+    set(
+        url.clone(),
+        QueueAttributeName::FifoThroughputLimit,
+        "perQueue",
+    )
+    .await;
+    set(url.clone(), QueueAttributeName::DeduplicationScope, "queue").await;
+    assert_eq!(send(url.clone(), "g1").await, first);
+    let third = send(url.clone(), "g3").await;
+    assert_ne!(third, first);
+    assert_eq!(send(url.clone(), "g4").await, third);
+    assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (2, 0, 0));
+
+    // Sent per queue, then per group: the earlier send still deduplicates every group until
+    // its five minutes are up; then each group's own sends count.
+    let url = create(&sqs, "scope2.fifo", &[("FifoQueue", "true")]).await;
+    let first = send(url.clone(), "g1").await;
+    set(
+        url.clone(),
+        QueueAttributeName::DeduplicationScope,
+        "messageGroup",
+    )
+    .await;
+    assert_eq!(send(url.clone(), "g2").await, first);
+    assert_eq!(send(url.clone(), "g1").await, first);
+    h.advance(301.0).await;
+    let g2 = send(url.clone(), "g2").await;
+    assert_ne!(g2, first);
+    let g1 = send(url.clone(), "g1").await;
+    assert_ne!(g1, g2);
+    assert_eq!(send(url.clone(), "g2").await, g2);
+    assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (3, 0, 0));
+}

@@ -77,6 +77,7 @@ impl Queue {
         }
         let sequence_number = self.is_fifo().then(|| self.take_sequence_number());
         if let Some(d) = m.dedup_id.clone() {
+            let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
             let sent = self.dedup.entry(d).or_default();
             sent.retain(|x| x.until > now);
             sent.push(Dedup {
@@ -84,6 +85,7 @@ impl Queue {
                 until: now + DEDUP_INTERVAL_MS,
                 message_id: id.clone(),
                 sequence_number,
+                by_group: Some(by_group),
             });
         }
         let visible_stamp = self.take_stamp();
@@ -130,14 +132,15 @@ impl Queue {
     }
 
     /// The earlier send inside the deduplication interval that a message with deduplication id
-    /// `d` in `group` repeats. The queue's DeduplicationScope now decides, over every send
-    /// remembered: a scope changed after those sends applies to them too.
+    /// `d` in `group` repeats. Each send is deduplicated under the DeduplicationScope it was sent
+    /// under until its interval ends: a scope changed since applies to later sends only
+    /// (issue 33).
     fn duplicate_of(&self, d: &str, group: Option<&str>, now: Millis) -> Option<&Dedup> {
-        let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
-        self.dedup
-            .get(d)?
-            .iter()
-            .find(|x| x.until > now && (!by_group || x.group.as_deref() == group))
+        let scope_now = self.attributes.dedup_scope == DedupScope::MessageGroup;
+        self.dedup.get(d)?.iter().find(|x| {
+            let by_group = x.by_group.unwrap_or(scope_now);
+            x.until > now && (!by_group || x.group.as_deref() == group)
+        })
     }
 
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
