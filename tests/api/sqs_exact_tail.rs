@@ -339,3 +339,65 @@ async fn messages_keep_the_deduplication_scope_they_were_sent_under_until_their_
     assert_eq!(send(url.clone(), "g2").await, g2);
     assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (3, 0, 0));
 }
+
+#[tokio::test]
+async fn fifo_sequence_numbers_are_opaque_growing_20_digit_numbers() {
+    let h = Harness::start().await;
+    let mut firsts = Vec::new();
+    for (account, key) in [("000000000000", "test"), ("111122223333", "111122223333")] {
+        let sqs = h.sqs_as(key, "us-east-1");
+        let url = create(&sqs, "seq.fifo", &[("FifoQueue", "true")]).await;
+        let mut sent = Vec::new();
+        for i in 0..20 {
+            let n = sqs
+                .send_message()
+                .queue_url(&url)
+                .message_body(format!("m{i}"))
+                .message_group_id(format!("g{}", i % 3))
+                .message_deduplication_id(format!("d{i}"))
+                .send()
+                .await
+                .unwrap()
+                .sequence_number
+                .unwrap();
+            // As AWS's `18849496460467696128`: 20 digits, no account id inside.
+            assert!(
+                n.len() == 20 && n.bytes().all(|b| b.is_ascii_digit()),
+                "{n}"
+            );
+            assert!(!n.contains(account), "{n} holds the account id {account}");
+            sent.push(n);
+        }
+        let numbers: Vec<u128> = sent.iter().map(|n| n.parse().unwrap()).collect();
+        assert!(
+            numbers.windows(2).all(|w| w[0] < w[1]),
+            "not strictly increasing: {sent:?}"
+        );
+        assert!(
+            numbers.windows(2).any(|w| w[1] - w[0] > 1),
+            "consecutive: {sent:?}"
+        );
+        // ReceiveMessage gives each message the number its send answered.
+        let got = sqs
+            .receive_message()
+            .queue_url(&url)
+            .max_number_of_messages(10)
+            .message_system_attribute_names(
+                aws_sdk_sqs::types::MessageSystemAttributeName::SequenceNumber,
+            )
+            .send()
+            .await
+            .unwrap();
+        for m in got.messages() {
+            let i: usize = m.body().unwrap()[1..].parse().unwrap();
+            let attrs = m.attributes().unwrap();
+            assert_eq!(
+                attrs[&aws_sdk_sqs::types::MessageSystemAttributeName::SequenceNumber],
+                sent[i]
+            );
+        }
+        firsts.push(sent[0].clone());
+    }
+    // Each queue counts from a place of its own.
+    assert_ne!(firsts[0], firsts[1]);
+}
