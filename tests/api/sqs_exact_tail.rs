@@ -401,3 +401,71 @@ async fn fifo_sequence_numbers_are_opaque_growing_20_digit_numbers() {
     // Each queue counts from a place of its own.
     assert_ne!(firsts[0], firsts[1]);
 }
+
+#[tokio::test]
+async fn cancelling_a_move_task_whose_source_does_not_exist_names_source_arn() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let not_found = pair(
+        "ResourceNotFoundException",
+        "The resource that you specified for the SourceArn parameter doesn't exist.",
+    );
+    // A handle of AWS's shape naming a queue that was never made.
+    let made_up =
+        base64_json(r#"{"taskId":"a1b2","sourceArn":"arn:aws:sqs:us-east-1:000000000000:nope"}"#);
+    let err = sqs
+        .cancel_message_move_task()
+        .task_handle(made_up)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(code_message(&err), not_found);
+
+    // A running task whose source queue is deleted meanwhile.
+    let dlq = create(&sqs, "dlq", &[]).await;
+    let policy = serde_json::json!({
+        "deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq",
+        "maxReceiveCount": 1
+    })
+    .to_string();
+    create(&sqs, "source", &[("RedrivePolicy", &policy)]).await;
+    for body in ["a", "b", "c"] {
+        sqs.send_message()
+            .queue_url(&dlq)
+            .message_body(body)
+            .send()
+            .await
+            .unwrap();
+    }
+    let handle = sqs
+        .start_message_move_task()
+        .source_arn("arn:aws:sqs:us-east-1:000000000000:dlq")
+        .destination_arn("arn:aws:sqs:us-east-1:000000000000:source")
+        .max_number_of_messages_per_second(1)
+        .send()
+        .await
+        .unwrap()
+        .task_handle
+        .unwrap();
+    sqs.delete_queue().queue_url(&dlq).send().await.unwrap();
+    let err = sqs
+        .cancel_message_move_task()
+        .task_handle(&handle)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(code_message(&err), not_found);
+    // Not a handle at all: the parameter is invalid, as before.
+    let err = sqs
+        .cancel_message_move_task()
+        .task_handle("not-a-handle")
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("InvalidParameterValue"));
+}
+
+fn base64_json(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
