@@ -469,3 +469,61 @@ fn base64_json(text: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(text)
 }
+
+#[tokio::test]
+async fn a_fifo_batch_entry_without_message_group_id_fails_the_request_with_missing_parameter() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    let url = create(
+        &sqs,
+        "batch.fifo",
+        &[("FifoQueue", "true"), ("ContentBasedDeduplication", "true")],
+    )
+    .await;
+    let entry = |id: &str, group: Option<&str>| {
+        SendMessageBatchRequestEntry::builder()
+            .id(id)
+            .message_body(format!("body {id}"))
+            .set_message_group_id(group.map(str::to_string))
+            .build()
+            .unwrap()
+    };
+    // moto's suite (test_send_message_batch_with_fifo_queue... against AWS): the whole request
+    // fails, 400 MissingParameter, with SendMessage's text.
+    let err = sqs
+        .send_message_batch()
+        .queue_url(&url)
+        .entries(entry("a", Some("g")))
+        .entries(entry("b", None))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(err.raw_response().map(|r| r.status().as_u16()), Some(400));
+    assert_eq!(
+        code_message(&err),
+        pair(
+            "MissingParameter",
+            "The request must contain the parameter MessageGroupId."
+        )
+    );
+    let (status, code, message) = query_failure(
+        &h,
+        &[
+            ("Action", "SendMessageBatch"),
+            ("Version", "2012-11-05"),
+            ("QueueUrl", &url),
+            ("SendMessageBatchRequestEntry.1.Id", "a"),
+            ("SendMessageBatchRequestEntry.1.MessageBody", "x"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, code.as_str(), message.as_str()),
+        (
+            400,
+            "MissingParameter",
+            "The request must contain the parameter MessageGroupId."
+        )
+    );
+    assert_eq!(crate::sqs_queues::counts(&sqs, &url).await, (0, 0, 0));
+}
