@@ -31,6 +31,7 @@ mod routing;
 mod scheduler;
 mod snapshot;
 mod sns_archive;
+mod sns_exact_tail;
 mod sns_http;
 mod sns_https;
 mod sns_limits;

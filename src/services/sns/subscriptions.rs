@@ -466,6 +466,13 @@ pub fn unsubscribe(
     cx: &Context,
     input: SubscriptionArnInput,
 ) -> Result<Empty, SnsError> {
+    // An ARN of six elements or more that names no subscription is refused naming the id, as
+    // AWS answers Unsubscribe (LocalStack's AWS-validated unsubscribe; issue 33).
+    if check_subscription_arn(&input.subscription_arn).is_err()
+        && Arn::element_count(&input.subscription_arn) >= 6
+    {
+        return Err(invalid("SubscriptionId"));
+    }
     // Unsubscribing twice succeeds (AWS observed: LocalStack `test_unsubscribe_idempotency`).
     let sub = match subscription_mut(e, &input.subscription_arn) {
         Err(SnsError::NotFound(_)) => return Ok(Empty {}),
