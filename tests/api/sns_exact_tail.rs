@@ -4,7 +4,7 @@
 //! how soon an HTTP subscription's dead letters reach their queue.
 
 use crate::harness::Harness;
-use crate::sns_topics::{create_topic, sdk_error};
+use crate::sns_topics::{create_topic, sdk_error, sns_query_error};
 
 fn pair(code: &str, message: &str) -> (String, String) {
     (code.to_string(), message.to_string())
@@ -43,4 +43,34 @@ async fn unsubscribe_of_a_malformed_arn_names_subscription_id() {
         .send()
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn set_platform_application_attributes_checks_the_arn_before_the_attributes() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    let invalid = pair(
+        "InvalidParameter",
+        "Invalid parameter: PlatformApplicationArn Reason: An ARN must have at least 6 elements, not 1",
+    );
+    assert_eq!(
+        sdk_error(
+            sns.set_platform_application_attributes()
+                .platform_application_arn("invalid")
+                .attributes("NotAnAttribute", "x")
+                .send()
+                .await
+        ),
+        invalid
+    );
+    // Over Query without any attribute: the ARN still comes first.
+    let (status, code, message) = sns_query_error(
+        &h,
+        &[
+            ("Action", "SetPlatformApplicationAttributes"),
+            ("PlatformApplicationArn", "invalid"),
+        ],
+    )
+    .await;
+    assert_eq!((status, (code, message)), (400, invalid));
 }
