@@ -4,7 +4,9 @@
 //! how soon an HTTP subscription's dead letters reach their queue.
 
 use crate::harness::Harness;
-use crate::sns_topics::{create_topic, sdk_error, sns_query_error};
+use crate::sns_http::Subscriber;
+use crate::sns_subscriptions::subscribe;
+use crate::sns_topics::{create_topic, sdk_error, sns_query_error, topic_attributes};
 
 fn pair(code: &str, message: &str) -> (String, String) {
     (code.to_string(), message.to_string())
@@ -73,4 +75,96 @@ async fn set_platform_application_attributes_checks_the_arn_before_the_attribute
     )
     .await;
     assert_eq!((status, (code, message)), (400, invalid));
+}
+
+/// (SubscriptionsConfirmed, SubscriptionsPending, SubscriptionsDeleted) of a topic.
+async fn counts(h: &Harness, topic: &str) -> (String, String, String) {
+    let a = topic_attributes(&h.sns(), topic).await;
+    (
+        a["SubscriptionsConfirmed"].clone(),
+        a["SubscriptionsPending"].clone(),
+        a["SubscriptionsDeleted"].clone(),
+    )
+}
+
+fn three(c: &str, p: &str, d: &str) -> (String, String, String) {
+    (c.into(), p.into(), d.into())
+}
+
+#[tokio::test]
+async fn pending_http_subscriptions_are_listed_counted_confirmed_and_unsubscribed() {
+    let h = Harness::start().await;
+    let sns = h.sns();
+    let topic = create_topic(&sns, "hooks", &[]).await;
+    let hooks = [Subscriber::start().await, Subscriber::start().await];
+    for hook in &hooks {
+        let answered = subscribe(&sns, &topic, "http", &hook.url, &[]).await;
+        assert_eq!(answered, "pending confirmation");
+    }
+    // Pending: listed with SubscriptionArn "PendingConfirmation", counted as pending.
+    let listed = sns
+        .list_subscriptions_by_topic()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    let arns: Vec<&str> = listed
+        .subscriptions()
+        .iter()
+        .map(|s| s.subscription_arn().unwrap())
+        .collect();
+    assert_eq!(arns, ["PendingConfirmation", "PendingConfirmation"]);
+    assert_eq!(counts(&h, &topic).await, three("0", "2", "0"));
+
+    // ConfirmSubscription with each token: pending drops, confirmed rises.
+    h.advance(0.0).await;
+    let mut confirmed = Vec::new();
+    for (i, hook) in hooks.iter().enumerate() {
+        let [confirmation] = hook.take().try_into().unwrap();
+        let token = confirmation.json()["Token"].as_str().unwrap().to_string();
+        let out = sns
+            .confirm_subscription()
+            .topic_arn(&topic)
+            .token(token)
+            .send()
+            .await
+            .unwrap();
+        confirmed.push(out.subscription_arn().unwrap().to_string());
+        let n = (i + 1).to_string();
+        let pending = (1 - i).to_string();
+        assert_eq!(counts(&h, &topic).await, three(&n, &pending, "0"));
+    }
+    let listed = sns
+        .list_subscriptions_by_topic()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    let mut arns: Vec<String> = listed
+        .subscriptions()
+        .iter()
+        .map(|s| s.subscription_arn().unwrap().to_string())
+        .collect();
+    arns.sort();
+    confirmed.sort();
+    assert_eq!(arns, confirmed);
+
+    // Each can be unsubscribed by its ARN once confirmed.
+    for (i, arn) in confirmed.iter().enumerate() {
+        sns.unsubscribe()
+            .subscription_arn(arn)
+            .send()
+            .await
+            .unwrap();
+        let left = (1 - i).to_string();
+        let deleted = (i + 1).to_string();
+        assert_eq!(counts(&h, &topic).await, three(&left, "0", &deleted));
+    }
+    let listed = sns
+        .list_subscriptions_by_topic()
+        .topic_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    assert!(listed.subscriptions().is_empty(), "{listed:?}");
 }
