@@ -7,6 +7,8 @@ use crate::harness::Harness;
 use crate::sns_http::Subscriber;
 use crate::sns_subscriptions::subscribe;
 use crate::sns_topics::{create_topic, sdk_error, sns_query_error, topic_attributes};
+use serde_json::{Value, json};
+use switchyard::Config;
 
 fn pair(code: &str, message: &str) -> (String, String) {
     (code.to_string(), message.to_string())
@@ -167,4 +169,121 @@ async fn pending_http_subscriptions_are_listed_counted_confirmed_and_unsubscribe
         .await
         .unwrap();
     assert!(listed.subscriptions().is_empty(), "{listed:?}");
+}
+
+async fn dlq_bodies(h: &Harness, url: &str) -> Vec<Value> {
+    let got = h
+        .sqs()
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap();
+    got.messages()
+        .iter()
+        .map(|m| serde_json::from_str(m.body().unwrap()).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_http_subscription_dead_letters_as_soon_as_aws_gives_up() {
+    let h = Harness::with(Config {
+        jitter: false,
+        ..Config::for_tests()
+    })
+    .await;
+    let sns = h.sns();
+    let topic = create_topic(&sns, "hooks", &[]).await;
+    let dlq = h
+        .sqs()
+        .create_queue()
+        .queue_name("dlq")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let redrive = json!({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq"});
+    let hook = Subscriber::start().await;
+    subscribe(
+        &sns,
+        &topic,
+        "http",
+        &hook.url,
+        &[("RedrivePolicy", &redrive.to_string())],
+    )
+    .await;
+    hook.confirm(&h).await;
+
+    // A client error (4xx but 429) is not retried ("Amazon SNS doesn't retry the message
+    // delivery that fails as a result of a client-side error", AWS's dead-letter queue page):
+    // the message is in the DLQ without any virtual time passing.
+    hook.answer(403);
+    sns.publish()
+        .topic_arn(&topic)
+        .message("forbidden")
+        .send()
+        .await
+        .unwrap();
+    h.advance(0.0).await;
+    assert_eq!(hook.take().len(), 1);
+    let dead = dlq_bodies(&h, &dlq).await;
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!(dead[0]["Message"], "forbidden");
+
+    // An endpoint that cannot be reached is a server-side error: retried by the HTTP default
+    // policy (three retries 20 s apart, AWS's "Step 4" page), dead-lettered after 60 s.
+    let dlq2 = h
+        .sqs()
+        .create_queue()
+        .queue_name("dlq2")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let redrive = json!({"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:dlq2"});
+    let hook2 = Subscriber::start().await;
+    let topic2 = create_topic(&sns, "unreachable", &[]).await;
+    let sub = subscribe(
+        &sns,
+        &topic2,
+        "http",
+        &hook2.url,
+        &[("RedrivePolicy", &redrive.to_string())],
+    )
+    .await;
+    assert_eq!(sub, "pending confirmation");
+    hook2.confirm(&h).await;
+    let listed = sns
+        .list_subscriptions_by_topic()
+        .topic_arn(&topic2)
+        .send()
+        .await
+        .unwrap();
+    let sub = listed.subscriptions()[0].subscription_arn().unwrap();
+    // The endpoint goes away: nothing listens on its port, every attempt is refused.
+    drop(hook2);
+    let id = sns
+        .publish()
+        .topic_arn(&topic2)
+        .message("unreachable")
+        .send()
+        .await
+        .unwrap()
+        .message_id
+        .unwrap();
+    h.advance(59.0).await;
+    assert!(dlq_bodies(&h, &dlq2).await.is_empty());
+    h.advance(1.0).await;
+    let dead = dlq_bodies(&h, &dlq2).await;
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!(dead[0]["Message"], "unreachable");
+    let attempts = h
+        .control_get(&format!(
+            "deliveries?source={sub}&event=attempt&messageId={id}"
+        ))
+        .await;
+    assert_eq!(attempts["records"].as_array().unwrap().len(), 4);
 }
