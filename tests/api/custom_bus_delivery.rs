@@ -627,9 +627,11 @@ async fn transformer_failures_faults_error_codes_and_long_messages() {
     let (url, q) = queue(&h, "q", &[]).await;
     let once =
         json!({"RetryPolicy": {"MaxRetryAttempts": 0}, "OnFailureConfiguration": {"Arn": dlq}});
-    // A template that renders invalid JSON once the value is in: the expression error, cut.
+    // A template that renders invalid JSON once the value is in (a `"` put raw into a string;
+    // a template that is no JSON itself is refused when the subscriber is made): the
+    // expression error, cut.
     let mut broken = once.clone();
-    broken["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v"}, "InputTemplate": "{\"v\": <v>, \"w\": \"<v>\" x}"}});
+    broken["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v"}, "InputTemplate": "{\"v\": <v>, \"w\": \"<v>\"}"}});
     subscriber(&h, "broken", &bus, &q, broken).await;
     let mut working = once.clone();
     working["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v", "g": "$.system-metadata.aws:EventGroupId"}, "InputTemplate": "{\"value\": <v>}"}});
@@ -637,7 +639,7 @@ async fn transformer_failures_faults_error_codes_and_long_messages() {
     put(
         &h,
         &bus,
-        json!([entry(json!({"v": "z".repeat(1500)}), None)]),
+        json!([entry(json!({"v": format!("{}\"", "z".repeat(1500))}), None)]),
     )
     .await;
     let records: Vec<Value> = drain(&h, &dlq_url).await.iter().map(body).collect();
@@ -654,7 +656,10 @@ async fn transformer_failures_faults_error_codes_and_long_messages() {
         "no wire call"
     );
     let delivered = drain(&h, &url).await;
-    assert_eq!(body(&delivered[0]), json!({"value": "z".repeat(1500)}));
+    assert_eq!(
+        body(&delivered[0]),
+        json!({"value": format!("{}\"", "z".repeat(1500))})
+    );
 
     // A fault's own errorCode is passed on.
     let (_, q2) = queue(&h, "q2", &[]).await;

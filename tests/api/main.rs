@@ -19,6 +19,7 @@ mod events_archive;
 mod events_delivery;
 mod events_exact;
 mod events_exact_resources;
+mod events_exact_tail;
 mod iam;
 mod identity;
 mod init;
