@@ -112,3 +112,38 @@ async fn put_targets_refuses_the_templates_aws_refuses() {
         assert_eq!(out.failed_entry_count(), 0, "{template}");
     }
 }
+
+#[tokio::test]
+async fn create_archive_on_another_accounts_missing_bus_is_not_found_before_denied() {
+    let h = Harness::start().await;
+    let eb = h.events();
+    let other = "111122223333";
+    assert_eq!(
+        error(
+            eb.create_archive()
+                .archive_name("copy")
+                .event_source_arn(format!("arn:aws:events:us-east-1:{other}:event-bus/nope"))
+                .send()
+                .await
+        ),
+        failure(
+            "ResourceNotFoundException",
+            "Event bus nope does not exist."
+        )
+    );
+    // The bus made, the owner's alone: denied.
+    h.events_as(other, "us-east-1")
+        .create_event_bus()
+        .name("theirs")
+        .send()
+        .await
+        .unwrap();
+    let (code, message) = error(
+        eb.create_archive()
+            .archive_name("copy")
+            .event_source_arn(format!("arn:aws:events:us-east-1:{other}:event-bus/theirs"))
+            .send()
+            .await,
+    );
+    assert_eq!(code, "AccessDeniedException", "{message}");
+}

@@ -79,7 +79,11 @@ pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Res
     let action = format!("events:{operation}");
     if let Some((_, member)) = OWNER_ONLY.iter().find(|(op, _)| *op == operation) {
         let named = text(member).filter(|n| n.starts_with("arn:"));
-        return match named.filter(|arn| Arn::account_of(arn) != cx.account) {
+        // An archive of a bus that does not exist is not found before it is denied (issue 33):
+        // CreateArchive answers "Event bus <name> does not exist."
+        let missing =
+            |arn: &&str| operation == "CreateArchive" && !e.events.buses.contains_key(*arn);
+        return match named.filter(|arn| Arn::account_of(arn) != cx.account && !missing(arn)) {
             Some(arn) => Err(refused(e, cx, &action, arn).into()),
             None => Ok(()),
         };
