@@ -431,6 +431,9 @@ pub fn check_required(service: ServiceId, operation: &str, input: &Value) -> Res
     if let Some(refused) = service.refused_before_required(operation, input) {
         return Err(refused);
     }
+    if service.checks_required_itself(operation) {
+        return Ok(());
+    }
     let input_shape = (model.operations.get(operation))
         .and_then(|op| op.input.as_ref())
         .map(|r| r.shape.as_str());

@@ -147,6 +147,13 @@ impl ServiceId {
         }
     }
 
+    /// Whether the operation names absent required members itself, listed with its other
+    /// violations in one message as AWS lists them (EventBridge's CreateConnection), instead of
+    /// `protocol::check_required` answering the first one alone.
+    pub fn checks_required_itself(self, operation: &str) -> bool {
+        matches!((self, operation), (ServiceId::Events, "CreateConnection"))
+    }
+
     /// An error the service answers before its model's required members are checked, as AWS
     /// orders its checks (SNS's SetPlatformApplicationAttributes names a malformed ARN first).
     pub fn refused_before_required(self, operation: &str, input: &Value) -> Option<AwsError> {

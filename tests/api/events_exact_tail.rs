@@ -147,3 +147,73 @@ async fn create_archive_on_another_accounts_missing_bus_is_not_found_before_deni
     );
     assert_eq!(code, "AccessDeniedException", "{message}");
 }
+
+/// The body of a CreateConnection over raw AWS JSON 1.1: (status, `__type`, message).
+async fn create_connection_raw(h: &Harness, body: serde_json::Value) -> (u16, String, String) {
+    let r = h
+        .json("1.1", "AWSEvents.CreateConnection", &body.to_string())
+        .await;
+    let v = r.json();
+    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    (r.status, text("__type"), text("message"))
+}
+
+#[tokio::test]
+async fn create_connection_lists_missing_members_with_every_other_violation() {
+    let h = Harness::start().await;
+    let name_rule = "Value 'bad name!' at 'name' failed to satisfy constraint: Member must \
+                     satisfy regular expression pattern: [\\.\\-_A-Za-z0-9]+";
+    let null = |member: &str| {
+        format!("Value null at '{member}' failed to satisfy constraint: Member must not be null")
+    };
+    // Coral's validation: every failing member in one message, a missing required one among
+    // them, members in the order AWS lists them (name before authorizationType, recorded).
+    let cases = [
+        (
+            json!({"Name": "bad name!", "AuthorizationType": "INVALID"}),
+            vec![
+                name_rule.to_string(),
+                "Value 'INVALID' at 'authorizationType' failed to satisfy constraint: Member \
+                 must satisfy enum value set: [BASIC, OAUTH_CLIENT_CREDENTIALS, API_KEY]"
+                    .to_string(),
+                null("authParameters"),
+            ],
+        ),
+        (
+            json!({"Name": "bad name!", "AuthorizationType": "BASIC",
+                   "AuthParameters": {"BasicAuthParameters": {"Username": "u"}}}),
+            vec![
+                name_rule.to_string(),
+                null("authParameters.basicAuthParameters.password"),
+            ],
+        ),
+        (
+            json!({"AuthorizationType": "OAUTH_CLIENT_CREDENTIALS",
+                   "AuthParameters": {"OAuthParameters": {"AuthorizationEndpoint": "https://example.com/oauth",
+                       "HttpMethod": "FETCH", "ClientParameters": {"ClientID": "a"}}}}),
+            vec![
+                null("name"),
+                null("authParameters.oAuthParameters.clientParameters.clientSecret"),
+                "Value 'FETCH' at 'authParameters.oAuthParameters.httpMethod' failed to \
+                 satisfy constraint: Member must satisfy enum value set: [GET, POST, PUT]"
+                    .to_string(),
+            ],
+        ),
+    ];
+    for (body, errors) in cases {
+        let expected = if errors.len() == 1 {
+            format!("1 validation error detected: {}", errors[0])
+        } else {
+            format!(
+                "{} validation errors detected: {}",
+                errors.len(),
+                errors.join("; ")
+            )
+        };
+        assert_eq!(
+            create_connection_raw(&h, body.clone()).await,
+            (400, "ValidationException".to_string(), expected),
+            "{body}"
+        );
+    }
+}
