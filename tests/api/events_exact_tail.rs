@@ -217,3 +217,40 @@ async fn create_connection_lists_missing_members_with_every_other_violation() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_oauth_connection_is_accepted_without_waiting_on_its_authorization_endpoint() {
+    let h = Harness::start().await;
+    // An endpoint that takes the connection and never answers: AWS accepts the connection and
+    // answers AUTHORIZING at once; switchyard waits for no token before answering.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}/oauth/token", silent.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            open.push(socket);
+        }
+    });
+    let body = json!({"Name": "oauth", "AuthorizationType": "OAUTH_CLIENT_CREDENTIALS",
+        "AuthParameters": {"OAuthParameters": {"AuthorizationEndpoint": endpoint, "HttpMethod": "POST",
+            "ClientParameters": {"ClientID": "id", "ClientSecret": "secret"}}}});
+    let created = crate::harness::no_hang(
+        "CreateConnection",
+        h.json("1.1", "AWSEvents.CreateConnection", &body.to_string()),
+    )
+    .await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    assert_eq!(created.json()["ConnectionState"], "AUTHORIZING");
+    let described = h
+        .events()
+        .describe_connection()
+        .name("oauth")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        described.connection_state(),
+        Some(&aws_sdk_eventbridge::types::ConnectionState::Authorizing)
+    );
+    held.abort();
+}

@@ -10,9 +10,10 @@
 //! switchyard decisions (docs/decisions.md, "EventBridge connections and API destinations"):
 //! - AWS requires `https://` for InvocationEndpoint and AuthorizationEndpoint; switchyard also
 //!   takes `http://`, so that receivers on the test machine work without certificates.
-//! - An OAuth connection's token request is made before CreateConnection / UpdateConnection
-//!   answers; the answer says `AUTHORIZING`, as AWS's does, and DescribeConnection already shows
-//!   the outcome (`AUTHORIZED`, or still `AUTHORIZING` with a StateReason).
+//! - An OAuth connection's token request is set off by CreateConnection / UpdateConnection,
+//!   whose answer says `AUTHORIZING`, as AWS's does, and waits for it at most 2 s (the runtime's
+//!   `TOKEN_WAIT`); DescribeConnection then shows the outcome (`AUTHORIZED`, or still
+//!   `AUTHORIZING` with a StateReason).
 //! - Tokens are not refreshed (not on 401/407, not before `expires_in`): an UpdateConnection
 //!   with AuthParameters authorizes again.
 
