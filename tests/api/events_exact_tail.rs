@@ -254,3 +254,98 @@ async fn an_oauth_connection_is_accepted_without_waiting_on_its_authorization_en
     );
     held.abort();
 }
+
+#[tokio::test]
+async fn an_event_bus_is_made_from_a_partner_event_source_as_aws_makes_it() {
+    let h = Harness::start().await;
+    let (partner_account, customer_account) = ("111111111111", "222222222222");
+    let partner = h.events_as(partner_account, "eu-west-1");
+    let customer = h.events_as(customer_account, "eu-west-1");
+    let name = "aws.partner/example.com/orders";
+    partner
+        .create_partner_event_source()
+        .name(name)
+        .account(customer_account)
+        .send()
+        .await
+        .unwrap();
+    // The bus's name must be the source's.
+    assert_eq!(
+        error(
+            customer
+                .create_event_bus()
+                .name("aws.partner/example.com/other")
+                .event_source_name(name)
+                .send()
+                .await
+        ),
+        failure(
+            "ValidationException",
+            "Event bus name must match event source name."
+        )
+    );
+    // The source must be offered to the caller's account: another account has none.
+    assert_eq!(
+        error(
+            h.events_as("333333333333", "eu-west-1")
+                .create_event_bus()
+                .name(name)
+                .event_source_name(name)
+                .send()
+                .await
+        ),
+        failure(
+            "ResourceNotFoundException",
+            &format!("Event source {name} does not exist.")
+        )
+    );
+    // ... in the caller's region too.
+    assert_eq!(
+        error(
+            h.events_as(customer_account, "us-east-1")
+                .create_event_bus()
+                .name(name)
+                .event_source_name(name)
+                .send()
+                .await
+        ),
+        failure(
+            "ResourceNotFoundException",
+            &format!("Event source {name} does not exist.")
+        )
+    );
+    let created = customer
+        .create_event_bus()
+        .name(name)
+        .event_source_name(name)
+        .send()
+        .await
+        .unwrap();
+    let arn = format!("arn:aws:events:eu-west-1:{customer_account}:event-bus/{name}");
+    assert_eq!(created.event_bus_arn(), Some(arn.as_str()));
+    let described = customer
+        .describe_event_bus()
+        .name(name)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (described.name(), described.arn()),
+        (Some(name), Some(arn.as_str()))
+    );
+    // Once made, a second one is the bus that exists.
+    assert_eq!(
+        error(
+            customer
+                .create_event_bus()
+                .name(name)
+                .event_source_name(name)
+                .send()
+                .await
+        ),
+        failure(
+            "ResourceAlreadyExistsException",
+            &format!("Event bus {name} already exists.")
+        )
+    );
+}
