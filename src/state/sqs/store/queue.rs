@@ -21,10 +21,11 @@ impl Queue {
         let arn = key.arn();
         // FIFO sequence numbers are opaque, growing 20-digit decimals, as AWS's
         // (`18849496460467696128`): each queue starts at a place of its own in
-        // 18000000000000000000..18900000000000000000, from its ARN and creation time (no draw
-        // from the seeded generator, so other ids stay as they were).
+        // 10000000000000000000..18000000000000000000, from its ARN and creation time (no draw
+        // from the seeded generator, so other ids stay as they were). They stay below
+        // u64::MAX, so a state snapshot read as plain JSON numbers keeps them exact.
         let start =
-            u128::from(opaque(&[arn.as_bytes(), &now.to_be_bytes()])) % 900_000_000_000_000_000;
+            u128::from(opaque(&[arn.as_bytes(), &now.to_be_bytes()])) % 8_000_000_000_000_000_000;
         Queue {
             arn,
             key,
@@ -37,7 +38,7 @@ impl Queue {
             body_bytes: 0,
             depth: Depth::default(),
             next_seq: 0,
-            next_sequence_number: 18_000_000_000_000_000_000 + start,
+            next_sequence_number: 10_000_000_000_000_000_000 + start,
             next_stamp: 0,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
