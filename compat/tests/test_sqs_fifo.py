@@ -131,8 +131,9 @@ def test_deduplication_scope_message_group(sqs_any):
 def test_fifo_batch_keeps_entry_order(sqs_any):
     queue_url = fifo(sqs_any, "batch.fifo", ContentBasedDeduplication="true")
     entries = [{"Id": f"e{i}", "MessageBody": f"m{i}", "MessageGroupId": "g"} for i in range(5)]
-    # An entry without MessageGroupId fails the whole batch (AWS-recorded).
-    with raises_code("InvalidParameterValue", 400) as error:
+    # An entry without MessageGroupId fails the whole batch, with SendMessage's MissingParameter
+    # (issue 33: moto's suite).
+    with raises_code("MissingParameter", 400) as error:
         sqs_any.send_message_batch(QueueUrl=queue_url, Entries=entries + [{"Id": "no-group", "MessageBody": "lost"}])
     assert error.value.response["Error"]["Message"] == "The request must contain the parameter MessageGroupId."
     result = sqs_any.send_message_batch(QueueUrl=queue_url, Entries=entries)

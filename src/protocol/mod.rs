@@ -428,6 +428,12 @@ fn json_content(mut response: Response) -> Response {
 /// words it. Requests are checked here once decoded; init resource files before they run.
 pub fn check_required(service: ServiceId, operation: &str, input: &Value) -> Result<(), AwsError> {
     let model = service.model().ok_or_else(AwsError::unknown_operation)?;
+    if let Some(refused) = service.refused_before_required(operation, input) {
+        return Err(refused);
+    }
+    if service.checks_required_itself(operation) {
+        return Ok(());
+    }
     let input_shape = (model.operations.get(operation))
         .and_then(|op| op.input.as_ref())
         .map(|r| r.shape.as_str());

@@ -147,6 +147,22 @@ impl ServiceId {
         }
     }
 
+    /// Whether the operation names absent required members itself, listed with its other
+    /// violations in one message as AWS lists them (EventBridge's CreateConnection), instead of
+    /// `protocol::check_required` answering the first one alone.
+    pub fn checks_required_itself(self, operation: &str) -> bool {
+        matches!((self, operation), (ServiceId::Events, "CreateConnection"))
+    }
+
+    /// An error the service answers before its model's required members are checked, as AWS
+    /// orders its checks (SNS's SetPlatformApplicationAttributes names a malformed ARN first).
+    pub fn refused_before_required(self, operation: &str, input: &Value) -> Option<AwsError> {
+        match self {
+            ServiceId::Sns => sns::refused_before_required(operation, input),
+            _ => None,
+        }
+    }
+
     /// The error for a missing required member, as each service words it. `path` leads from
     /// the input to the member (`["Entries", "1", "member", "Id"]`).
     pub fn missing_parameter(self, path: &[String], kind: crate::model::ShapeKind) -> AwsError {

@@ -3,9 +3,8 @@
 //! id carries it: `iam::keys`).
 //! It must not depend on the runtime, the protocols or the server.
 
-use super::iam::{self, keys, store::Session};
+use super::iam::{self, keys};
 use super::{Context, not_yet, parse, typed};
-use crate::arn::Arn;
 use crate::error::AwsError;
 use crate::state::State;
 use serde::{Deserialize, Serialize};
@@ -37,29 +36,21 @@ pub struct GetCallerIdentityOutput {
     pub arn: String,
 }
 
-/// The caller is the account's root identity, or the assumed role of session credentials.
+/// The caller is the account's root identity, or the assumed role of session credentials
+/// (`iam::identity`, which SNS and EventBridge name in their refusals too).
 pub fn get_caller_identity(state: &State, cx: &Context) -> GetCallerIdentityOutput {
-    let session = cx
-        .access_key
-        .as_ref()
-        .and_then(|k| state.iam.sessions.get(k));
-    match session {
+    match iam::identity::session_of(state, cx) {
         Some(s) => GetCallerIdentityOutput {
             user_id: format!("{}:{}", s.role_id, s.session_name),
             account: s.account.clone(),
-            arn: assumed_role_arn(s),
+            arn: s.arn(),
         },
         None => GetCallerIdentityOutput {
             user_id: cx.account.clone(),
             account: cx.account.clone(),
-            arn: Arn::root(&cx.account),
+            arn: iam::identity::caller_arn(state, cx),
         },
     }
-}
-
-fn assumed_role_arn(s: &Session) -> String {
-    let resource = format!("assumed-role/{}/{}", s.role_name, s.session_name);
-    Arn::new("sts", "", &s.account, &resource).text()
 }
 
 #[derive(Deserialize)]
@@ -94,7 +85,7 @@ fn assume_role(state: &mut State, cx: &Context, input: AssumeRoleInput) -> Resul
         },
         "AssumedRoleUser": {
             "AssumedRoleId": format!("{}:{}", session.role_id, session.session_name),
-            "Arn": assumed_role_arn(&session),
+            "Arn": session.arn(),
         },
     });
     state.iam.sessions.insert(key, session);

@@ -627,19 +627,14 @@ async fn transformer_failures_faults_error_codes_and_long_messages() {
     let (url, q) = queue(&h, "q", &[]).await;
     let once =
         json!({"RetryPolicy": {"MaxRetryAttempts": 0}, "OnFailureConfiguration": {"Arn": dlq}});
-    // A template that renders invalid JSON once the value is in: the expression error, cut.
-    let mut broken = once.clone();
-    broken["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v"}, "InputTemplate": "{\"v\": <v>, \"w\": \"<v>\" x}"}});
+    // A template made invalid JSON by the value (a `"` put raw in a string): the error, cut.
+    let (mut broken, long) = (once.clone(), format!("{}\"", "z".repeat(1500)));
+    broken["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v"}, "InputTemplate": "{\"v\": <v>, \"w\": \"<v>\"}"}});
     subscriber(&h, "broken", &bus, &q, broken).await;
     let mut working = once.clone();
     working["InvokeConfiguration"] = json!({"Transformer": {"InputPathsMap": {"v": "$.detail.v", "g": "$.system-metadata.aws:EventGroupId"}, "InputTemplate": "{\"value\": <v>}"}});
     subscriber(&h, "working", &bus, &q, working).await;
-    put(
-        &h,
-        &bus,
-        json!([entry(json!({"v": "z".repeat(1500)}), None)]),
-    )
-    .await;
+    put(&h, &bus, json!([entry(json!({"v": long}), None)])).await;
     let records: Vec<Value> = drain(&h, &dlq_url).await.iter().map(body).collect();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["errorCode"], "INPUT_TRANSFORMATION_FAILURE");
@@ -654,7 +649,7 @@ async fn transformer_failures_faults_error_codes_and_long_messages() {
         "no wire call"
     );
     let delivered = drain(&h, &url).await;
-    assert_eq!(body(&delivered[0]), json!({"value": "z".repeat(1500)}));
+    assert_eq!(body(&delivered[0]), json!({"value": long}));
 
     // A fault's own errorCode is passed on.
     let (_, q2) = queue(&h, "q2", &[]).await;

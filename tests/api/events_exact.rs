@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 const ACCOUNT: &str = "000000000000";
 
 /// The code and message of a failed SDK call.
-fn error<O: std::fmt::Debug, E, R>(
+pub(crate) fn error<O: std::fmt::Debug, E, R>(
     result: Result<O, aws_sdk_eventbridge::error::SdkError<E, R>>,
 ) -> (String, String)
 where
@@ -28,7 +28,7 @@ where
     )
 }
 
-fn failure(code: &str, message: &str) -> (String, String) {
+pub(crate) fn failure(code: &str, message: &str) -> (String, String) {
     (code.to_string(), message.to_string())
 }
 
@@ -142,7 +142,7 @@ async fn next_tokens_are_opaque_on_every_list_operation() {
 
 /// An SQS queue `q` and a rule on the default bus whose one target is the queue with
 /// `transformer`; answers the queue's URL.
-async fn transformed_to_queue(h: &Harness, transformer: InputTransformer) -> String {
+pub(crate) async fn transformed_to_queue(h: &Harness, transformer: InputTransformer) -> String {
     let url = h
         .sqs()
         .create_queue()
@@ -174,7 +174,7 @@ async fn transformed_to_queue(h: &Harness, transformer: InputTransformer) -> Str
     url
 }
 
-async fn put_shop_event(h: &Harness, detail: Value) {
+pub(crate) async fn put_shop_event(h: &Harness, detail: Value) {
     let entry = PutEventsRequestEntry::builder()
         .source("shop")
         .detail_type("t")
@@ -184,7 +184,7 @@ async fn put_shop_event(h: &Harness, detail: Value) {
     assert_eq!(out.failed_entry_count(), 0);
 }
 
-async fn bodies(h: &Harness, url: &str) -> Vec<String> {
+pub(crate) async fn bodies(h: &Harness, url: &str) -> Vec<String> {
     let got = h
         .sqs()
         .receive_message()

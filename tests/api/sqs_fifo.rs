@@ -627,7 +627,8 @@ async fn fifo_batches_keep_entry_order() {
             .build()
             .unwrap()
     };
-    // An entry without MessageGroupId fails the whole batch (as in SQS, issue 14).
+    // An entry without MessageGroupId fails the whole batch (as in SQS, issue 14), with
+    // SendMessage's MissingParameter (issue 33).
     let err = sqs
         .send_message_batch()
         .queue_url(&url)
@@ -636,7 +637,7 @@ async fn fifo_batches_keep_entry_order() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Some("InvalidParameterValue"));
+    assert_eq!(err.code(), Some("MissingParameter"));
     let out = sqs
         .send_message_batch()
         .queue_url(&url)

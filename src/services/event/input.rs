@@ -8,8 +8,9 @@
 //!   `InputTemplate` 1-8192 chars.
 //! - A template is JSON when it starts (after white space) with `{`. There a placeholder
 //!   written as a whole value gets the value as JSON (a string with its quotes: `"s": <state>` →
-//!   `"s":"RUNNING"`), one inside a string literal gets raw text (strings unquoted, arrays as
-//!   AWS joins them, `["HIGH"]` as `[HIGH]` and `["A","B"]` as `[A,B]`, other values as compact
+//!   `"s":"RUNNING"`), one inside a string literal gets raw text (strings unquoted, arrays and
+//!   objects as AWS joins them, `["HIGH"]` as `[HIGH]`, `["A","B"]` as `[A,B]` and
+//!   `{"acc_id":"0a78","sf_id":"baz"}` as `{acc_id:0a78,sf_id:baz}`, other values as compact
 //!   JSON, nothing escaped), and the result is delivered minified.
 //! - Other templates (a quoted string `"<a> is <b>"`, or plain text) get raw text and are
 //!   delivered as written, quotes included.
@@ -23,7 +24,10 @@
 //!   other keys (`replay-name`) follow.
 //! - AWS messages: "InputTemplate for target <id> contains invalid placeholder <name>." and "Only
 //!   one of Input, InputPath, or InputTransformer must be provided for target <id>." (recorded);
-//!   "Input for target <id> is not a valid JSON text." (reported through CloudFormation).
+//!   "Input for target <id> is not a valid JSON text." (reported through CloudFormation);
+//!   "InputTemplate for target <id> contains placeholder aws.events.event.json valid only for
+//!   JSON template." (measured at PutTargets for a template that is no JSON object; the user
+//!   guide says the same of `aws.events.event`).
 //!
 //! Decided here without a source:
 //! - JSONPath: `$`, dot names, `[n]`, `.*`/`[*]` (the user guide lists array indices and
@@ -34,10 +38,13 @@
 //!   <id> uses placeholder <name> as an object key.").
 //! - A template starting with `[` is text, like any other non-object template.
 //! - `aws.events.event`'s `time` is the event's time (AWS's recorded value looked different).
-//!   The whole-event variables may also go in strings and text templates (inserted raw).
+//!   In a JSON template the whole-event variables may also go in strings (inserted raw).
 //! - `InputPath` matching nothing delivers `null`; `$`, `Input` and the event are verbatim.
-//! - A JSON template that is not JSON after substitution fails the delivery (`render` errs; the
-//!   DLQ `ERROR_CODE` is [`INVALID_JSON`]).
+//! - A JSON template that is no JSON with its placeholders filled is refused at PutTargets
+//!   ("InputTemplate for target <id> is not a valid JSON text.", switchyard's wording: the API
+//!   reference says "The InputTemplate must be valid JSON"). One that values make invalid (a
+//!   string holding a `"` put raw into a string) fails the delivery (`render` errs; the DLQ
+//!   `ERROR_CODE` is [`INVALID_JSON`]).
 //! - Extracted objects keep `event`'s key order: serde_json needs `preserve_order` for it.
 
 use crate::engine::time::{Millis, format_rfc3339};
@@ -140,8 +147,11 @@ pub fn validate_target(target_id: &str, input: &TargetInput) -> Result<(), Input
                 }
                 check_path(at_most(member, path, 256)?, target)?;
             }
-            let holes = scan(template, false).into_iter().filter_map(Piece::hole);
-            for (name, ctx) in holes {
+            let holes: Vec<_> = scan(template, false)
+                .into_iter()
+                .filter_map(Piece::hole)
+                .collect();
+            for &(name, ctx) in &holes {
                 let what = if !paths.contains_key(name) && !RESERVED.contains(&name) {
                     format!("contains invalid placeholder {name}")
                 } else if ctx == Ctx::Key {
@@ -151,8 +161,49 @@ pub fn validate_target(target_id: &str, input: &TargetInput) -> Result<(), Input
                 };
                 return error(format!("InputTemplate for {target} {what}."));
             }
-            Ok(())
+            check_template_form(template, &holes, target)
         }
+    }
+}
+
+/// The whole-event variables: "can only be used as a value for a JSON field, as its contents
+/// are not escaped" (the user guide's predefined variables).
+const WHOLE_EVENT: [&str; 2] = ["aws.events.event", "aws.events.event.json"];
+
+/// What AWS refuses of a template's form (issue 33): a whole-event variable outside a JSON
+/// template, in AWS's words (measured at PutTargets: `[<aws.events.event.json>]` and a quoted
+/// string holding it), and a JSON template that is no JSON once its placeholders are filled
+/// (the API reference: "The InputTemplate must be valid JSON"; the wording is switchyard's, in
+/// the style of AWS's recorded "Input for target <id> is not a valid JSON text.").
+fn check_template_form(
+    template: &str,
+    holes: &[(&str, Ctx)],
+    target: &str,
+) -> Result<(), InputError> {
+    if !is_json_template(template) {
+        return match holes.iter().find(|(name, _)| WHOLE_EVENT.contains(name)) {
+            Some((name, _)) => Err(InputError(format!(
+                "InputTemplate for {target} contains placeholder {name} valid only for JSON template."
+            ))),
+            None => Ok(()),
+        };
+    }
+    // Each value placeholder stands for some JSON value, each one inside a string for text.
+    let mut filled = String::with_capacity(template.len());
+    for piece in scan(template, false) {
+        match piece {
+            Piece::Text(text) => filled.push_str(text),
+            Piece::Hole {
+                ctx: Ctx::Value, ..
+            } => filled.push_str("null"),
+            Piece::Hole { .. } => {}
+        }
+    }
+    match filled.parse::<Value>() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(InputError(format!(
+            "InputTemplate for {target} is not a valid JSON text."
+        ))),
     }
 }
 
@@ -223,8 +274,8 @@ fn fill<'a>(
             (None, Ctx::Value) => out.push_str("\"\""),
             (None, _) => {}
             (Some(Found::Str(s)), Ctx::Value) => out.push_str(&Value::from(&*s).to_string()),
-            (Some(Found::List(items)), Ctx::Value) => out.push_str(&items.to_string()),
-            (Some(Found::List(items)), _) => raw_list(&items, &mut out),
+            (Some(Found::Nested(value)), Ctx::Value) => out.push_str(&value.to_string()),
+            (Some(Found::Nested(value)), _) => raw_value(&value, &mut out),
             (Some(Found::Str(s) | Found::Json(s)), _) => out.push_str(&s),
         }
     }
@@ -325,33 +376,46 @@ fn collect<'v>(value: &'v Value, steps: &[Step], out: &mut Vec<&'v Value>) {
     next.into_iter().for_each(|v| collect(v, rest, out));
 }
 
-/// A placeholder's value: a string (quoted or not depending on where it goes), an array (JSON
-/// as a whole value, AWS's raw form in text) or other JSON text.
+/// A placeholder's value: a string (quoted or not depending on where it goes), an array or an
+/// object (JSON as a whole value, AWS's raw form in text) or other JSON text.
 enum Found<'a> {
     Str(Cow<'a, str>),
-    List(Cow<'a, Value>),
+    Nested(Cow<'a, Value>),
     Json(Cow<'a, str>),
 }
 
-/// An array as AWS writes it inside a string or a text template: `["HIGH"]` as `[HIGH]`,
-/// `["ACTIVE","INACTIVE"]` as `[ACTIVE,INACTIVE]`: elements joined by commas, strings without
-/// their quotes, nested arrays the same way, other values as compact JSON.
-fn raw_list(list: &Value, out: &mut String) {
-    let Value::Array(items) = list else {
-        return out.push_str(&list.to_string());
-    };
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// An array or object as AWS writes it inside a string or a text template, nothing quoted:
+/// `["HIGH"]` as `[HIGH]`, `["ACTIVE","INACTIVE"]` as `[ACTIVE,INACTIVE]`, `{"acc_id": "0a78",
+/// "sf_id": "baz"}` as `{acc_id:0a78,sf_id:baz}` (issue 33): elements and members joined by
+/// commas, strings (keys too) without their quotes, nested arrays and objects the same way,
+/// other values as compact JSON.
+fn raw_value(value: &Value, out: &mut String) {
+    match value {
+        Value::String(s) => out.push_str(s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                raw_value(item, out);
+            }
+            out.push(']');
         }
-        match item {
-            Value::String(s) => out.push_str(s),
-            Value::Array(_) => raw_list(item, out),
-            other => out.push_str(&other.to_string()),
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (key, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(key);
+                out.push(':');
+                raw_value(member, out);
+            }
+            out.push('}');
         }
+        other => out.push_str(&other.to_string()),
     }
-    out.push(']');
 }
 
 fn lookup<'a>(
@@ -381,7 +445,7 @@ fn found(value: Cow<'_, Value>) -> Found<'_> {
     match value {
         Cow::Borrowed(Value::String(s)) => Found::Str(Cow::Borrowed(s)),
         Cow::Owned(Value::String(s)) => Found::Str(Cow::Owned(s)),
-        list if list.is_array() => Found::List(list),
+        nested if nested.is_array() || nested.is_object() => Found::Nested(nested),
         other => Found::Json(other.to_string().into()),
     }
 }

@@ -43,12 +43,18 @@ const OWNER_ONLY: &[(&str, &str)] = &[
     ("ListTagsForResource", "ResourceARN"),
 ];
 
-/// EventBridge's refusal of `action` (`events:PutRule`) on `resource`.
-pub fn refused(account: &str, action: &str, resource: &str) -> EventsError {
-    EventsError::AccessDenied(format!(
+/// EventBridge's refusal of `action` (`events:PutRule`) on `resource` to the caller.
+pub fn refused(e: &State, cx: &Context, action: &str, resource: &str) -> EventsError {
+    EventsError::AccessDenied(refusal(e, cx, action, resource))
+}
+
+/// The text of that refusal (PutEvents gives it as an entry's ErrorMessage): the caller is the
+/// principal GetCallerIdentity names (`sts::caller_arn`).
+pub fn refusal(e: &State, cx: &Context, action: &str, resource: &str) -> String {
+    format!(
         "User: {} is not authorized to perform: {action} on resource: {resource} because no resource-based policy allows the {action} action",
-        Arn::root(account)
-    ))
+        crate::services::iam::identity::caller_arn(e, cx)
+    )
 }
 
 /// Whether the bus's policy lets `account` do `action` (`events:PutEvents`); the owner always
@@ -73,8 +79,12 @@ pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Res
     let action = format!("events:{operation}");
     if let Some((_, member)) = OWNER_ONLY.iter().find(|(op, _)| *op == operation) {
         let named = text(member).filter(|n| n.starts_with("arn:"));
-        return match named.filter(|arn| Arn::account_of(arn) != cx.account) {
-            Some(arn) => Err(refused(&cx.account, &action, arn).into()),
+        // An archive of a bus that does not exist is not found before it is denied (issue 33):
+        // CreateArchive answers "Event bus <name> does not exist."
+        let missing =
+            |arn: &&str| operation == "CreateArchive" && !e.events.buses.contains_key(*arn);
+        return match named.filter(|arn| Arn::account_of(arn) != cx.account && !missing(arn)) {
+            Some(arn) => Err(refused(e, cx, &action, arn).into()),
             None => Ok(()),
         };
     }
@@ -103,6 +113,6 @@ pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Res
     if policy::allows(bus.policy.as_ref(), &request) {
         Ok(())
     } else {
-        Err(refused(&cx.account, &action, &resource).into())
+        Err(refused(e, cx, &action, &resource).into())
     }
 }

@@ -10,9 +10,10 @@
 //! switchyard decisions (docs/decisions.md, "EventBridge connections and API destinations"):
 //! - AWS requires `https://` for InvocationEndpoint and AuthorizationEndpoint; switchyard also
 //!   takes `http://`, so that receivers on the test machine work without certificates.
-//! - An OAuth connection's token request is made before CreateConnection / UpdateConnection
-//!   answers; the answer says `AUTHORIZING`, as AWS's does, and DescribeConnection already shows
-//!   the outcome (`AUTHORIZED`, or still `AUTHORIZING` with a StateReason).
+//! - An OAuth connection's token request is set off by CreateConnection / UpdateConnection,
+//!   whose answer says `AUTHORIZING`, as AWS's does, and waits for it at most 2 s (the runtime's
+//!   `TOKEN_WAIT`); DescribeConnection then shows the outcome (`AUTHORIZED`, or still
+//!   `AUTHORIZING` with a StateReason).
 //! - Tokens are not refreshed (not on 401/407, not before `expires_in`): an UpdateConnection
 //!   with AuthParameters authorizes again.
 
@@ -74,10 +75,12 @@ fn not_found(name: &str, verb: &str) -> EventsError {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct CreateConnectionInput {
-    pub name: String,
+    // The model requires these three; the operation names their absence with every other
+    // violation, as AWS does (protocol's `check_required` leaves them to it).
+    pub name: Option<String>,
     pub description: Option<String>,
-    pub authorization_type: String,
-    pub auth_parameters: AuthParameters,
+    pub authorization_type: Option<String>,
+    pub auth_parameters: Option<AuthParameters>,
     pub invocation_connectivity_parameters: Option<Value>,
     pub kms_key_identifier: Option<String>,
 }
@@ -109,21 +112,28 @@ pub fn create_connection(
     input: CreateConnectionInput,
 ) -> Result<ConnectionStateOutput, EventsError> {
     let mut v = Violations::default();
-    v.name(&input.name, "name");
+    if let Some(name) = v.required(input.name.as_deref(), "name") {
+        v.name(name, "name");
+    }
     v.description(input.description.as_deref());
-    v.one_of(
-        Some(&input.authorization_type),
-        "authorizationType",
-        AUTHORIZATION_TYPES,
-    );
-    check_auth_parameters(&mut v, &input.auth_parameters);
+    let kind = v.required(input.authorization_type.as_deref(), "authorizationType");
+    v.one_of(kind, "authorizationType", AUTHORIZATION_TYPES);
+    if let Some(p) = v.required(input.auth_parameters.as_ref(), "authParameters") {
+        check_auth_parameters(&mut v, p, true);
+    }
     v.finish()?;
-    check_fit(&input.authorization_type, &input.auth_parameters)?;
-    let key = key(&cx.region, &cx.account, &input.name);
+    let (Some(name), Some(authorization_type), Some(auth_parameters)) =
+        (input.name, input.authorization_type, input.auth_parameters)
+    else {
+        return Err(EventsError::Validation(
+            "A required member is missing.".into(),
+        ));
+    };
+    check_fit(&authorization_type, &auth_parameters)?;
+    let key = key(&cx.region, &cx.account, &name);
     if e.events.connections.contains_key(&key) {
         return Err(EventsError::ResourceAlreadyExists(format!(
-            "Connection '{}' already exists.",
-            input.name
+            "Connection '{name}' already exists."
         )));
     }
     let now = e.now();
@@ -133,7 +143,7 @@ pub fn create_connection(
         b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
         6,
     );
-    let (region, account, name) = (&cx.region, &cx.account, &input.name);
+    let (region, account, name) = (&cx.region, &cx.account, &name);
     let resource = format!("connection/{name}/{id}");
     let secret = format!("secret:events!connection/{name}/{secret_id}-{suffix}");
     let mut connection = Connection {
@@ -142,8 +152,8 @@ pub fn create_connection(
         account: account.clone(),
         region: region.clone(),
         description: input.description,
-        authorization_type: input.authorization_type,
-        auth_parameters: input.auth_parameters,
+        authorization_type,
+        auth_parameters,
         invocation_connectivity_parameters: input.invocation_connectivity_parameters,
         kms_key_identifier: input.kms_key_identifier,
         state: String::new(),
@@ -187,7 +197,7 @@ pub fn update_connection(
         AUTHORIZATION_TYPES,
     );
     if let Some(p) = &input.auth_parameters {
-        check_auth_parameters(&mut v, p);
+        check_auth_parameters(&mut v, p, false);
     }
     v.finish()?;
     let key = key(&cx.region, &cx.account, &input.name);

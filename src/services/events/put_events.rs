@@ -146,10 +146,7 @@ fn accept(e: &mut State, cx: &Context, entry: Entry, now: Millis) -> Result<Stri
     if bus.account != cx.account && !buses::allows(bus, &cx.account, "events:PutEvents") {
         return Err(ResultEntry::failed(
             "AccessDeniedException",
-            format!(
-                "User: arn:aws:iam::{}:root is not authorized to perform: events:PutEvents on resource: {bus_arn} because no resource-based policy allows the events:PutEvents action",
-                cx.account
-            ),
+            super::access::refusal(e, cx, "events:PutEvents", &bus_arn),
         ));
     }
     let region = bus.region.clone();

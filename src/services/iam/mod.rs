@@ -6,6 +6,7 @@
 
 mod checks;
 mod errors;
+pub mod identity;
 pub mod keys;
 mod policies;
 mod roles;

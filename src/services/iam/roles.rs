@@ -209,7 +209,7 @@ pub fn assume_role(
             403,
             format!(
                 "User: {} is not authorized to perform: sts:AssumeRole on resource: {role_arn}",
-                Arn::root(&caller.account)
+                super::identity::caller_arn(state, caller)
             ),
         )
     };

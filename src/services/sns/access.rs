@@ -52,11 +52,12 @@ const OWNER_ONLY: &[&str] = &[
     "PutDataProtectionPolicy",
 ];
 
-/// SNS's refusal (403, `AuthorizationError`) of `action` (`SNS:Publish`) on `resource`.
-pub fn refused(account: &str, action: &str, resource: &str) -> SnsError {
+/// SNS's refusal (403, `AuthorizationError`) of `action` (`SNS:Publish`) on `resource` to the
+/// caller: the principal GetCallerIdentity names (`sts::caller_arn`).
+pub fn refused(e: &State, cx: &Context, action: &str, resource: &str) -> SnsError {
     SnsError::AuthorizationError(format!(
         "User: {} is not authorized to perform: {action} on resource: {resource} because no resource-based policy allows the {action} action",
-        Arn::root(account)
+        crate::services::iam::identity::caller_arn(e, cx)
     ))
 }
 
@@ -87,8 +88,7 @@ pub fn allows(topic: &Topic, account: &str, action: &str) -> bool {
 /// or subscription it names. Missing topics and subscriptions are left for the operation.
 pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Result<(), AwsError> {
     let text = |name: &str| input.get(name).and_then(Value::as_str);
-    let refuse =
-        |resource: &str| Err(refused(&cx.account, &format!("SNS:{operation}"), resource).into());
+    let refuse = |resource: &str| Err(refused(e, cx, &format!("SNS:{operation}"), resource).into());
     // Platform applications and endpoints have no resource policy: they are their account's
     // alone, a direct publish to an endpoint included.
     let platform = ["PlatformApplicationArn", "EndpointArn", "TargetArn"]
@@ -111,7 +111,7 @@ pub fn authorize(e: &State, cx: &Context, operation: &str, input: &Value) -> Res
             operation.strip_suffix("Batch").unwrap_or(operation)
         );
         if !allows(topic, &cx.account, &action) {
-            return Err(refused(&cx.account, &action, &topic.arn).into());
+            return Err(refused(e, cx, &action, &topic.arn).into());
         }
     } else if OWNER_ONLY.contains(&operation) {
         let Some(arn) = text("ResourceArn") else {

@@ -39,6 +39,12 @@ use crate::error::AwsError;
 use crate::state::State;
 use serde_json::Value;
 
+/// An error AWS answers before the model's required members are checked (`protocol`'s
+/// `check_required` asks).
+pub fn refused_before_required(operation: &str, input: &Value) -> Option<AwsError> {
+    platform::refused_before_required(operation, input).map(AwsError::from)
+}
+
 pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use platform::*;
     use publish::*;

@@ -183,6 +183,22 @@ fn endpoint_not_found() -> SnsError {
     SnsError::NotFound("Endpoint does not exist".into())
 }
 
+/// What AWS refuses before the model's required members: SetPlatformApplicationAttributes
+/// looks at its PlatformApplicationArn first (issue 33), so an ARN of too few elements is named
+/// even when Attributes is missing.
+pub(super) fn refused_before_required(operation: &str, input: &Value) -> Option<SnsError> {
+    if operation != "SetPlatformApplicationAttributes" {
+        return None;
+    }
+    let arn = input.get("PlatformApplicationArn")?.as_str()?;
+    let elements = Arn::element_count(arn);
+    (elements < 6).then(|| {
+        invalid(format!(
+            "PlatformApplicationArn Reason: An ARN must have at least 6 elements, not {elements}"
+        ))
+    })
+}
+
 /// Checks an ARN's form and region, as for topics.
 fn check_arn(cx: &Context, arn: &str, param: &str) -> Result<(), SnsError> {
     parse_topic_arn(cx, arn, param).map(|_| ())

@@ -39,7 +39,8 @@ fn publish_to_topic(
     let now = e.now();
     let topic = super::topics::topic_mut(e, cx, topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Publish") {
-        return Err(refused(&cx.account, "SNS:Publish", &topic.arn));
+        let arn = topic.arn.clone();
+        return Err(refused(e, cx, "SNS:Publish", &arn));
     }
     let (structure, dedup_id) = check_common(fields, topic.fifo, topic.content_based_dedup)?;
     let (id, sequence_number, timestamp) = if topic.fifo {
@@ -418,7 +419,7 @@ pub fn publish(
         // Mobile push to one platform endpoint, its account's alone (no resource policy); a
         // disabled one refuses before the message is read.
         if e.sns.platform.endpoints.contains_key(&arn) && Arn::account_of(&arn) != cx.account {
-            return Err(refused(&cx.account, "SNS:Publish", &arn));
+            return Err(refused(e, cx, "SNS:Publish", &arn));
         }
         super::platform::publishable_endpoint(e, cx, &arn)?;
         let (structure, _) = check_common(&fields, false, false)?;
@@ -498,7 +499,8 @@ pub fn publish_batch(
 ) -> Result<PublishBatchOutput, SnsError> {
     let topic = super::topics::topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Publish") {
-        return Err(refused(&cx.account, "SNS:Publish", &topic.arn));
+        let arn = topic.arn.clone();
+        return Err(refused(e, cx, "SNS:Publish", &arn));
     }
     let (fifo, content_based) = (topic.fifo, topic.content_based_dedup);
     let entries = &input.publish_batch_request_entries;

@@ -218,7 +218,8 @@ pub fn subscribe(
     }
     let topic = topic_mut(e, cx, &input.topic_arn)?;
     if !allows(topic, &cx.account, "SNS:Subscribe") {
-        return Err(refused(&cx.account, "SNS:Subscribe", &topic.arn));
+        let arn = topic.arn.clone();
+        return Err(refused(e, cx, "SNS:Subscribe", &arn));
     }
     let fifo_topic = topic.fifo;
     let archive_begins = beginning_of(topic, now);
@@ -231,7 +232,7 @@ pub fn subscribe(
         arn: format!("{}:{id}", input.topic_arn),
         topic_arn: input.topic_arn.clone(),
         owner: cx.account.clone(),
-        principal: crate::services::sts::get_caller_identity(e, cx).arn,
+        principal: crate::services::iam::identity::caller_arn(e, cx),
         protocol,
         endpoint,
         confirmed: !protocol.needs_confirmation(),
@@ -465,6 +466,13 @@ pub fn unsubscribe(
     cx: &Context,
     input: SubscriptionArnInput,
 ) -> Result<Empty, SnsError> {
+    // An ARN of six elements or more that names no subscription is refused naming the id, as
+    // AWS answers Unsubscribe (LocalStack's AWS-validated unsubscribe; issue 33).
+    if check_subscription_arn(&input.subscription_arn).is_err()
+        && Arn::element_count(&input.subscription_arn) >= 6
+    {
+        return Err(invalid("SubscriptionId"));
+    }
     // Unsubscribing twice succeeds (AWS observed: LocalStack `test_unsubscribe_idempotency`).
     let sub = match subscription_mut(e, &input.subscription_arn) {
         Err(SnsError::NotFound(_)) => return Ok(Empty {}),

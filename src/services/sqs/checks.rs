@@ -11,9 +11,11 @@ use std::collections::BTreeMap;
 
 /// The characters SQS accepts: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
 /// (The quotas page says others are rejected; the API reference says replaced. switchyard rejects.)
-pub(super) fn check_characters(text: &str) -> Result<(), SqsError> {
-    let allowed = |c: char| {
-        let c = c as u32;
+const ALLOWED: &str = "#x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF";
+
+/// The first character of `text` outside [`ALLOWED`], as its code point.
+fn disallowed(text: &str) -> Option<u32> {
+    let allowed = |c: u32| {
         c == 0x9
             || c == 0xA
             || c == 0xD
@@ -21,17 +23,18 @@ pub(super) fn check_characters(text: &str) -> Result<(), SqsError> {
             || (0xE000..=0xFFFD).contains(&c)
             || c >= 0x10000
     };
-    match text.chars().find(|&c| !allowed(c)) {
-        None => Ok(()),
-        Some(c) => Err(invalid_character(c as u32)),
-    }
+    text.chars().map(u32::from).find(|&c| !allowed(c))
+}
+
+/// A message body's characters: one outside the set is InvalidMessageContents.
+pub(super) fn check_characters(text: &str) -> Result<(), SqsError> {
+    disallowed(text).map_or(Ok(()), |c| Err(invalid_character(c)))
 }
 
 /// AWS's refusal of a message body holding `code` (a character, or a byte that is no UTF-8).
 fn invalid_character(code: u32) -> SqsError {
     SqsError::InvalidMessageContents(format!(
-        "Invalid binary character '#x{code:X}' was found in the message body, the set of allowed characters is \
-         #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF"
+        "Invalid binary character '#x{code:X}' was found in the message body, the set of allowed characters is {ALLOWED}"
     ))
 }
 
@@ -96,7 +99,13 @@ pub(super) fn check_attributes(
                     .as_deref()
                     .filter(|s| !s.is_empty())
                     .ok_or_else(empty)?;
-                check_characters(text)?;
+                // A value's characters are the body's, but AWS refuses them with
+                // InvalidParameterValue, the code of every other attribute error.
+                if let Some(c) = disallowed(text) {
+                    return Err(SqsError::InvalidParameterValue(format!(
+                        "Invalid binary character '#x{c:X}' was found in the message attribute '{name}' value, the set of allowed characters is {ALLOWED}"
+                    )));
+                }
                 if base == "Number" && text.trim().parse::<f64>().map_or(true, |n| !n.is_finite()) {
                     return Err(SqsError::InvalidParameterValue(format!(
                         "Can't cast the value of message (user) attribute '{name}' to a number."

@@ -256,7 +256,9 @@ fn check_fifo_batch(
     }
     for entry in entries {
         if entry.message.message_group_id.is_none() {
-            return Err(SqsError::InvalidParameterValue(
+            // AWS's code for SendMessage's missing MessageGroupId, for the whole batch too
+            // (moto's suite, recorded against AWS).
+            return Err(SqsError::MissingParameter(
                 "The request must contain the parameter MessageGroupId.".into(),
             ));
         }

@@ -203,11 +203,19 @@ fn task_by_handle<'s>(
     let decoded = B64
         .decode(handle)
         .ok()
-        .and_then(|b| String::from_utf8(b).ok());
-    if !decoded.is_some_and(|d| d.contains("\"taskId\"")) {
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+    let Some(decoded) = decoded.filter(|d| d.get("taskId").is_some()) else {
         return Err(SqsError::InvalidParameterValue(
             "Value for parameter TaskHandle is invalid.".into(),
         ));
+    };
+    // The handle names its source queue: one that does not exist is AWS's answer first.
+    let source = decoded.get("sourceArn").and_then(|s| s.as_str());
+    if source
+        .and_then(QueueKey::from_arn)
+        .is_none_or(|k| !store.queues.contains_key(&k))
+    {
+        return Err(not_found("SourceArn"));
     }
     store
         .tasks

@@ -64,8 +64,17 @@ pub fn create_queue(
     let name = input.queue_name;
     let mut attributes = QueueAttributes::default();
     attributes.apply(&input.attributes, true)?;
+    // A standard queue's name knows no FifoQueue, not even "false" (recorded:
+    // aws/aws-sdk-php#1331); FifoQueue "true" asks for a FIFO queue, whose name is then wrong.
+    if !name.ends_with(".fifo") && !attributes.fifo && input.attributes.contains_key("FifoQueue") {
+        return Err(SqsError::InvalidAttributeName(
+            "Unknown Attribute FifoQueue.".into(),
+        ));
+    }
     if !valid_name(&name) || name.ends_with(".fifo") != attributes.fifo {
-        let reason = if name.ends_with(".fifo") || attributes.fifo {
+        // The reason follows the queue type asked for: a .fifo name without FifoQueue is a
+        // standard queue's name with a '.' (recorded: boto/botocore#3058).
+        let reason = if attributes.fifo {
             "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, \
              must end with .fifo suffix and be 1 to 80 in length."
         } else {

@@ -62,3 +62,11 @@ pub struct Session {
     pub role_id: String,
     pub session_name: String,
 }
+
+impl Session {
+    /// `arn:aws:sts::<account>:assumed-role/<role>/<session>`, who the session's caller is.
+    pub fn arn(&self) -> String {
+        let resource = format!("assumed-role/{}/{}", self.role_name, self.session_name);
+        crate::arn::Arn::new("sts", "", &self.account, &resource).text()
+    }
+}

@@ -87,6 +87,11 @@ struct Dedup {
     until: Millis,
     message_id: String,
     sequence_number: Option<u128>,
+    /// The DeduplicationScope it was sent under, which decides for it until `until` whatever
+    /// the queue's scope becomes (`Some(true)`: messageGroup). `None` in state written before
+    /// the scope was kept: the queue's scope decides.
+    #[serde(default)]
+    by_group: Option<bool>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

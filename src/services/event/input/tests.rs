@@ -160,15 +160,17 @@ fn values_in_each_position_and_reserved_variables() {
             {{"s": "<n> <ok> <x> <first> [<gone>]", "k" : "a  b", "e":"\" <n>"}}
             => {{"s":"5 false null p []","k":"a  b","e":"\" 5"}}
             n=<n>  obj=<obj> q=<q> <br/> a < b > <gone>.
-            => n=5  obj={{"a":[1,"z"],"b":2}} q=he said "hi" <br/> a < b > .
+            => n=5  obj={{a:[1,z],b:2}} q=he said "hi" <br/> a < b > .
+            {{"s": "obj <obj>", "o": <obj>}}
+            => {{"s":"obj {{a:[1,z],b:2}}","o":{{"a":[1,"z"],"b":2}}}}
             "<list>"
             => "[p,q]"
             {{"one": "level <first> of [<list>]", "list": <list>}}
             => {{"one":"level p of [[p,q]]","list":["p","q"]}}
-            <aws.events.event>
-            => {{"id":"e1","account":"1","detailType":"t","time":"2020-01-01T00:00:00Z","source":"s","region":"r","resources":[],"version":"0","replay-name":"rp"}}
-            <aws.events.event.json>
-            => {event}
+            {{"e": <aws.events.event>}}
+            => {{"e":{{"id":"e1","account":"1","detailType":"t","time":"2020-01-01T00:00:00Z","source":"s","region":"r","resources":[],"version":"0","replay-name":"rp"}}}}
+            {{"e": <aws.events.event.json>}}
+            => {{"e":{event}}}
             {{"at": <aws.events.event.ingestion-time>, "in": "<aws.events.rule-name>@<aws.events.event.ingestion-time>"}}
             => {{"at":"2015-11-11T21:29:55.000Z","in":"example@2015-11-11T21:29:55.000Z"}}
         "#
@@ -181,7 +183,7 @@ fn values_in_each_position_and_reserved_variables() {
     };
     assert_eq!(run(event, template(" <n>\n")).unwrap(), " 5\n");
     // Unescaped text that breaks a JSON template fails the delivery.
-    for t in [r#"{"s": "<q>"}"#, r#"{"s": "<obj>"}"#, "{\"s\": <n>"] {
+    for t in [r#"{"s": "<q>"}"#, "{\"s\": <n>"] {
         let err = run(event, template(t)).unwrap_err();
         assert!(
             err.0.starts_with("Transformed input is not valid JSON"),
@@ -223,6 +225,15 @@ const VALIDATION: &str = r#"
         template|"<a> and <b>"|InputTemplate for target t1 contains invalid placeholder b.
         template|{"x": <aws.events.rule>}|InputTemplate for target t1 contains invalid placeholder aws.events.rule.
         template|{<a>: 1}|InputTemplate for target t1 uses placeholder a as an object key.
+        template|<aws.events.event.json>|InputTemplate for target t1 contains placeholder aws.events.event.json valid only for JSON template.
+        template|[<aws.events.event.json>]|InputTemplate for target t1 contains placeholder aws.events.event.json valid only for JSON template.
+        template|"event <aws.events.event>"|InputTemplate for target t1 contains placeholder aws.events.event valid only for JSON template.
+        template|"event was <a> today"|ok
+        template|{"e": <aws.events.event.json>, "s": "<aws.events.event>"}|ok
+        template|{"name": "testing_at_"<a>}|InputTemplate for target t1 is not a valid JSON text.
+        template|{"a": <a>|InputTemplate for target t1 is not a valid JSON text.
+        template|{"a": <a> <a>}|InputTemplate for target t1 is not a valid JSON text.
+        template|{"a": "<a> of <a>", "b": [<a>, 1]}|ok
         template|{"k": 1, "<a>": 2}|InputTemplate for target t1 uses placeholder a as an object key.
         key|aws.events.rule-name|KEYS
         key|X257|KEYS

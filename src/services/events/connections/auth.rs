@@ -15,16 +15,26 @@ pub(super) fn block_of(authorization_type: &str) -> &'static str {
     }
 }
 
-/// The model's constraints on AuthParameters, for CreateConnection and UpdateConnection.
-pub(super) fn check_auth_parameters(v: &mut Violations, p: &AuthParameters) {
+/// The model's constraints on AuthParameters, for CreateConnection (`creating`: the members
+/// its model requires must be there, each absent one a violation listed with the others) and
+/// UpdateConnection (whose model requires none of them).
+pub(super) fn check_auth_parameters(v: &mut Violations, p: &AuthParameters, creating: bool) {
     let at = "authParameters";
+    // Required when creating: absent, a null violation in the member's place among the others.
+    let need = |v: &mut Violations, given: bool, member: &str| {
+        if creating && !given {
+            v.null(member);
+        }
+    };
     if let Some(k) = &p.api_key_auth_parameters {
         let at = format!("{at}.apiKeyAuthParameters");
+        need(v, k.api_key_name.is_some(), &format!("{at}.apiKeyName"));
         v.auth_header(
             k.api_key_name.as_deref(),
             &format!("{at}.apiKeyName"),
             false,
         );
+        need(v, k.api_key_value.is_some(), &format!("{at}.apiKeyValue"));
         v.auth_header(
             k.api_key_value.as_deref(),
             &format!("{at}.apiKeyValue"),
@@ -33,7 +43,9 @@ pub(super) fn check_auth_parameters(v: &mut Violations, p: &AuthParameters) {
     }
     if let Some(b) = &p.basic_auth_parameters {
         let at = format!("{at}.basicAuthParameters");
+        need(v, b.password.is_some(), &format!("{at}.password"));
         v.auth_header(b.password.as_deref(), &format!("{at}.password"), true);
+        need(v, b.username.is_some(), &format!("{at}.username"));
         v.auth_header(b.username.as_deref(), &format!("{at}.username"), false);
     }
     v.http_parameters(
@@ -42,19 +54,23 @@ pub(super) fn check_auth_parameters(v: &mut Violations, p: &AuthParameters) {
     );
     if let Some(o) = &p.oauth_parameters {
         let at = format!("{at}.oAuthParameters");
-        v.endpoint(
-            o.authorization_endpoint.as_deref(),
-            &format!("{at}.authorizationEndpoint"),
-        );
+        let endpoint = format!("{at}.authorizationEndpoint");
+        need(v, o.authorization_endpoint.is_some(), &endpoint);
+        v.endpoint(o.authorization_endpoint.as_deref(), &endpoint);
+        let client = format!("{at}.clientParameters");
+        need(v, o.client_parameters.is_some(), &client);
         if let Some(c) = &o.client_parameters {
-            let at = format!("{at}.clientParameters");
+            let at = client;
+            need(v, c.client_id.is_some(), &format!("{at}.clientID"));
             v.auth_header(c.client_id.as_deref(), &format!("{at}.clientID"), false);
+            need(v, c.client_secret.is_some(), &format!("{at}.clientSecret"));
             v.auth_header(
                 c.client_secret.as_deref(),
                 &format!("{at}.clientSecret"),
                 true,
             );
         }
+        need(v, o.http_method.is_some(), &format!("{at}.httpMethod"));
         v.one_of_any_case(
             o.http_method.as_deref(),
             &format!("{at}.httpMethod"),

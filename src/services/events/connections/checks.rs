@@ -45,6 +45,22 @@ impl Violations {
         ));
     }
 
+    /// A required member absent from the request (Coral: "Value null at 'm' failed to satisfy
+    /// constraint: Member must not be null"), listed with the other violations.
+    pub fn null(&mut self, member: &str) {
+        self.0.push(format!(
+            "Value null at '{member}' failed to satisfy constraint: Member must not be null"
+        ));
+    }
+
+    /// `value` when given, else a [`Violations::null`] of `member`.
+    pub fn required<'v, T: ?Sized>(&mut self, value: Option<&'v T>, member: &str) -> Option<&'v T> {
+        if value.is_none() {
+            self.null(member);
+        }
+        value
+    }
+
     /// A string within `min..=max` characters whose characters all pass `allowed`.
     #[allow(clippy::too_many_arguments)]
     pub fn text(

@@ -18,8 +18,16 @@ fn digest_bytes(hex_md5: &str, body: &str) -> [u8; 16] {
 
 impl Queue {
     pub fn new(key: QueueKey, now: Millis, attributes: QueueAttributes) -> Self {
+        let arn = key.arn();
+        // FIFO sequence numbers are opaque, growing 20-digit decimals, as AWS's
+        // (`18849496460467696128`): each queue starts at a place of its own in
+        // 10000000000000000000..18000000000000000000, from its ARN and creation time (no draw
+        // from the seeded generator, so other ids stay as they were). They stay below
+        // u64::MAX, so a state snapshot read as plain JSON numbers keeps them exact.
+        let start =
+            u128::from(opaque(&[arn.as_bytes(), &now.to_be_bytes()])) % 8_000_000_000_000_000_000;
         Queue {
-            arn: key.arn(),
+            arn,
             key,
             created_at: now,
             modified_at: now,
@@ -30,8 +38,7 @@ impl Queue {
             body_bytes: 0,
             depth: Depth::default(),
             next_seq: 0,
-            // FIFO sequence numbers are large, increasing and not consecutive, as in SQS.
-            next_sequence_number: 18_000_000_000_000_000_000,
+            next_sequence_number: 10_000_000_000_000_000_000 + start,
             next_stamp: 0,
             dedup: HashMap::new(),
             attempts: HashMap::new(),
@@ -52,8 +59,11 @@ impl Queue {
         self.next_stamp
     }
 
-    fn take_sequence_number(&mut self) -> u128 {
-        self.next_sequence_number += 1 + u128::from(self.next_seq % 7);
+    /// The sequence number of message `id`: larger than every earlier one of this queue, by a
+    /// step of 1 to 65536 that the message id decides (strictly increasing, not consecutive,
+    /// 20 digits for as long as a queue can live).
+    fn take_sequence_number(&mut self, id: &str) -> u128 {
+        self.next_sequence_number += 1 + u128::from(opaque(&[id.as_bytes()]) % 65_536);
         self.next_sequence_number
     }
 
@@ -75,8 +85,9 @@ impl Queue {
                 };
             }
         }
-        let sequence_number = self.is_fifo().then(|| self.take_sequence_number());
+        let sequence_number = self.is_fifo().then(|| self.take_sequence_number(&id));
         if let Some(d) = m.dedup_id.clone() {
+            let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
             let sent = self.dedup.entry(d).or_default();
             sent.retain(|x| x.until > now);
             sent.push(Dedup {
@@ -84,6 +95,7 @@ impl Queue {
                 until: now + DEDUP_INTERVAL_MS,
                 message_id: id.clone(),
                 sequence_number,
+                by_group: Some(by_group),
             });
         }
         let visible_stamp = self.take_stamp();
@@ -130,14 +142,15 @@ impl Queue {
     }
 
     /// The earlier send inside the deduplication interval that a message with deduplication id
-    /// `d` in `group` repeats. The queue's DeduplicationScope now decides, over every send
-    /// remembered: a scope changed after those sends applies to them too.
+    /// `d` in `group` repeats. Each send is deduplicated under the DeduplicationScope it was sent
+    /// under until its interval ends: a scope changed since applies to later sends only
+    /// (issue 33).
     fn duplicate_of(&self, d: &str, group: Option<&str>, now: Millis) -> Option<&Dedup> {
-        let by_group = self.attributes.dedup_scope == DedupScope::MessageGroup;
-        self.dedup
-            .get(d)?
-            .iter()
-            .find(|x| x.until > now && (!by_group || x.group.as_deref() == group))
+        let scope_now = self.attributes.dedup_scope == DedupScope::MessageGroup;
+        self.dedup.get(d)?.iter().find(|x| {
+            let by_group = x.by_group.unwrap_or(scope_now);
+            x.until > now && (!by_group || x.group.as_deref() == group)
+        })
     }
 
     /// Takes a message moved here from another queue (dead-lettering, move tasks).
@@ -159,7 +172,7 @@ impl Queue {
         if self.is_fifo() {
             // A FIFO dead-letter queue replaces the deduplication id with the message id.
             let id = message.id.to_string();
-            let sequence_number = self.take_sequence_number();
+            let sequence_number = self.take_sequence_number(&id);
             let extra = message.extra_mut();
             extra.dedup_id = Some(id.clone());
             extra.group_id.get_or_insert(id);
@@ -432,4 +445,15 @@ impl Queue {
             self.enqueue(m);
         }
     }
+}
+
+/// FNV-1a over `parts`: a fixed, well-spread 64-bit digest for numbers that must look opaque
+/// but stay the same for the same inputs.
+fn opaque(parts: &[&[u8]]) -> u64 {
+    parts
+        .iter()
+        .flat_map(|p| p.iter())
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
 }
