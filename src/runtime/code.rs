@@ -43,9 +43,7 @@ pub enum CodeError {
 
 impl CodeError {
     pub fn to_aws(&self) -> AwsError {
-        let invalid = |m: String| {
-            AwsError::new("InvalidParameterValueException", 400, m).with_member("Type", "User")
-        };
+        let invalid = crate::services::lambda::errors::invalid_parameter;
         match self {
             CodeError::NotAZip => invalid(
                 "Could not unzip uploaded file. Please check your file, then try to upload again."
@@ -162,12 +160,11 @@ pub fn unpack_base64(root: &Path, zip: &str) -> Result<Unpacked, AwsError> {
         .decode(zip)
         .map_err(|_| CodeError::NotAZip.to_aws())?;
     if bytes.len() > MAX_ZIPPED {
-        return Err(AwsError::new(
+        return Err(crate::services::lambda::errors::user(
             "RequestEntityTooLargeException",
             413,
             format!("Zipped size must be smaller than {MAX_ZIPPED} bytes"),
-        )
-        .with_member("Type", "User"));
+        ));
     }
     unpack(root, &bytes).map_err(|e| e.to_aws())
 }

@@ -34,9 +34,7 @@ struct InvokeInput {
     payload: Option<String>,
 }
 
-fn error(code: &'static str, status: u16, message: impl Into<String>) -> AwsError {
-    AwsError::new(code, status, message).with_member("Type", "User")
-}
+use crate::services::lambda::errors::user as error;
 
 pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
     let input: InvokeInput = crate::services::parse(input)?;

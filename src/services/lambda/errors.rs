@@ -4,7 +4,8 @@
 
 use crate::error::AwsError;
 
-fn user(code: &'static str, status: u16, message: impl Into<String>) -> AwsError {
+/// A caller's error of Lambda's: its code, status and message, `Type: User`.
+pub fn user(code: &'static str, status: u16, message: impl Into<String>) -> AwsError {
     AwsError::new(code, status, message).with_member("Type", "User")
 }
 

@@ -261,15 +261,11 @@ pub fn create(
         input.memory_size,
         input.ephemeral_storage.map(|s| s.size),
     )?;
+    let name = arn.rsplit(':').next().unwrap_or_default().to_string();
     if state.lambda.functions.contains_key(&arn) {
-        return Err(function_exists(
-            Arn::parse(&arn)
-                .map_or("", |a| a.resource)
-                .trim_start_matches("function:"),
-        ));
+        return Err(function_exists(&name));
     }
     let code = code_of(input.code)?;
-    let name = arn.rsplit(':').next().unwrap_or_default().to_string();
     let function = Function {
         name,
         arn: arn.clone(),
@@ -413,13 +409,12 @@ pub fn update_configuration(
 /// meanwhile.
 fn check_revision(f: &Function, given: Option<&str>) -> Result<(), AwsError> {
     match given {
-        Some(r) if r != f.revision => Err(AwsError::new(
+        Some(r) if r != f.revision => Err(super::errors::user(
             "PreconditionFailedException",
             412,
             "The Revision Id provided does not match the latest Revision Id. Call the \
              GetFunction/GetAlias API to retrieve the latest Revision Id",
-        )
-        .with_member("Type", "User")),
+        )),
         _ => Ok(()),
     }
 }
