@@ -11,7 +11,7 @@ use super::Runtime;
 use super::lambda::{FunctionSpec, Invocation, Invoked, Outcome};
 use crate::error::AwsError;
 use crate::services::Context;
-use crate::services::lambda::functions;
+use crate::services::lambda::run::{self, Runnable};
 use base64::Engine;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -77,47 +77,17 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
             format!("Unsupported invocation type {kind}"),
         ));
     }
-    let named = match &input.qualifier {
-        Some(q) => format!("{}:{q}", input.function_name),
-        None => input.function_name.clone(),
-    };
     let (spec, request_id, reserved) = {
         let mut state = rt.state_async().await?;
-        let f = functions::find(&state, cx, &named)?;
-        if !functions::runnable(f) {
-            return Err(error(
-                "InvalidRuntimeException",
-                502,
-                format!(
-                    "The runtime parameter of {} is not one switchyard runs locally \
-                     (python3.*, nodejs*, provided*; docs/lambda.md).",
-                    f.runtime
-                ),
-            ));
-        }
+        let f = run::runnable(
+            &state,
+            &cx.account,
+            &cx.region,
+            &input.function_name,
+            input.qualifier.as_deref(),
+        )?;
         let reserved = f.reserved_concurrency;
-        let spec = FunctionSpec {
-            function_name: f.name.clone(),
-            function_arn: f.arn.clone(),
-            invoked_arn: match &input.qualifier {
-                Some(q) => format!("{}:{q}", f.arn),
-                None => f.arn.clone(),
-            },
-            version: "$LATEST".into(),
-            runtime: f.runtime.clone(),
-            handler: f.handler.clone(),
-            code: f.code.dir().into(),
-            layers: Vec::new(),
-            environment: f.environment.clone(),
-            memory_mb: f.memory,
-            timeout: Duration::from_secs(u64::from(f.timeout)),
-            region: f.region.clone(),
-            account: f.account.clone(),
-            endpoint_url: format!("http://{}", cx.host),
-            revision: f.revision.clone(),
-            max_environments: reserved.unwrap_or(crate::services::lambda::ACCOUNT_CONCURRENCY),
-        };
-        (spec, state.engine.rng.uuid(), reserved)
+        (spec_of(f, &cx.host), state.engine.rng.uuid(), reserved)
     };
     if reserved == Some(0) {
         return Err(throttled(reserved));
@@ -145,6 +115,31 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
             log(&spec, &invoked);
             answer(invoked, input.log_type.as_deref() == Some("Tail"), reserved)
         }
+    }
+}
+
+/// An execution environment's specification for a function's version, with switchyard's own
+/// URL (`host`) as the function's `AWS_ENDPOINT_URL`.
+pub fn spec_of(f: Runnable, host: &str) -> FunctionSpec {
+    FunctionSpec {
+        function_name: f.name,
+        function_arn: f.arn,
+        invoked_arn: f.invoked_arn,
+        version: f.version,
+        runtime: f.runtime,
+        handler: f.handler,
+        code: f.code_dir.into(),
+        layers: f.layer_dirs.into_iter().map(Into::into).collect(),
+        environment: f.environment,
+        memory_mb: f.memory,
+        timeout: Duration::from_secs(u64::from(f.timeout)),
+        region: f.region,
+        account: f.account,
+        endpoint_url: format!("http://{host}"),
+        revision: f.revision,
+        max_environments: f
+            .reserved_concurrency
+            .unwrap_or(crate::services::lambda::ACCOUNT_CONCURRENCY),
     }
 }
 

@@ -31,6 +31,15 @@ fn runs(runtime: &str) -> bool {
 /// The unqualified ARN of the function `name` names (a name, a partial ARN
 /// `<account>:function:<name>` or a full ARN), and its qualifier if it has one.
 pub fn resolve(cx: &Context, name: &str) -> Result<(String, Option<String>), AwsError> {
+    resolve_in(&cx.account, &cx.region, name)
+}
+
+/// [`resolve`] for a caller in `account` and `region`.
+pub fn resolve_in(
+    account: &str,
+    region: &str,
+    name: &str,
+) -> Result<(String, Option<String>), AwsError> {
     let rest = name.strip_prefix("arn:").map_or(name, |_| "");
     let (account, region, function) = if let Some(arn) = Arn::parse(name) {
         let resource = arn
@@ -39,9 +48,9 @@ pub fn resolve(cx: &Context, name: &str) -> Result<(String, Option<String>), Aws
             .unwrap_or(arn.resource);
         (arn.account, arn.region, resource)
     } else if let Some((account, f)) = rest.split_once(":function:") {
-        (account, cx.region.as_str(), f)
+        (account, region, f)
     } else {
-        (cx.account.as_str(), cx.region.as_str(), rest)
+        (account, region, rest)
     };
     let (function, qualifier) = match function.split_once(':') {
         Some((f, q)) => (f, Some(q.to_string())),
@@ -63,7 +72,17 @@ pub fn resolve(cx: &Context, name: &str) -> Result<(String, Option<String>), Aws
 
 /// The function `name` names, in the caller's account.
 pub fn find<'s>(state: &'s State, cx: &Context, name: &str) -> Result<&'s Function, AwsError> {
-    let (arn, qualifier) = resolve(cx, name)?;
+    find_in(state, &cx.account, &cx.region, name)
+}
+
+/// [`find`] for a caller in `account` and `region`.
+pub fn find_in<'s>(
+    state: &'s State,
+    account: &str,
+    region: &str,
+    name: &str,
+) -> Result<&'s Function, AwsError> {
+    let (arn, qualifier) = resolve_in(account, region, name)?;
     let found = state.lambda.functions.get(&arn);
     match (found, qualifier.as_deref()) {
         (Some(f), None | Some("$LATEST")) => Ok(f),

@@ -7,6 +7,7 @@
 mod account;
 pub mod errors;
 pub mod functions;
+pub mod run;
 pub mod shapes;
 
 pub use crate::state::lambda::store;
