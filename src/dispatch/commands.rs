@@ -20,6 +20,7 @@ use crate::services::sqs::messages::{Wait, check_receive, receive_or_wait};
 use crate::services::{Context, ServiceId, events, parse, sns, sqs};
 use crate::state::State;
 use crate::state::events::store::TokenRequest;
+use crate::state::lambda::invocations::{InvocationRecord, Invoked};
 use crate::state::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -56,6 +57,15 @@ pub enum Command {
         delivery: DeliveryId,
         result: HttpResult,
     },
+    /// How a Lambda invocation of a delivery (an asynchronous invocation's attempt, a mapping's
+    /// batch) ended, with its record.
+    Invoked {
+        delivery: DeliveryId,
+        invoked: Invoked,
+        record: Option<InvocationRecord>,
+    },
+    /// The record of a synchronous Lambda invocation (Invoke, `RequestResponse`).
+    InvocationRecorded { record: InvocationRecord },
     /// The answer to an OAuth token request of an EventBridge connection.
     TokenAnswered {
         request: TokenRequest,
@@ -244,6 +254,19 @@ impl State {
                 let (outcome, retry_after) = (result.outcome(), result.retry_after());
                 self.engine.complete_after(delivery, outcome, retry_after);
                 self.run_to_the_end();
+                Applied::Done
+            }
+            Command::Invoked {
+                delivery,
+                invoked,
+                record,
+            } => {
+                crate::services::lambda::run::invoked(self, delivery, invoked, record);
+                self.run_to_the_end();
+                Applied::Done
+            }
+            Command::InvocationRecorded { record } => {
+                crate::services::lambda::run::keep(self, record);
                 Applied::Done
             }
             Command::TokenAnswered { request, answer } => {

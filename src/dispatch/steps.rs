@@ -6,7 +6,7 @@
 
 use crate::engine::Fired;
 use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
-use crate::services::{bus, events, pipes, scheduler, sns, sqs, streams};
+use crate::services::{bus, events, lambda, pipes, scheduler, sns, sqs, streams};
 use crate::state::{State, Step};
 
 impl State {
@@ -30,9 +30,12 @@ impl State {
                 // Moved messages arrive in queues that event streams and pipes may read.
                 streams::wake_all(self);
                 pipes::wake_all(self);
+                lambda::mappings::wake_all(self);
             }
             Step::StreamDelivered { .. } | Step::PipeDelivered { .. } => {}
             Step::Scheduler(timer) => scheduler::fire(self, timer),
+            Step::LambdaMapping(timer) => lambda::mappings::fire(self, timer),
+            Step::LambdaEventEnded(_) | Step::LambdaBatchEnded { .. } => {}
         }
     }
 
@@ -124,12 +127,22 @@ impl State {
                 ending,
                 last,
                 answer,
+                attempts,
+                exhausted,
             } => match then {
                 Step::StreamDelivered { stream, token } => {
                     streams::delivered(self, &stream, token, ending, last.as_ref());
                 }
                 Step::PipeDelivered { pipe, token, stage } => {
                     pipes::delivered(self, &pipe, token, stage, ending, answer);
+                }
+                Step::LambdaEventEnded(event) => {
+                    let last = last.as_ref();
+                    let how = (ending, last, answer, attempts, exhausted);
+                    lambda::asynchronous::ended(self, &event, how);
+                }
+                Step::LambdaBatchEnded { uuid, token } => {
+                    lambda::mappings::batch_ended(self, &uuid, token, ending, answer);
                 }
                 _ => {}
             },
@@ -205,7 +218,15 @@ impl State {
                 body,
                 group_id,
                 dedup_id,
-            } => sns::deliver_to_topic(self, &topic_arn, &publisher, &body, group_id, dedup_id),
+                attributes,
+            } => sns::deliver_to_topic(
+                self,
+                &topic_arn,
+                &publisher,
+                &body,
+                (group_id, dedup_id),
+                &attributes,
+            ),
             Target::Bus {
                 bus_arn,
                 publisher,
@@ -228,7 +249,15 @@ impl State {
                 region,
                 ..
             } => self.call_by_name(&service, &operation, &input, publisher, region),
-            Target::SqsBatch { .. } | Target::Http { .. } | Target::Outbox { .. } => {
+            Target::Lambda {
+                function,
+                publisher,
+                payload,
+            } => lambda::asynchronous::accept(self, &function, &publisher, payload),
+            Target::SqsBatch { .. }
+            | Target::Http { .. }
+            | Target::Invoke { .. }
+            | Target::Outbox { .. } => {
                 unreachable!("the engine attempts these itself")
             }
         }
@@ -259,6 +288,7 @@ impl State {
         for key in arrived.drain(..) {
             streams::wake_source(self, &key);
             pipes::wake_source(self, &key);
+            lambda::mappings::wake_source(self, &key);
             if !self.woken.contains(&key) {
                 self.woken.push(key);
             }

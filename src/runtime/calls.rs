@@ -58,7 +58,7 @@ pub async fn call(
 }
 
 /// An operation run in one piece under the lock, then the token requests it asked for.
-async fn under_the_lock(
+pub(super) async fn under_the_lock(
     rt: &Runtime,
     cx: &Context,
     service: ServiceId,

@@ -26,7 +26,7 @@ impl Runtime {
     /// Carries out `effect` of the state of `generation`; its outcome is dropped when that
     /// state was replaced meanwhile.
     async fn run_effect(&self, effect: Effect, generation: u64) {
-        match effect {
+        let command = match effect {
             Effect::Http {
                 delivery,
                 method,
@@ -39,22 +39,43 @@ impl Runtime {
                     Duration::from_millis(u64::try_from(ms).unwrap_or(0))
                 });
                 let result = self.send(&method, &url, headers, body, timeout).await;
-                let command = Command::Answered { delivery, result };
-                let encoded = self.encode(&command);
-                let ticket = {
-                    let mut state = self.state();
-                    // The answer of a state replaced meanwhile is not this state's, and a
-                    // broken state takes none.
-                    if self.generation.load(Ordering::SeqCst) != generation || state.is_broken() {
-                        return;
-                    }
-                    let ticket = self.record(&state, encoded);
-                    state.apply(command);
-                    ticket
-                };
-                let _ = self.durable(ticket).await;
+                Command::Answered { delivery, result }
             }
-        }
+            Effect::Invoke {
+                delivery,
+                function,
+                payload,
+                request_id,
+                host,
+            } => {
+                let call = super::invoke::DeliveryCall {
+                    delivery,
+                    function,
+                    payload,
+                    request_id,
+                    host,
+                };
+                let (invoked, record) = self.invoke_for_delivery(call).await;
+                Command::Invoked {
+                    delivery,
+                    invoked,
+                    record,
+                }
+            }
+        };
+        let encoded = self.encode(&command);
+        let ticket = {
+            let mut state = self.state();
+            // The answer of a state replaced meanwhile is not this state's, and a broken state
+            // takes none.
+            if self.generation.load(Ordering::SeqCst) != generation || state.is_broken() {
+                return;
+            }
+            let ticket = self.record(&state, encoded);
+            state.apply(command);
+            ticket
+        };
+        let _ = self.durable(ticket).await;
     }
 
     /// Sends a delivery: how the endpoint answered (its status, its `Retry-After` in

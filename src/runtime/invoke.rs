@@ -8,10 +8,15 @@
 //! It must not depend on the protocols or the server.
 
 use super::Runtime;
-use super::lambda::{FunctionSpec, Invocation, Invoked, Outcome};
+use super::lambda::{FunctionSpec, Invocation, Outcome};
+use crate::arn::Arn;
+use crate::dispatch::commands::Command;
+use crate::engine::delivery::DeliveryId;
 use crate::error::AwsError;
 use crate::services::Context;
+use crate::services::ServiceId;
 use crate::services::lambda::run::{self, Runnable};
+use crate::state::lambda::invocations::{InvocationRecord, Invoked};
 use base64::Engine;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -37,6 +42,7 @@ struct InvokeInput {
 use crate::services::lambda::errors::user as error;
 
 pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
+    let raw = input.clone();
     let input: InvokeInput = crate::services::parse(input)?;
     let payload = match &input.payload {
         Some(b64) => base64::engine::general_purpose::STANDARD
@@ -77,7 +83,11 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
             format!("Unsupported invocation type {kind}"),
         ));
     }
-    let (spec, request_id, reserved) = {
+    if kind == "Event" {
+        // The function's own queue, on the virtual clock: a change of the state, journaled.
+        return super::calls::under_the_lock(rt, cx, ServiceId::Lambda, "Invoke", raw).await;
+    }
+    let (spec, request_id, reserved, started_at) = {
         let mut state = rt.state_async().await?;
         let f = run::runnable(
             &state,
@@ -87,10 +97,19 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
             input.qualifier.as_deref(),
         )?;
         let reserved = f.reserved_concurrency;
-        (spec_of(f, &cx.host), state.engine.rng.uuid(), reserved)
+        let started_at = state.now();
+        (
+            spec_of(f, &cx.host),
+            state.engine.rng.uuid(),
+            reserved,
+            started_at,
+        )
     };
     if reserved == Some(0) {
         return Err(throttled(reserved));
+    }
+    if kind == "DryRun" {
+        return Ok(json!({"StatusCode": 204}));
     }
     let invocation = Invocation {
         request_id,
@@ -98,23 +117,117 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
         client_context: input.client_context,
         trace_id: None,
     };
-    match kind {
-        "DryRun" => Ok(json!({"StatusCode": 204})),
-        "Event" => {
-            let environments = rt.environments();
-            let work = rt.in_flight();
-            tokio::spawn(async move {
-                let invoked = environments.invoke(&spec, invocation).await;
-                log(&spec, &invoked);
-                drop(work);
-            });
-            Ok(json!({"StatusCode": 202}))
-        }
-        _ => {
-            let invoked = rt.environments().invoke(&spec, invocation).await;
-            log(&spec, &invoked);
-            answer(invoked, input.log_type.as_deref() == Some("Tail"), reserved)
-        }
+    let request_id = invocation.request_id.clone();
+    let invoked = rt.environments().invoke(&spec, invocation).await;
+    log(&spec, &invoked);
+    let record = record_of(&spec, &request_id, "RequestResponse", started_at, &invoked);
+    let _ = rt.run(Command::InvocationRecorded { record }).await;
+    answer(
+        invoked,
+        &spec.version,
+        input.log_type.as_deref() == Some("Tail"),
+        reserved,
+    )
+}
+
+/// An invocation a delivery asked for ([`crate::engine::Effect::Invoke`]).
+pub struct DeliveryCall {
+    pub delivery: DeliveryId,
+    pub function: String,
+    pub payload: String,
+    pub request_id: String,
+    pub host: String,
+}
+
+impl Runtime {
+    /// Runs the invocation a delivery asked for: how it ended, and its record.
+    pub(super) async fn invoke_for_delivery(
+        &self,
+        call: DeliveryCall,
+    ) -> (Invoked, Option<InvocationRecord>) {
+        let found = {
+            let state = self.state();
+            let arn = Arn::parse(&call.function);
+            let (account, region) = arn.map_or(("", ""), |a| (a.account, a.region));
+            let kind = run::invocation_type(&state, call.delivery);
+            run::runnable(&state, account, region, &call.function, None).map(|f| {
+                (
+                    f.reserved_concurrency,
+                    spec_of(f, &call.host),
+                    kind,
+                    state.now(),
+                )
+            })
+        };
+        let (spec, kind, started_at) = match found {
+            Err(e) => return (Invoked::Gone { message: e.message }, None),
+            Ok((Some(0), ..)) => return (Invoked::Throttled, None),
+            Ok((_, spec, kind, at)) => (spec, kind, at),
+        };
+        let invocation = Invocation {
+            request_id: call.request_id.clone(),
+            payload: call.payload.into_bytes(),
+            client_context: None,
+            trace_id: None,
+        };
+        let invoked = self.environments().invoke(&spec, invocation).await;
+        log(&spec, &invoked);
+        let record = record_of(&spec, &call.request_id, kind, started_at, &invoked);
+        let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+        let result = match invoked.outcome {
+            Outcome::Response(bytes) => Invoked::Response {
+                payload: text(bytes),
+            },
+            Outcome::FunctionError { payload, .. } => Invoked::FunctionError {
+                error_type: record.error_type.clone().unwrap_or_default(),
+                payload: text(payload),
+            },
+            Outcome::NotStarted {
+                error_type,
+                message,
+            } => Invoked::FunctionError {
+                payload: json!({"errorMessage": message, "errorType": error_type}).to_string(),
+                error_type,
+            },
+            Outcome::Throttled => Invoked::Throttled,
+        };
+        (result, Some(record))
+    }
+}
+
+/// The record of an invocation, as the control API and the console list it.
+fn record_of(
+    spec: &FunctionSpec,
+    request_id: &str,
+    kind: &str,
+    started_at: crate::engine::time::Millis,
+    invoked: &super::lambda::Invoked,
+) -> InvocationRecord {
+    let (result, error_type) = match &invoked.outcome {
+        Outcome::Response(_) => ("Success", None),
+        Outcome::FunctionError { payload, .. } => (
+            "Unhandled",
+            serde_json::from_slice::<Value>(payload).ok().and_then(|v| {
+                v.get("errorType")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
+        ),
+        Outcome::NotStarted { error_type, .. } => ("Unhandled", Some(error_type.clone())),
+        Outcome::Throttled => ("Throttled", None),
+    };
+    let log = invoked.log.as_bytes();
+    let tail = log.get(log.len().saturating_sub(TAIL)..).unwrap_or(log);
+    InvocationRecord {
+        request_id: request_id.to_string(),
+        function: spec.invoked_arn.clone(),
+        version: spec.version.clone(),
+        invocation_type: kind.to_string(),
+        started_at,
+        duration_us: u64::try_from(invoked.duration.as_micros()).unwrap_or(u64::MAX),
+        result: result.to_string(),
+        error_type,
+        log_tail: String::from_utf8_lossy(tail).into_owned(),
     }
 }
 
@@ -153,14 +266,19 @@ fn throttled(reserved: Option<u32>) -> AwsError {
 }
 
 /// The invocation's log lines in switchyard's own log, under the function's name.
-fn log(spec: &FunctionSpec, invoked: &Invoked) {
+fn log(spec: &FunctionSpec, invoked: &super::lambda::Invoked) {
     for line in invoked.log.lines() {
         tracing::info!(target: "switchyard::lambda", function = %spec.function_name, "{line}");
     }
 }
 
 /// Invoke's answer for a synchronous invocation.
-fn answer(invoked: Invoked, tail: bool, reserved: Option<u32>) -> Result<Value, AwsError> {
+fn answer(
+    invoked: super::lambda::Invoked,
+    version: &str,
+    tail: bool,
+    reserved: Option<u32>,
+) -> Result<Value, AwsError> {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     let (payload, function_error) = match invoked.outcome {
         Outcome::Response(bytes) => (bytes, None),
@@ -178,7 +296,7 @@ fn answer(invoked: Invoked, tail: bool, reserved: Option<u32>) -> Result<Value, 
     };
     let mut out = json!({
         "StatusCode": 200,
-        "ExecutedVersion": "$LATEST",
+        "ExecutedVersion": version,
         "Payload": b64(&payload),
     });
     if let Some(map) = out.as_object_mut() {

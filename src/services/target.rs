@@ -123,6 +123,7 @@ pub fn adapt(
                 body: p.body,
                 group_id: p.group_id,
                 dedup_id: p.dedup_id,
+                attributes: BTreeMap::new(),
             },
         ),
         "events" if is_bus(arn, buses) => adapted(
@@ -146,7 +147,7 @@ pub fn adapt(
                 },
             }
         }
-        "lambda" => adapted("lambda", lambda(e, arn, p.body)),
+        "lambda" => adapted("lambda", lambda(e, arn, publisher, p.body)),
         other => adapted(other, Target::outbox(arn, p.body)),
     }
 }
@@ -159,33 +160,63 @@ fn is_bus(arn: &str, buses: Buses) -> bool {
     }
 }
 
-/// A Lambda function as a target: a real POST of `body` to its `--lambda-endpoint` URL, or the
-/// outbox when it has none.
-pub fn lambda(e: &State, arn: &str, body: String) -> Target {
-    lambda_with(&e.lambda_endpoints, arn, body, BTreeMap::new())
+/// Where deliveries to Lambda functions go: the `--lambda-endpoint` URLs (function ARN → URL)
+/// of functions the user runs, and the functions of this emulator.
+#[derive(Clone, Copy)]
+pub struct Lambdas<'a> {
+    pub endpoints: &'a HashMap<String, String>,
+    pub functions: &'a crate::state::lambda::store::Store,
 }
 
-/// [`lambda`] for a caller that has the `--lambda-endpoint` URLs (`endpoints`, function ARN →
-/// URL) and not the whole state, as SNS when it builds a delivery from borrowed parts;
-/// `outbox_attributes` go with the event when it lands in the outbox (SNS's Subject).
+impl State {
+    pub fn lambdas(&self) -> Lambdas<'_> {
+        Lambdas {
+            endpoints: &self.lambda_endpoints,
+            functions: &self.lambda,
+        }
+    }
+}
+
+/// A Lambda function as a target, handed `body` by `publisher`: a real POST to its
+/// `--lambda-endpoint` URL when it has one, else an asynchronous invocation of the function of
+/// this emulator (its own queue, retries and destinations), else the outbox.
+pub fn lambda(e: &State, arn: &str, publisher: &Publisher, body: String) -> Target {
+    lambda_with(e.lambdas(), arn, publisher, body, BTreeMap::new())
+}
+
+/// [`lambda`] for a caller that has only parts of the state, as SNS when it builds a delivery
+/// from borrowed parts; `outbox_attributes` go with the event when it lands in the outbox (SNS's
+/// Subject).
 pub fn lambda_with(
-    endpoints: &HashMap<String, String>,
+    lambdas: Lambdas,
     arn: &str,
+    publisher: &Publisher,
     body: String,
     outbox_attributes: BTreeMap<String, serde_json::Value>,
 ) -> Target {
-    match endpoints.get(arn) {
-        Some(url) => Target::Http {
+    if let Some(url) = lambdas.endpoints.get(arn) {
+        return Target::Http {
             method: "POST".into(),
             url: url.clone(),
             headers: vec![("Content-Type".into(), "application/json".into())],
             body,
-        },
-        None => Target::Outbox {
-            address: arn.to_string(),
-            body,
-            attributes: outbox_attributes,
-        },
+        };
+    }
+    if lambdas
+        .functions
+        .functions
+        .contains_key(crate::services::lambda::functions::unqualified_arn(arn))
+    {
+        return Target::Lambda {
+            function: arn.to_string(),
+            publisher: publisher.clone(),
+            payload: body,
+        };
+    }
+    Target::Outbox {
+        address: arn.to_string(),
+        body,
+        attributes: outbox_attributes,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::state::bus::retry::SubscriberRetry;
 use crate::state::events::retry::TargetRetry;
+use crate::state::lambda::retry::AsyncRetry;
 use crate::state::sns::delivery_policy::{Firehose, Schedule};
 use crate::state::streams::retry::StreamRetry;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,8 @@ pub enum Policy {
     Subscriber(SubscriberRetry),
     /// Event streams.
     Stream(StreamRetry),
+    /// Lambda's asynchronous invocations.
+    LambdaAsync(AsyncRetry),
 }
 
 macro_rules! policies {
@@ -67,7 +70,8 @@ policies!(
     Firehose(Firehose),
     Target(TargetRetry),
     Subscriber(SubscriberRetry),
-    Stream(StreamRetry)
+    Stream(StreamRetry),
+    LambdaAsync(AsyncRetry)
 );
 
 impl RetryPolicy for Policy {

@@ -57,6 +57,12 @@ pub enum Step {
     },
     /// EventBridge Scheduler: a schedule's next run.
     Scheduler(crate::state::scheduler::store::Timer),
+    /// Lambda: an asynchronous invocation's attempts are over (its destinations follow).
+    LambdaEventEnded(Box<crate::state::lambda::invocations::AsyncEvent>),
+    /// Lambda: an event source mapping's change of state settling, or its next look.
+    LambdaMapping(crate::state::lambda::mappings::MappingTimer),
+    /// Lambda: the invocation of a mapping's batch under `token` ended.
+    LambdaBatchEnded { uuid: String, token: u64 },
 }
 
 /// The engine as the services see it: its service steps are [`Step`]s.

@@ -24,6 +24,7 @@ mod iam;
 mod identity;
 mod init;
 mod lambda;
+mod lambda_async;
 mod lambda_invoke;
 mod localstack;
 mod pipes;

@@ -70,6 +70,14 @@ pub fn resolve_in(
     Ok((arn, qualifier))
 }
 
+/// A function's ARN without its version or alias (`...:function:name:3` → `...:function:name`).
+pub fn unqualified_arn(arn: &str) -> &str {
+    match arn.match_indices(':').nth(6) {
+        Some((end, _)) => arn.get(..end).unwrap_or(arn),
+        None => arn,
+    }
+}
+
 /// The function `name` names, in the caller's account.
 pub fn find<'s>(state: &'s State, cx: &Context, name: &str) -> Result<&'s Function, AwsError> {
     find_in(state, &cx.account, &cx.region, name)
@@ -143,6 +151,12 @@ pub fn configuration(f: &Function, seen: Seen) -> FunctionConfiguration {
         environment: (!f.environment.is_empty()).then(|| super::shapes::Environment {
             variables: f.environment.clone(),
         }),
+        dead_letter_config: f
+            .dead_letter
+            .as_ref()
+            .map(|arn| super::shapes::DeadLetterConfig {
+                target_arn: Some(arn.clone()),
+            }),
         tracing_config: TracingConfig {
             mode: "PassThrough",
         },
@@ -285,6 +299,7 @@ pub fn create(
         return Err(function_exists(&name));
     }
     let code = code_of(input.code)?;
+    let dead_letter = dead_letter_of(input.dead_letter_config)?;
     let function = Function {
         name,
         arn: arn.clone(),
@@ -304,6 +319,7 @@ pub fn create(
         revision: state.engine.rng.uuid(),
         tags: input.tags.unwrap_or_default(),
         reserved_concurrency: None,
+        dead_letter,
     };
     let answer = configuration(&function, Seen::Created);
     state.lambda.functions.insert(arn, function);
@@ -391,6 +407,10 @@ pub fn update_configuration(
         input.memory_size,
         input.ephemeral_storage.map(|s| s.size),
     )?;
+    let dead_letter = match input.dead_letter_config {
+        Some(config) => Some(dead_letter_of(Some(config))?),
+        None => None,
+    };
     let revision = state.engine.rng.uuid();
     let now = state.now();
     let f = find_mut(state, cx, &input.function_name)?;
@@ -419,9 +439,27 @@ pub fn update_configuration(
     if let Some(storage) = input.ephemeral_storage {
         f.ephemeral_storage = storage.size as u32;
     }
+    if let Some(config) = dead_letter {
+        f.dead_letter = config;
+    }
     f.last_modified = now;
     f.revision = revision;
     super::encode(configuration(f, Seen::Updated))
+}
+
+/// DeadLetterConfig's target: an SQS queue's or an SNS topic's ARN, or none (empty).
+fn dead_letter_of(
+    config: Option<super::shapes::DeadLetterConfig>,
+) -> Result<Option<String>, AwsError> {
+    let Some(arn) = config.and_then(|c| c.target_arn).filter(|a| !a.is_empty()) else {
+        return Ok(None);
+    };
+    match Arn::parse(&arn).map(|a| a.service) {
+        Some("sqs" | "sns") => Ok(Some(arn)),
+        _ => Err(invalid_parameter(format!(
+            "The provided target arn {arn} is invalid. Only SQS queues and SNS topics are              supported as dead-letter targets."
+        ))),
+    }
 }
 
 /// `RevisionId` given with an update must be the function's: another means someone changed it

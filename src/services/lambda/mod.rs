@@ -5,8 +5,12 @@
 //! functions. It must not depend on the runtime, the protocols or the server.
 
 mod account;
+pub mod asynchronous;
 pub mod errors;
 pub mod functions;
+mod invoke_configs;
+pub mod mappings;
+mod poll;
 pub mod run;
 pub mod shapes;
 
@@ -39,6 +43,18 @@ pub fn call(
         "GetFunctionConcurrency" => account::get_concurrency(state, cx, parse(input)?),
         "DeleteFunctionConcurrency" => account::delete_concurrency(state, cx, parse(input)?),
         "GetAccountSettings" => account::settings(state, cx),
+        "PutFunctionEventInvokeConfig" => invoke_configs::put(state, cx, parse(input)?, false),
+        "UpdateFunctionEventInvokeConfig" => invoke_configs::put(state, cx, parse(input)?, true),
+        "GetFunctionEventInvokeConfig" => invoke_configs::get(state, cx, parse(input)?),
+        "DeleteFunctionEventInvokeConfig" => invoke_configs::delete(state, cx, parse(input)?),
+        "ListFunctionEventInvokeConfigs" => invoke_configs::list(state, cx, parse(input)?),
+        "CreateEventSourceMapping" => mappings::create(state, cx, parse(input)?),
+        "GetEventSourceMapping" => mappings::get(state, cx, parse(input)?),
+        "UpdateEventSourceMapping" => mappings::update(state, cx, parse(input)?),
+        "DeleteEventSourceMapping" => mappings::delete(state, cx, parse(input)?),
+        "ListEventSourceMappings" => mappings::list(state, cx, parse(input)?),
+        // Only `InvocationType: Event` comes here: the runtime runs the others.
+        "Invoke" => asynchronous::invoke_event(state, cx, parse(input)?),
         _ => Err(AwsError::new(
             "UnsupportedOperation",
             501,

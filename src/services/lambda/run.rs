@@ -5,8 +5,10 @@
 
 use super::errors::user as error;
 use super::functions::{find_in, runnable as runs};
+use crate::engine::delivery::{DeliveryId, Failure, Outcome};
 use crate::error::AwsError;
 use crate::state::State;
+use crate::state::lambda::invocations::{InvocationRecord, Invoked, MAX_RECORDS};
 use std::collections::BTreeMap;
 
 /// A function's version as an invocation runs it.
@@ -83,4 +85,48 @@ pub fn runnable(
         revision: f.revision.clone(),
         reserved_concurrency: f.reserved_concurrency,
     })
+}
+
+/// How an invocation the runtime ran for delivery `delivery` (an asynchronous invocation's
+/// attempt, a mapping's batch) ended: its record kept, and the attempt completed.
+pub fn invoked(
+    e: &mut State,
+    delivery: DeliveryId,
+    invoked: Invoked,
+    record: Option<InvocationRecord>,
+) {
+    if let Some(record) = record {
+        keep(e, record);
+    }
+    let (outcome, answer) = match invoked {
+        Invoked::Response { payload } => (Outcome::Delivered { status: Some(200) }, Some(payload)),
+        Invoked::FunctionError { payload, .. } => {
+            (Outcome::Retryable(Failure::Function), Some(payload))
+        }
+        Invoked::Throttled => (Outcome::Retryable(Failure::Status(429)), None),
+        Invoked::Gone { .. } => (
+            Outcome::Permanent(Failure::NotFound("ResourceNotFoundException")),
+            None,
+        ),
+    };
+    e.engine.answered(delivery, answer);
+    e.engine.complete(delivery, outcome);
+}
+
+/// Keeps the record of an invocation (the last [`MAX_RECORDS`]).
+pub fn keep(e: &mut State, record: InvocationRecord) {
+    let records = &mut e.lambda.invocations;
+    records.push_back(record);
+    while records.len() > MAX_RECORDS {
+        records.pop_front();
+    }
+}
+
+/// How the invocations a delivery makes are named in their records: `EventSourceMapping` for a
+/// mapping's batches, `Event` for the attempts of an asynchronous invocation.
+pub fn invocation_type(e: &State, delivery: DeliveryId) -> &'static str {
+    match e.engine.delivery_source(delivery) {
+        Some((_, source)) if source.contains(":event-source-mapping:") => "EventSourceMapping",
+        _ => "Event",
+    }
 }

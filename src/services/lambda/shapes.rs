@@ -46,6 +46,16 @@ pub struct CreateFunctionInput {
     pub package_type: Option<String>,
     pub tags: Option<BTreeMap<String, String>>,
     pub layers: Option<Vec<String>>,
+    pub dead_letter_config: Option<DeadLetterConfig>,
+}
+
+/// DeadLetterConfig: where failed asynchronous events go (an SQS queue or an SNS topic; empty
+/// or absent: nowhere).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DeadLetterConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_arn: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,6 +71,7 @@ pub struct UpdateFunctionConfigurationInput {
     pub environment: Option<Environment>,
     pub ephemeral_storage: Option<EphemeralStorage>,
     pub revision_id: Option<String>,
+    pub dead_letter_config: Option<DeadLetterConfig>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -118,6 +129,8 @@ pub struct FunctionConfiguration {
     pub version: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<Environment>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dead_letter_config: Option<DeadLetterConfig>,
     pub tracing_config: TracingConfig,
     pub revision_id: String,
     pub state: &'static str,

@@ -136,6 +136,7 @@ pub(crate) fn per_attempt(first: &Target, n: u32) -> Target {
             fill(body)
         }
         Target::Bus { event, .. } => fill(event),
+        Target::Invoke { payload, .. } | Target::Lambda { payload, .. } => fill(payload),
         Target::Call { input, .. } => fill(input),
         Target::SqsBatch { entries, .. } => {
             for entry in entries {

@@ -13,12 +13,12 @@ use super::shapes::MessageAttributeValue;
 use super::store::Subscription;
 use crate::arn::Arn;
 use crate::body::Body;
-use crate::engine::delivery::{Counters, DeadLetter, Delivery, SqsMessage, Target};
+use crate::engine::delivery::{Counters, DeadLetter, Delivery, Publisher, SqsMessage, Target};
 use crate::services::{Context, target};
 use crate::signature::SIGNER;
 use crate::state::Step;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// One message as published, checked.
 pub(super) struct Message<'a> {
@@ -247,7 +247,7 @@ fn target_for(
     sub: &Subscription,
     message: &Message,
     http: &Effective,
-    lambdas: &HashMap<String, String>,
+    lambdas: target::Lambdas,
 ) -> Target {
     let mut outbox_attributes = BTreeMap::new();
     if let Some(subject) = message.subject {
@@ -299,6 +299,10 @@ fn target_for(
         Protocol::Lambda => target::lambda_with(
             lambdas,
             &sub.endpoint,
+            &Publisher {
+                account: topic.account.clone(),
+                host: cx.host.clone(),
+            },
             lambda_event(cx, topic, sub, message),
             outbox_attributes.clone(),
         ),
@@ -322,7 +326,7 @@ pub(super) fn delivery_for(
     topic: &super::store::Topic,
     sub: &Subscription,
     message: &Message,
-    lambdas: &HashMap<String, String>,
+    lambdas: target::Lambdas,
 ) -> Delivery<Step> {
     let http = effective_policy(topic, sub);
     let target = target_for(cx, topic, sub, message, &http, lambdas);

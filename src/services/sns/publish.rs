@@ -297,7 +297,7 @@ fn fan_out(
                 .aws("AWS/SNS", "NumberOfNotificationsFilteredOut", topic_arn, 1);
             continue;
         }
-        let delivery = delivery_for(cx, topic, sub, &message, &e.lambda_endpoints);
+        let delivery = delivery_for(cx, topic, sub, &message, e.lambdas());
         e.deliver(delivery);
     }
     Ok(PublishOutput {
@@ -620,8 +620,8 @@ pub fn deliver_to_topic(
     topic_arn: &str,
     publisher: &Publisher,
     body: &str,
-    group_id: Option<String>,
-    dedup_id: Option<String>,
+    (group_id, dedup_id): (Option<String>, Option<String>),
+    attributes: &BTreeMap<String, crate::engine::delivery::MessageAttributeValue>,
 ) -> Result<(), Failure> {
     let cx = Context {
         request_id: String::new(),
@@ -632,12 +632,11 @@ pub fn deliver_to_topic(
         trace_header: None,
         queue_url_style: Default::default(),
     };
-    let attributes = BTreeMap::new();
     let fields = PublishBatchEntryRef {
         message: body,
         subject: None,
         structure: None,
-        attributes: &attributes,
+        attributes,
         group_id: group_id.as_deref(),
         dedup_id: dedup_id.as_deref(),
     };

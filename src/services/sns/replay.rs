@@ -70,7 +70,7 @@ pub(super) fn deliver_archived(
         if !passes_filter(sub, &message) {
             return false;
         }
-        delivery_for(cx, topic, sub, &message, &e.lambda_endpoints)
+        delivery_for(cx, topic, sub, &message, e.lambdas())
     };
     e.deliver(delivery);
     true

@@ -3,14 +3,29 @@
 //! the state can hold it. The code itself is a folder the runtime unpacked
 //! (`runtime/code.rs`); the store keeps its path and digest.
 
+use super::invocations::{InvocationRecord, InvokeConfig};
+use super::mappings::Mapping;
 use crate::engine::time::Millis;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Store {
     /// Unqualified function ARN → the function, in ARN order (so in name order within an
     /// account and region).
     pub functions: BTreeMap<String, Function>,
+    /// Function ARN (with its qualifier, if the configuration is a version's or an alias's) →
+    /// its event invoke configuration.
+    #[serde(default)]
+    pub invoke_configs: BTreeMap<String, InvokeConfig>,
+    /// Event source mappings by UUID.
+    #[serde(default)]
+    pub mappings: BTreeMap<String, Mapping>,
+    /// The last invocations, oldest first ([`super::invocations::MAX_RECORDS`] at the most).
+    #[serde(default)]
+    pub invocations: VecDeque<InvocationRecord>,
+    /// The last token handed to a mapping's change of state or batch.
+    #[serde(default)]
+    pub tokens: u64,
 }
 
 /// Where a function's code is.
@@ -63,4 +78,7 @@ pub struct Function {
     pub tags: BTreeMap<String, String>,
     /// `PutFunctionConcurrency`: the reserved concurrent executions.
     pub reserved_concurrency: Option<u32>,
+    /// DeadLetterConfig.TargetArn: an SQS queue or SNS topic for failed asynchronous events.
+    #[serde(default)]
+    pub dead_letter: Option<String>,
 }

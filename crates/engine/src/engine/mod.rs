@@ -58,6 +58,24 @@ pub enum Effect {
         /// How long the endpoint has to answer, when not the default.
         timeout_ms: Option<Millis>,
     },
+    /// Invoke the Lambda function of this emulator `function` names with `payload`; its answer
+    /// completes the attempt of `delivery` ([`delivery::Target::Invoke`]).
+    Invoke {
+        delivery: DeliveryId,
+        function: String,
+        payload: String,
+        request_id: String,
+        host: String,
+    },
+}
+
+impl Effect {
+    /// The delivery whose attempt this is.
+    pub fn delivery(&self) -> DeliveryId {
+        match self {
+            Effect::Http { delivery, .. } | Effect::Invoke { delivery, .. } => *delivery,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -56,17 +56,15 @@ impl<T: Layer> Engine<T> {
         self.deliveries.len() + self.dead_lettering.len()
     }
 
-    /// The HTTP attempts sent and not answered yet, sent again: for a state read back from a
+    /// The HTTP attempts and Lambda invocations sent and not answered yet, sent again: for a state read back from a
     /// snapshot, whose answers would otherwise never come (the process that sent them may have
     /// gone, or answers into the state it replaced). In the order the deliveries started.
     pub fn resume(&mut self) {
         let mut waiting: Vec<_> = (self.deliveries.iter())
             .filter(|(_, d)| d.awaiting_answer)
-            .filter_map(|(&id, d)| d.http_effect(id))
+            .filter_map(|(&id, d)| d.effect(id))
             .collect();
-        waiting.sort_by_key(|e| match e {
-            crate::engine::Effect::Http { delivery, .. } => *delivery,
-        });
+        waiting.sort_by_key(crate::engine::Effect::delivery);
         self.effects = waiting;
     }
 
@@ -183,13 +181,13 @@ impl<T: Layer> Engine<T> {
                     self.outbox.push(message);
                     Some(Outcome::Delivered { status: None })
                 }
-                Target::Http { .. } => {
+                Target::Http { .. } | Target::Invoke { .. } => {
                     d.awaiting_answer = true;
-                    let effect = d.http_effect(id).expect("an HTTP target");
-                    self.effects.push(effect);
+                    self.effects.extend(d.effect(id));
                     None
                 }
                 Target::Sqs { .. }
+                | Target::Lambda { .. }
                 | Target::SqsBatch { .. }
                 | Target::Sns { .. }
                 | Target::Bus { .. }
@@ -423,6 +421,8 @@ impl<T: Layer> Engine<T> {
                 ending,
                 last: d.last_outcome,
                 answer: d.answer,
+                attempts: d.attempts,
+                exhausted: d.exhausted,
             });
         }
     }

@@ -41,6 +41,9 @@ pub enum Failure {
     Status(u16),
     /// A fault injected through the control API, with its status and error code as given.
     Injected { status: u16, code: Option<String> },
+    /// A Lambda function answered with an error (`X-Amz-Function-Error: Unhandled`): its code
+    /// threw, timed out, or its runtime could not start or exited. Worth trying again.
+    Function,
 }
 
 impl Failure {
@@ -48,7 +51,7 @@ impl Failure {
     /// (An injected fault is judged by its status alone.)
     pub fn retryable(&self) -> bool {
         match self {
-            Failure::Timeout | Failure::Connection | Failure::Tls => true,
+            Failure::Timeout | Failure::Connection | Failure::Tls | Failure::Function => true,
             Failure::Status(status) | Failure::Injected { status, .. } => {
                 *status == 429 || (500..=599).contains(status)
             }
@@ -79,6 +82,7 @@ impl Failure {
             Failure::Connection => "ConnectionError",
             Failure::Tls => "TlsError",
             Failure::InvalidEndpoint => "InvalidEndpoint",
+            Failure::Function => "Unhandled",
             Failure::Status(_) => return None,
             Failure::Injected { code, .. } => return code.as_deref(),
         })
@@ -118,6 +122,7 @@ impl Failure {
             "Timeout" => Failure::Timeout,
             "ConnectionError" => Failure::Connection,
             "TlsError" => Failure::Tls,
+            "Unhandled" => Failure::Function,
             "THROTTLING" => Failure::Status(429),
             _ if code.contains("Throttl") => Failure::Status(429),
             _ => self.clone(),

@@ -240,6 +240,10 @@ pub enum Work<T: Layer> {
         /// The body of the last HTTP answer, for deliveries that keep it
         /// ([`Delivery::keeping_answer`]).
         answer: Option<String>,
+        /// How many attempts were made.
+        attempts: u32,
+        /// The limit of its retry policy that ended its retries, if one did.
+        exhausted: Option<&'static str>,
     },
 }
 
@@ -343,7 +347,7 @@ impl<T: Layer> Delivery<T> {
     }
 
     /// The request an HTTP attempt of this delivery sends, as delivery `id`.
-    fn http_effect(&self, id: DeliveryId) -> Option<super::Effect> {
+    fn effect(&self, id: DeliveryId) -> Option<super::Effect> {
         match &self.target {
             Target::Http {
                 method,
@@ -357,6 +361,18 @@ impl<T: Layer> Delivery<T> {
                 headers: headers.clone(),
                 body: body.clone(),
                 timeout_ms: self.timeout_ms,
+            }),
+            Target::Invoke {
+                function,
+                payload,
+                request_id,
+                host,
+            } => Some(super::Effect::Invoke {
+                delivery: id,
+                function: function.clone(),
+                payload: payload.clone(),
+                request_id: request_id.clone(),
+                host: host.clone(),
             }),
             _ => None,
         }

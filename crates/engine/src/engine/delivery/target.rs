@@ -75,6 +75,9 @@ pub enum Target {
         body: String,
         group_id: Option<String>,
         dedup_id: Option<String>,
+        /// Message attributes the publish carries (Lambda's dead letters: RequestID ...).
+        #[serde(default)]
+        attributes: BTreeMap<String, MessageAttributeValue>,
     },
     /// An EventBridge event bus of this emulator: the event is put on it. `trail` holds the buses
     /// the event already passed, so a loop ends instead of spinning.
@@ -102,6 +105,26 @@ pub enum Target {
         publisher: Publisher,
         region: String,
     },
+    /// One invocation of a Lambda function of this emulator (`function`: its ARN, with the
+    /// version or alias invoked), run by the layer above outside the engine: an attempt leaves
+    /// as [`Effect::Invoke`](crate::engine::Effect::Invoke), and its answer is the function's
+    /// response. Every attempt carries the same `request_id` (the retries of an asynchronous
+    /// invocation keep theirs, as AWS's do); `host` is the emulator's address the function's
+    /// SDK calls go to.
+    Invoke {
+        function: String,
+        payload: String,
+        request_id: String,
+        host: String,
+    },
+    /// An event handed to a Lambda function's own queue of asynchronous invocations (an Invoke
+    /// with `InvocationType: Event`), as the account of `publisher`: accepted or refused at
+    /// once; the invocations follow on their own.
+    Lambda {
+        function: String,
+        publisher: Publisher,
+        payload: String,
+    },
     /// A receiver that cannot exist locally (e-mail, SMS, push, Lambda, Firehose): the outbox.
     Outbox {
         address: String,
@@ -128,6 +151,7 @@ impl Target {
             Target::Sns { topic_arn, .. } => topic_arn,
             Target::Bus { bus_arn, .. } => bus_arn,
             Target::Outbox { address, .. } | Target::Call { address, .. } => address,
+            Target::Invoke { function, .. } | Target::Lambda { function, .. } => function,
         }
     }
 }
