@@ -54,7 +54,8 @@ pub async fn queue(h: &Harness, name: &str) -> (String, String) {
     (url, arn)
 }
 
-/// Every message in the queue now, bodies parsed, with their message attributes.
+/// The messages in the queue now (up to ten), deleted, bodies parsed, with their message
+/// attributes.
 pub async fn drain(h: &Harness, url: &str) -> Vec<(Value, Value)> {
     let out = h
         .sqs()
@@ -65,6 +66,15 @@ pub async fn drain(h: &Harness, url: &str) -> Vec<(Value, Value)> {
         .send()
         .await
         .unwrap();
+    for m in out.messages() {
+        h.sqs()
+            .delete_message()
+            .queue_url(url)
+            .receipt_handle(m.receipt_handle().unwrap())
+            .send()
+            .await
+            .unwrap();
+    }
     out.messages()
         .iter()
         .map(|m| {

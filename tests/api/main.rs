@@ -26,6 +26,7 @@ mod init;
 mod lambda;
 mod lambda_async;
 mod lambda_invoke;
+mod lambda_mappings;
 mod localstack;
 mod pipes;
 mod query_protocol;
