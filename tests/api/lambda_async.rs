@@ -464,3 +464,97 @@ async fn sns_subscriptions_and_rule_targets_invoke_the_function() {
     assert_eq!(event["source"], "app");
     assert_eq!(event["detail"], json!({"size": 3}));
 }
+
+#[tokio::test]
+async fn pipes_enrich_with_a_function_and_schedules_invoke_one() {
+    let h = Harness::start().await;
+    let (src_url, src_arn) = queue(&h, "src").await;
+    let (dst_url, dst_arn) = queue(&h, "dst").await;
+    let (ok_url, ok_arn) = queue(&h, "ok").await;
+    let source = "import json\n\
+def enrich(event, context):\n    return [{'upper': json.loads(r['body'])['name'].upper()} for r in event]\n\
+def ok(event, context):\n    return {'seen': event}\n";
+    let enricher = python_function(&h, "enricher", "app.enrich", source).await;
+    let pipes = crate::pipes::pipes(&h);
+    pipes
+        .create_pipe()
+        .name("p")
+        .source(&src_arn)
+        .enrichment(&enricher)
+        .target(&dst_arn)
+        .role_arn(ROLE)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    h.sqs()
+        .send_message()
+        .queue_url(&src_url)
+        .message_body(r#"{"name": "ada"}"#)
+        .send()
+        .await
+        .unwrap();
+    h.advance(0.0).await;
+    let got = drain(&h, &dst_url).await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].0, json!({"upper": "ADA"}));
+
+    python_function(&h, "scheduled", "app.ok", source).await;
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name("scheduled")
+        .destination_config(
+            DestinationConfig::builder()
+                .on_success(OnSuccess::builder().destination(&ok_arn).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let now = h.control_get("clock").await["now"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let at = chrono_like_plus_minute(&now);
+    h.scheduler()
+        .create_schedule()
+        .name("tick")
+        .schedule_expression(format!("at({at})"))
+        .flexible_time_window(
+            aws_sdk_scheduler::types::FlexibleTimeWindow::builder()
+                .mode(aws_sdk_scheduler::types::FlexibleTimeWindowMode::Off)
+                .build()
+                .unwrap(),
+        )
+        .target(
+            aws_sdk_scheduler::types::Target::builder()
+                .arn("arn:aws:lambda:us-east-1:000000000000:function:scheduled")
+                .role_arn(ROLE)
+                .input(r#"{"from": "scheduler"}"#)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    h.advance(120.0).await;
+    let got = drain(&h, &ok_url).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got[0].0["responsePayload"]["seen"],
+        json!({"from": "scheduler"})
+    );
+}
+
+/// `2027-01-01T10:00:00.000Z` → `2027-01-01T10:01:00`, a Scheduler `at()` a minute later.
+fn chrono_like_plus_minute(now: &str) -> String {
+    let (date, time) = now.split_once('T').unwrap();
+    let h: u32 = time[0..2].parse().unwrap();
+    let m: u32 = time[3..5].parse().unwrap();
+    assert!(
+        h < 23 || m < 58,
+        "the test assumes the start is not at midnight: {now}"
+    );
+    let (h, m) = if m == 59 { (h + 1, 0) } else { (h, m + 1) };
+    format!("{date}T{h:02}:{m:02}:00")
+}

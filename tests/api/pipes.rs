@@ -16,7 +16,7 @@ use switchyard::Config;
 
 const ROLE: &str = "arn:aws:iam::000000000000:role/pipe";
 
-fn pipes(h: &Harness) -> aws_sdk_pipes::Client {
+pub fn pipes(h: &Harness) -> aws_sdk_pipes::Client {
     let config = aws_sdk_pipes::Config::builder()
         .behavior_version(aws_sdk_pipes::config::BehaviorVersion::latest())
         .endpoint_url(h.url())

@@ -14,7 +14,7 @@
 use super::store::{Batch, Pipe, PipeState, Stage, Timer};
 use crate::arn::Arn;
 use crate::engine::delivery::{
-    Counters, Delivery, Ending, Failure, Follow, Keep, NoRetries, Outcome, Publisher,
+    Counters, Delivery, Ending, Failure, Follow, Keep, NoRetries, Outcome, Publisher, Target,
 };
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::event::input::render_paths;
@@ -374,7 +374,7 @@ fn delivery(
     p: &Pipe,
     token: u64,
     stage: Stage,
-    message_id: String,
+    (message_id, request_id): (String, Option<String>),
     target: &str,
     payload: Payload,
     e: &State,
@@ -403,12 +403,32 @@ fn delivery(
         Stage::Enrichment => "EnrichmentStageFailed",
         _ => "TargetStageFailed",
     };
+    // A function of this emulator is invoked synchronously, its answer awaited, as Pipes
+    // invokes an enrichment and a target whose LambdaFunctionParameters.InvocationType is
+    // REQUEST_RESPONSE (the default); FIRE_AND_FORGET hands the event to its queue.
+    let fire_and_forget = params
+        .pointer("/LambdaFunctionParameters/InvocationType")
+        .and_then(Value::as_str)
+        == Some("FIRE_AND_FORGET");
+    let target = match adapted.target {
+        Target::Lambda {
+            function,
+            publisher,
+            payload,
+        } if stage == Stage::Enrichment || !fire_and_forget => Target::Invoke {
+            function,
+            payload,
+            request_id: request_id.unwrap_or_default(),
+            host: publisher.host,
+        },
+        other => other,
+    };
     let mut d = Delivery::new(
         SERVICE,
         p.arn.clone(),
         adapted.protocol.clone(),
         message_id,
-        adapted.target,
+        target,
         NoRetries,
         None,
     )
@@ -436,9 +456,16 @@ fn delivery(
     d
 }
 
+/// A request id for an invocation of `target` when it is a Lambda function (drawn only then,
+/// so the ids of other pipes' deliveries stay as they were).
+fn invocation_id(e: &mut State, target: &str) -> Option<String> {
+    (Arn::service_of(target) == "lambda").then(|| e.engine.rng.uuid())
+}
+
 /// Sends the batch to the enrichment: one invocation with the array of its items (each through
 /// the enrichment's InputTemplate).
 fn enrich(e: &mut State, arn: &str, token: u64, enrichment: &str, items: Vec<(Value, Value)>) {
+    let request_id = invocation_id(e, enrichment);
     let Some(p) = e.pipes.pipes.get(arn) else {
         return;
     };
@@ -456,7 +483,7 @@ fn enrich(e: &mut State, arn: &str, token: u64, enrichment: &str, items: Vec<(Va
         p,
         token,
         Stage::Enrichment,
-        batch_id(p, token),
+        (batch_id(p, token), request_id),
         enrichment,
         Payload::of(body),
         e,
@@ -479,10 +506,13 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
     if items.is_empty() {
         return finish(e, arn);
     }
+    let Some(target) = e.pipes.pipes.get(arn).map(|p| p.settings.target.clone()) else {
+        return;
+    };
+    let request_id = invocation_id(e, &target);
     let Some(p) = e.pipes.pipes.get(arn) else {
         return;
     };
-    let target = p.settings.target.clone();
     let params = p.settings.target_parameters.clone();
     let template = template_of(&params);
     let mut deliveries = Vec::new();
@@ -497,7 +527,15 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
         };
         let id = batch_id(p, token);
         let payload = Payload::of(body);
-        let mut d = delivery(p, token, Stage::Whole, id, &target, payload, e);
+        let mut d = delivery(
+            p,
+            token,
+            Stage::Whole,
+            (id, request_id),
+            &target,
+            payload,
+            e,
+        );
         if let Some(f) = doomed {
             d = d.doomed(Outcome::Permanent(f));
         }
@@ -516,7 +554,7 @@ fn to_target(e: &mut State, arn: &str, token: u64, items: Vec<(Value, Value)>, m
                 Some(id) => id.to_string(),
                 None => format!("{}/{n}", batch_id(p, token)),
             };
-            let mut d = delivery(p, token, stage, id, &target, payload, e);
+            let mut d = delivery(p, token, stage, (id, None), &target, payload, e);
             if let Some(f) = doomed {
                 d = d.doomed(Outcome::Permanent(f));
             }
