@@ -31,3 +31,9 @@ def test_an_emulator_by_hand(tmp_path):
         pid = emulator.pid
     assert not emulator.running and emulator.pid is None and pid
     assert (tmp_path / "state").is_dir()
+
+
+def test_a_server_that_does_not_start_says_why():
+    with pytest.raises(package.StartError) as failed:
+        package.Emulator(no_such_option=True).start()
+    assert "--no-such-option" in str(failed.value)  # the end of its log, in the error
