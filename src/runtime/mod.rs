@@ -514,6 +514,10 @@ impl Runtime {
         };
         // The timer task stops looking at a broken state; it looks again.
         self.ticker.notify_one();
+        // The functions are gone: so are their execution environments.
+        if let Some(environments) = self.lambda.get() {
+            environments.stop_all().await;
+        }
         self.durable(ticket).await
     }
 

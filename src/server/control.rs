@@ -43,6 +43,7 @@ pub fn routes() -> Router<Arc<Runtime>> {
             axum::routing::delete(remove_fault),
         )
         .route("/_switchyard/metrics", get(metrics))
+        .route("/_switchyard/lambda/invocations", get(invocations))
         .route(
             "/_switchyard/state",
             get(state_file)
@@ -393,6 +394,40 @@ async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
         .filter(|m| q.get("target").is_none_or(|t| *t == m.target))
         .collect();
     ok(json!({"messages": messages}))
+}
+
+/// `GET /_switchyard/lambda/invocations`: the last Lambda invocations, oldest first, by
+/// `function` (its ARN or name), `requestId`, `result`, at most `limit` (the newest).
+async fn invocations(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
+    let q = query_map(raw);
+    let limit = match q.get("limit").map(|l| l.parse::<usize>()) {
+        None => 1000,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "InvalidArgument",
+                "limit must be a whole number.",
+            );
+        }
+    };
+    let state = app.state();
+    let names = |f: &str, wanted: &str| {
+        let unqualified = crate::services::lambda::functions::unqualified_arn(f);
+        f == wanted || unqualified == wanted || unqualified.rsplit(':').next() == Some(wanted)
+    };
+    let mut found: Vec<_> = state
+        .lambda
+        .invocations
+        .iter()
+        .rev()
+        .filter(|r| q.get("function").is_none_or(|f| names(&r.function, f)))
+        .filter(|r| q.get("requestId").is_none_or(|id| *id == r.request_id))
+        .filter(|r| q.get("result").is_none_or(|x| *x == r.result))
+        .take(limit)
+        .collect();
+    found.reverse();
+    ok(json!({"invocations": found}))
 }
 
 async fn clear_outbox(State(app): Shared) -> Response {

@@ -22,6 +22,8 @@ pub fn view(state: &State, host: &str, style: QueueUrlStyle) -> Value {
     buses(state, &mut regions);
     custom_buses(state, &mut regions);
     streams(state, &mut regions);
+    functions(state, &mut regions);
+    mappings(state, &mut regions);
     let regions: Vec<Value> = regions
         .into_iter()
         .map(|((account, region), mut kinds)| {
@@ -51,6 +53,8 @@ fn push(regions: &mut Regions, account: &str, region: &str, kind: &str, item: Va
                 "eventStreams",
                 "archives",
                 "replays",
+                "functions",
+                "eventSourceMappings",
             ] {
                 m.insert(k.into(), json!([]));
             }
@@ -225,5 +229,48 @@ fn streams(state: &State, regions: &mut Regions) {
             "deadLetter": s.run.dead_letter,
         });
         push(regions, &s.account, &s.region, "eventStreams", item);
+    }
+}
+
+/// The invocations of a function shown with it, at the most (the newest).
+const INVOCATIONS_SHOWN: usize = 20;
+
+fn functions(state: &State, regions: &mut Regions) {
+    for f in state.lambda.functions.values() {
+        let of_function = |arn: &str| {
+            arn == f.arn
+                || arn
+                    .strip_prefix(f.arn.as_str())
+                    .is_some_and(|q| q.starts_with(':'))
+        };
+        let invocations: Vec<&_> = state
+            .lambda
+            .invocations
+            .iter()
+            .rev()
+            .filter(|r| of_function(&r.function))
+            .take(INVOCATIONS_SHOWN)
+            .collect();
+        let item = json!({
+            "name": f.name, "arn": f.arn, "runtime": f.runtime, "handler": f.handler,
+            "timeout": f.timeout, "memorySize": f.memory,
+            "reservedConcurrency": f.reserved_concurrency, "deadLetter": f.dead_letter,
+            "eventInvokeConfig": state.lambda.invoke_configs.get(&f.arn),
+            "invocations": invocations,
+        });
+        push(regions, &f.account, &f.region, "functions", item);
+    }
+}
+
+fn mappings(state: &State, regions: &mut Regions) {
+    for m in state.lambda.mappings.values() {
+        let item = json!({
+            "name": m.uuid, "arn": m.arn, "state": m.state.name(), "source": m.source,
+            "function": m.function, "batchSize": m.batch_size,
+            "maximumBatchingWindowInSeconds": m.window_s,
+            "batchesInFlight": m.batches.len(), "lastProcessingResult": m.last_result,
+            "filters": m.filters.iter().map(|f| &f.text).collect::<Vec<_>>(),
+        });
+        push(regions, &m.account, &m.region, "eventSourceMappings", item);
     }
 }

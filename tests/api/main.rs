@@ -27,6 +27,7 @@ mod lambda;
 mod lambda_async;
 mod lambda_invoke;
 mod lambda_mappings;
+mod lambda_state;
 mod localstack;
 mod pipes;
 mod query_protocol;

@@ -327,6 +327,13 @@ impl Environments {
     }
 
     /// Stops every environment, busy ones included (their invocations end with
+    /// `Runtime.ExitError`); new ones start as before (the emulator was reset).
+    pub async fn stop_all(&self) {
+        let envs = self.pool().take_all();
+        stop_all(envs).await;
+    }
+
+    /// Stops every environment, busy ones included (their invocations end with
     /// `Runtime.ExitError`), and starts no more.
     pub async fn shutdown(&self) {
         self.closed.store(true, Ordering::SeqCst);

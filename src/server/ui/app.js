@@ -52,6 +52,11 @@ const KINDS = [
   ['eventStreams', 'Event streams', (s) => s.state],
   ['archives', 'Archives', (a) => `${a.state} · ${a.eventCount} events`],
   ['replays', 'Replays', (r) => r.state],
+  ['functions', 'Lambda functions', (f) => {
+    const last = f.invocations[0];
+    return last ? `${f.runtime} · last ${last.result} ${(last.durationUs / 1000).toFixed(1)} ms` : f.runtime;
+  }],
+  ['eventSourceMappings', 'Event source mappings', (m) => `${m.state} · ${m.batchesInFlight} batch(es) in flight`],
 ];
 
 function resButton(item, kind, region, text) {
@@ -120,7 +125,8 @@ function select(item) {
   if (item.kind === 'queues') queueForms(box, item);
   if (item.kind === 'topics') box.append(form([{ name: 'message', label: 'Message', value: '{"hello":"world"}', textarea: true }, { name: 'subject', label: 'Subject' }], 'Publish', (v) => publish(item, v.message, v.subject), status));
   if (item.kind === 'eventBuses') box.append(form([{ name: 'source', label: 'Source', value: 'console' }, { name: 'detailType', label: 'Detail type', value: 'Test' }, { name: 'detail', label: 'Detail (JSON)', value: '{}', textarea: true }], 'Put event', (v) => putEvent(item, v.source, v.detailType, v.detail), status));
-  const source = item.kind === 'subscription' || item.kind === 'subscriber' ? item.arn : item.kind === 'target' ? item.arn : null;
+  if (item.kind === 'functions') box.append(invocationTable(item.invocations));
+  const source = ['subscription', 'subscriber', 'target', 'functions', 'eventSourceMappings'].includes(item.kind) ? item.arn : null;
   if (source) {
     ensureOption($('tl-source'), source);
     $('tl-source').value = source;
@@ -128,6 +134,34 @@ function select(item) {
   }
   drawTree();
   refreshTimeline();
+}
+
+// A function's last invocations: request id, start, duration, result, and the log's tail folded.
+function invocationTable(invocations) {
+  const section = document.createElement('section');
+  section.id = 'invocations';
+  section.append(Object.assign(document.createElement('h3'), { textContent: 'Invocations (newest first)' }));
+  if (!invocations.length) {
+    section.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'No invocation yet.' }));
+    return section;
+  }
+  const t = document.createElement('table');
+  t.innerHTML = '<thead><tr><th>Request id</th><th>Start (virtual)</th><th>Type</th><th>Duration</th><th>Result</th><th>Log</th></tr></thead>';
+  const body = document.createElement('tbody');
+  for (const r of invocations) {
+    const tr = document.createElement('tr');
+    const cells = [r.requestId, new Date(r.startedAt).toISOString(), r.invocationType, `${(r.durationUs / 1000).toFixed(2)} ms`, r.errorType ? `${r.result} (${r.errorType})` : r.result];
+    for (const c of cells) tr.append(Object.assign(document.createElement('td'), { textContent: c }));
+    const log = document.createElement('details');
+    log.append(Object.assign(document.createElement('summary'), { textContent: 'tail' }), Object.assign(document.createElement('pre'), { textContent: r.logTail }));
+    const td = document.createElement('td');
+    td.append(log);
+    tr.append(td);
+    body.append(tr);
+  }
+  t.append(body);
+  section.append(t);
+  return section;
 }
 
 function queueForms(box, q) {
