@@ -327,6 +327,14 @@ def check_lambda(out):
     assert '{"hello": "switchyard", "function": "hello"}' in out, out
 
 
+def check_lambda_paths(out):
+    assert "bad-2" in out, out
+    assert '"StatusCode": 202' in out, out
+    assert '"condition":"RetriesExhausted","approximateInvokeCount":3' in out, out
+    assert '"errorMessage":"cannot bill o-1"' in out, out
+    assert '"invocationType":"Event"' in out, out
+
+
 EXPECTED = {
     "Clock modes": check_clock,
     "State that survives restarts": check_state,
@@ -344,6 +352,7 @@ EXPECTED = {
     "A schedule in New York time across the spring-forward, and a one-time schedule that deletes itself": check_scheduler,
     "A pipe from one queue to another: a filter, a batching window, a template and a redrive": check_pipe,
     "A Python function, invoked without Docker": check_lambda,
+    "A queue drained by a Python function, partial batch failures, and an async failure on its OnFailure queue": check_lambda_paths,
 }
 
 
