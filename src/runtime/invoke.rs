@@ -1,8 +1,8 @@
 //! Lambda's Invoke as the runtime runs it: the function looked up under the state's lock, its
 //! handler run off it in an execution environment (`lambda/`), the answer made as AWS makes it
 //! (the payload, `X-Amz-Function-Error`, `X-Amz-Log-Result` for `LogType: Tail`,
-//! `X-Amz-Executed-Version`). `InvocationType: DryRun` checks and answers 204; `Event` answers
-//! 202 and runs the invocation in the background, counted as work in flight so that a clock
+//! `X-Amz-Executed-Version`: the version that ran, an alias's routed one). `InvocationType:
+//! DryRun` checks and answers 204; `Event` answers 202 and runs the invocation in the background, counted as work in flight so that a clock
 //! advance waits for it (its retries and destinations on the virtual clock are to come: issue
 //! 31, item 4).
 //! It must not depend on the protocols or the server.
@@ -79,8 +79,8 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
     }
     let (spec, request_id, reserved) = {
         let mut state = rt.state_async().await?;
-        let f = run::runnable(
-            &state,
+        let f = run::pick(
+            &mut state,
             &cx.account,
             &cx.region,
             &input.function_name,
@@ -113,7 +113,8 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
         _ => {
             let invoked = rt.environments().invoke(&spec, invocation).await;
             log(&spec, &invoked);
-            answer(invoked, input.log_type.as_deref() == Some("Tail"), reserved)
+            let tail = input.log_type.as_deref() == Some("Tail");
+            answer(invoked, &spec.version, tail, reserved)
         }
     }
 }
@@ -159,8 +160,13 @@ fn log(spec: &FunctionSpec, invoked: &Invoked) {
     }
 }
 
-/// Invoke's answer for a synchronous invocation.
-fn answer(invoked: Invoked, tail: bool, reserved: Option<u32>) -> Result<Value, AwsError> {
+/// Invoke's answer for a synchronous invocation of `version` (`X-Amz-Executed-Version`).
+fn answer(
+    invoked: Invoked,
+    version: &str,
+    tail: bool,
+    reserved: Option<u32>,
+) -> Result<Value, AwsError> {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     let (payload, function_error) = match invoked.outcome {
         Outcome::Response(bytes) => (bytes, None),
@@ -178,7 +184,7 @@ fn answer(invoked: Invoked, tail: bool, reserved: Option<u32>) -> Result<Value, 
     };
     let mut out = json!({
         "StatusCode": 200,
-        "ExecutedVersion": "$LATEST",
+        "ExecutedVersion": version,
         "Payload": b64(&payload),
     });
     if let Some(map) = out.as_object_mut() {
