@@ -39,3 +39,21 @@ pub fn page<T>(
     let next = (start + page.len() < total).then_some(last).flatten();
     (page, next)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_follow_the_marker_and_end_without_one() {
+        let items = || (1..=5).map(|n| (n.to_string(), n)).collect::<Vec<_>>();
+        assert_eq!(page(items(), None, 2), (vec![1, 2], Some("2".into())));
+        assert_eq!(page(items(), Some("2"), 2), (vec![3, 4], Some("4".into())));
+        assert_eq!(page(items(), Some("4"), 2), (vec![5], None));
+        assert_eq!(page(items(), Some("3"), 2), (vec![4, 5], None));
+        // A marker no item has any more starts at the top.
+        assert_eq!(page(items(), Some("9"), 9), (vec![1, 2, 3, 4, 5], None));
+        assert!(page_size(Some(0), 50, 50).is_err());
+        assert_eq!(page_size(Some(10_000), 10_000, 50).ok(), Some(50));
+    }
+}
