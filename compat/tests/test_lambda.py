@@ -1,6 +1,6 @@
-"""Lambda's functions (issue 31, first step) through boto3's own model (REST-JSON): a zip
-uploaded and described as AWS describes it, the waiters that look for Active and Successful,
-listing by pages, updates, and AWS's errors (docs/lambda.md).
+"""Lambda's functions through boto3's own model (REST-JSON): a zip uploaded and described as
+AWS describes it, the waiters that look for Active and Successful, listing by pages, updates,
+versions and aliases, layers, resource policies, and AWS's errors (docs/lambda.md).
 """
 
 import base64
@@ -100,3 +100,130 @@ def test_a_python_function_sends_to_sqs_with_boto3_through_aws_endpoint_url(awsl
     assert endpoint.startswith("http://127.0.0.1:")
     got = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)["Messages"]
     assert [json.loads(m["Body"]) for m in got] == [{"n": 1}]
+
+
+def error_of(e):
+    return (e.value.response["Error"]["Code"], e.value.response["Error"]["Message"])
+
+
+def versioned(answer):
+    return zip_of({"app.py": (
+        "def handler(event, context):\n"
+        f"    return {{'code': '{answer}', 'version': context.function_version}}\n")})
+
+
+def test_versions_and_aliases_run_their_own_code(awslambda):
+    arn = create(awslambda, "vers", versioned("one"))["FunctionArn"]
+    one = awslambda.publish_version(FunctionName="vers")
+    assert (one["Version"], one["FunctionArn"]) == ("1", arn + ":1")
+    assert awslambda.publish_version(FunctionName="vers")["Version"] == "1"
+    awslambda.update_function_code(FunctionName="vers", ZipFile=versioned("two"))
+    with pytest.raises(ClientError) as e:
+        awslambda.publish_version(FunctionName="vers", CodeSha256=one["CodeSha256"])
+    assert e.value.response["Error"]["Code"] == "InvalidParameterValueException"
+    assert awslambda.publish_version(FunctionName="vers")["Version"] == "2"
+    pages = awslambda.get_paginator("list_versions_by_function").paginate(
+        FunctionName="vers", PaginationConfig={"PageSize": 2})
+    assert [v["Version"] for page in pages for v in page["Versions"]] == ["$LATEST", "1", "2"]
+
+    alias = awslambda.create_alias(FunctionName="vers", Name="live", FunctionVersion="1")
+    assert alias["AliasArn"] == arn + ":live"
+    out = awslambda.invoke(FunctionName="vers", Qualifier="live")
+    assert out["ExecutedVersion"] == "1"
+    assert json.loads(out["Payload"].read()) == {"code": "one", "version": "1"}
+    out = awslambda.invoke(FunctionName="vers:2")
+    assert (out["ExecutedVersion"], json.loads(out["Payload"].read())["code"]) == ("2", "two")
+    awslambda.update_alias(FunctionName="vers", Name="live",
+                           RoutingConfig={"AdditionalVersionWeights": {"2": 1.0}})
+    assert awslambda.invoke(FunctionName="vers:live")["ExecutedVersion"] == "2"
+    got = awslambda.get_function_configuration(FunctionName="vers", Qualifier="live")
+    assert (got["Version"], got["FunctionArn"]) == ("1", arn + ":live")
+
+    with pytest.raises(ClientError) as e:
+        awslambda.create_alias(FunctionName="vers", Name="live", FunctionVersion="2")
+    assert error_of(e) == ("ResourceConflictException", f"Alias already exists: {arn}:live")
+    with pytest.raises(ClientError) as e:
+        awslambda.create_alias(FunctionName="vers", Name="beta", FunctionVersion="9")
+    assert error_of(e) == ("ResourceNotFoundException", f"Function not found: {arn}:9")
+    with pytest.raises(ClientError) as e:
+        awslambda.update_alias(FunctionName="vers", Name="live",
+                               RoutingConfig={"AdditionalVersionWeights": {"2": 1.5}})
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    with pytest.raises(ClientError) as e:
+        awslambda.delete_function(FunctionName="vers", Qualifier="1")
+    assert error_of(e) == ("ResourceConflictException",
+                           "Unable to delete version because the following aliases reference it: [live]")
+    with pytest.raises(ClientError) as e:
+        awslambda.get_function(FunctionName="vers", Qualifier="7")
+    assert error_of(e) == ("ResourceNotFoundException", f"Function not found: {arn}:7")
+    assert [a["Name"] for a in awslambda.list_aliases(FunctionName="vers")["Aliases"]] == ["live"]
+    awslambda.delete_alias(FunctionName="vers", Name="live")
+    awslambda.delete_function(FunctionName="vers", Qualifier="1")
+    versions = awslambda.list_versions_by_function(FunctionName="vers")["Versions"]
+    assert [v["Version"] for v in versions] == ["$LATEST", "2"]
+
+
+def test_a_function_imports_a_module_from_its_layer(awslambda):
+    layer = awslambda.publish_layer_version(
+        LayerName="helpers", CompatibleRuntimes=["python3.12"],
+        Content={"ZipFile": zip_of({"python/helper.py": "def greet(n):\n    return 'hi ' + n\n"})})
+    assert layer["Version"] == 1 and layer["LayerVersionArn"].endswith(":layer:helpers:1")
+    app = zip_of({"app.py": "import helper\ndef handler(event, context):\n"
+                            "    return helper.greet(event['name'])\n"})
+    made = awslambda.create_function(FunctionName="layered", Role=ROLE, Runtime="python3.12",
+                                     Handler="app.handler", Code={"ZipFile": app},
+                                     Layers=[layer["LayerVersionArn"]])
+    assert made["Layers"] == [{"Arn": layer["LayerVersionArn"],
+                               "CodeSize": layer["Content"]["CodeSize"]}]
+    out = awslambda.invoke(FunctionName="layered", Payload=json.dumps({"name": "ada"}))
+    assert json.loads(out["Payload"].read()) == "hi ada", out
+    listed = awslambda.list_layers(CompatibleRuntime="python3.12")["Layers"]
+    assert [(l["LayerName"], l["LatestMatchingVersion"]["Version"]) for l in listed] == [("helpers", 1)]
+    assert awslambda.list_layers(CompatibleRuntime="nodejs20.x")["Layers"] == []
+    versions = awslambda.list_layer_versions(LayerName="helpers")["LayerVersions"]
+    assert [v["Version"] for v in versions] == [1]
+    with pytest.raises(ClientError) as e:
+        awslambda.update_function_configuration(
+            FunctionName="layered", Layers=[f"{layer['LayerArn']}:{n}" for n in range(1, 7)])
+    assert error_of(e) == ("InvalidParameterValueException", "Cannot reference more than 5 layers.")
+    with pytest.raises(ClientError) as e:
+        awslambda.update_function_configuration(FunctionName="layered",
+                                                Layers=[layer["LayerArn"] + ":5"])
+    assert error_of(e) == ("InvalidParameterValueException",
+                           f"Layer version {layer['LayerArn']}:5 does not exist.")
+    awslambda.delete_layer_version(LayerName="helpers", VersionNumber=1)
+    with pytest.raises(ClientError) as e:
+        awslambda.get_layer_version(LayerName="helpers", VersionNumber=1)
+    assert error_of(e) == ("ResourceNotFoundException", "The resource you requested does not exist.")
+
+
+def test_permissions_make_the_policy_aws_returns(awslambda):
+    arn = create(awslambda, "guarded", zip_of({"app.py": "def handler(e, c):\n    return 1\n"}))["FunctionArn"]
+    with pytest.raises(ClientError) as e:
+        awslambda.get_policy(FunctionName="guarded")
+    assert error_of(e) == ("ResourceNotFoundException", "The resource you requested does not exist.")
+    topic = "arn:aws:sns:us-east-1:000000000000:news"
+    added = awslambda.add_permission(FunctionName="guarded", StatementId="sns",
+                                     Action="lambda:InvokeFunction", Principal="sns.amazonaws.com",
+                                     SourceArn=topic)
+    statement = {"Sid": "sns", "Effect": "Allow", "Principal": {"Service": "sns.amazonaws.com"},
+                 "Action": "lambda:InvokeFunction", "Resource": arn,
+                 "Condition": {"ArnLike": {"AWS:SourceArn": topic}}}
+    assert json.loads(added["Statement"]) == statement
+    got = awslambda.get_policy(FunctionName="guarded")
+    assert json.loads(got["Policy"]) == {"Version": "2012-10-17", "Id": "default",
+                                         "Statement": [statement]}
+    assert got["RevisionId"] == awslambda.get_function(FunctionName="guarded")["Configuration"]["RevisionId"]
+    with pytest.raises(ClientError) as e:
+        awslambda.add_permission(FunctionName="guarded", StatementId="sns",
+                                 Action="lambda:InvokeFunction", Principal="events.amazonaws.com")
+    assert error_of(e) == ("ResourceConflictException",
+                           "The statement id (sns) provided already exists. Please provide a new "
+                           "statement id, or remove the existing statement.")
+    with pytest.raises(ClientError) as e:
+        awslambda.remove_permission(FunctionName="guarded", StatementId="nope")
+    assert error_of(e) == ("ResourceNotFoundException",
+                           "Statement nope is not found in resource policy.")
+    awslambda.remove_permission(FunctionName="guarded", StatementId="sns")
+    with pytest.raises(ClientError):
+        awslambda.get_policy(FunctionName="guarded")

@@ -169,6 +169,18 @@ impl State {
                     sns::access::delivery_allowed(self, topic_arn, principal, source_arn, enforce);
                 (!allowed).then_some(Failure::AccessDenied("AuthorizationError"))
             }
+            Target::Lambda { function, .. } => {
+                let account = crate::arn::Arn::account_of(source_arn);
+                let allowed = lambda::access::invoke_allowed(
+                    self,
+                    function,
+                    principal,
+                    Some(source_arn),
+                    Some(account),
+                    enforce,
+                );
+                (!allowed).then_some(Failure::AccessDenied("AccessDeniedException"))
+            }
             _ => None,
         }
     }

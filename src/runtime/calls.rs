@@ -49,7 +49,7 @@ pub async fn call(
             }
             Ok(deleted)
         }
-        (ServiceId::Lambda, "CreateFunction" | "UpdateFunctionCode") => {
+        (ServiceId::Lambda, "CreateFunction" | "UpdateFunctionCode" | "PublishLayerVersion") => {
             let input = Box::pin(unpack_code(rt, operation, input)).await?;
             under_the_lock(rt, cx, service, operation, input).await
         }
@@ -93,13 +93,14 @@ pub(super) async fn under_the_lock(
 }
 
 /// A Lambda function's zip (`Code.ZipFile` of CreateFunction, `ZipFile` of UpdateFunctionCode)
-/// unpacked off the lock (`code.rs`), and put in the input as where it is
-/// (`SwitchyardUnpacked`), so that neither the operation nor the journal holds its bytes.
+/// or a layer's (`Content.ZipFile` of PublishLayerVersion) unpacked off the lock (`code.rs`),
+/// and put in the input as where it is (`SwitchyardUnpacked`), so that neither the operation
+/// nor the journal holds its bytes.
 async fn unpack_code(rt: &Runtime, operation: &str, mut input: Value) -> Result<Value, AwsError> {
-    let code = if operation == "CreateFunction" {
-        input.get_mut("Code").and_then(Value::as_object_mut)
-    } else {
-        input.as_object_mut()
+    let code = match operation {
+        "CreateFunction" => input.get_mut("Code").and_then(Value::as_object_mut),
+        "PublishLayerVersion" => input.get_mut("Content").and_then(Value::as_object_mut),
+        _ => input.as_object_mut(),
     };
     let Some(code) = code else {
         return Ok(input);

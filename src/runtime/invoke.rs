@@ -1,8 +1,8 @@
 //! Lambda's Invoke as the runtime runs it: the function looked up under the state's lock, its
 //! handler run off it in an execution environment (`lambda/`), the answer made as AWS makes it
 //! (the payload, `X-Amz-Function-Error`, `X-Amz-Log-Result` for `LogType: Tail`,
-//! `X-Amz-Executed-Version`). `InvocationType: DryRun` checks and answers 204; `Event` answers
-//! 202 and runs the invocation in the background, counted as work in flight so that a clock
+//! `X-Amz-Executed-Version`: the version that ran, an alias's routed one). `InvocationType:
+//! DryRun` checks and answers 204; `Event` answers 202 and runs the invocation in the background, counted as work in flight so that a clock
 //! advance waits for it (its retries and destinations on the virtual clock are to come: issue
 //! 31, item 4).
 //! It must not depend on the protocols or the server.
@@ -87,23 +87,21 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
         // The function's own queue, on the virtual clock: a change of the state, journaled.
         return super::calls::under_the_lock(rt, cx, ServiceId::Lambda, "Invoke", raw).await;
     }
-    let (spec, request_id, reserved, started_at) = {
-        let mut state = rt.state_async().await?;
-        let f = run::runnable(
+    // From the runtime's own generator: a synchronous invocation changes nothing in the state
+    // (its record comes after, as a command of its own).
+    let request_id = rt.request_id();
+    let (spec, reserved, started_at) = {
+        let state = rt.state_async().await?;
+        let f = run::runnable_for(
             &state,
             &cx.account,
             &cx.region,
             &input.function_name,
             input.qualifier.as_deref(),
+            &request_id,
         )?;
         let reserved = f.reserved_concurrency;
-        let started_at = state.now();
-        (
-            spec_of(f, &cx.host),
-            state.engine.rng.uuid(),
-            reserved,
-            started_at,
-        )
+        (spec_of(f, &cx.host), reserved, state.now())
     };
     if reserved == Some(0) {
         return Err(throttled(reserved));
@@ -150,7 +148,8 @@ impl Runtime {
             let arn = Arn::parse(&call.function);
             let (account, region) = arn.map_or(("", ""), |a| (a.account, a.region));
             let kind = run::invocation_type(&state, call.delivery);
-            run::runnable(&state, account, region, &call.function, None).map(|f| {
+            let id = &call.request_id;
+            run::runnable_for(&state, account, region, &call.function, None, id).map(|f| {
                 (
                     f.reserved_concurrency,
                     spec_of(f, &call.host),
@@ -272,7 +271,7 @@ fn log(spec: &FunctionSpec, invoked: &super::lambda::Invoked) {
     }
 }
 
-/// Invoke's answer for a synchronous invocation.
+/// Invoke's answer for a synchronous invocation of `version` (`X-Amz-Executed-Version`).
 fn answer(
     invoked: super::lambda::Invoked,
     version: &str,

@@ -201,7 +201,7 @@ fn holds(operator: &str, actual: Option<&str>, wanted: &Value) -> bool {
 
 /// ARN matching as ArnLike does it: each of the six `:`-separated parts on its own, with `*`
 /// and `?` inside a part; `"*"` alone matches anything.
-fn arn_like(pattern: &str, arn: &str) -> bool {
+pub fn arn_like(pattern: &str, arn: &str) -> bool {
     Arn::like(pattern, arn, glob)
 }
 

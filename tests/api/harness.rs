@@ -104,14 +104,19 @@ impl Harness {
         self.events_as("test", "us-east-1")
     }
 
-    /// An EventBridge Scheduler client (restJson1), key `test`, in us-east-1.
+    /// A Lambda client (restJson1), key `test`, in us-east-1.
     pub fn lambda(&self) -> aws_sdk_lambda::Client {
+        self.lambda_as("test")
+    }
+
+    /// A Lambda client with the given access key (a 12-digit key acts as that account).
+    pub fn lambda_as(&self, access_key: &str) -> aws_sdk_lambda::Client {
         let config = aws_sdk_lambda::Config::builder()
             .behavior_version(aws_sdk_lambda::config::BehaviorVersion::latest())
             .endpoint_url(self.url())
             .region(aws_sdk_lambda::config::Region::new("us-east-1"))
             .credentials_provider(aws_sdk_lambda::config::Credentials::new(
-                "test", "test", None, None, "test",
+                access_key, "test", None, None, "test",
             ))
             .http_client(aws_smithy_http_client::Builder::new().build_http())
             .build();

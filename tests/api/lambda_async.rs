@@ -558,3 +558,69 @@ fn chrono_like_plus_minute(now: &str) -> String {
     let (h, m) = if m == 59 { (h + 1, 0) } else { (h, m + 1) };
     format!("{date}T{h:02}:{m:02}:00")
 }
+
+#[tokio::test]
+async fn with_enforced_policies_a_topic_invokes_only_a_function_that_permits_it() {
+    let h = Harness::with(switchyard::Config {
+        enforce_policies: true,
+        ..switchyard::Config::for_tests()
+    })
+    .await;
+    let (ok_url, ok_arn) = queue(&h, "seen").await;
+    let arn = python_function(&h, "sink", "app.ok", PYTHON).await;
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name("sink")
+        .destination_config(
+            DestinationConfig::builder()
+                .on_success(OnSuccess::builder().destination(&ok_arn).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let topic = h
+        .sns()
+        .create_topic()
+        .name("news")
+        .send()
+        .await
+        .unwrap()
+        .topic_arn()
+        .unwrap()
+        .to_string();
+    h.sns()
+        .subscribe()
+        .topic_arn(&topic)
+        .protocol("lambda")
+        .endpoint(&arn)
+        .send()
+        .await
+        .unwrap();
+    let publish = || h.sns().publish().topic_arn(&topic).message("hi").send();
+    publish().await.unwrap();
+    h.advance(0.0).await;
+    assert!(drain(&h, &ok_url).await.is_empty());
+    let refused = attempts(&h, &arn).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0]["errorCode"], "AccessDeniedException");
+
+    h.lambda()
+        .add_permission()
+        .function_name("sink")
+        .statement_id("from-news")
+        .action("lambda:InvokeFunction")
+        .principal("sns.amazonaws.com")
+        .source_arn(&topic)
+        .send()
+        .await
+        .unwrap();
+    publish().await.unwrap();
+    h.advance(0.0).await;
+    let seen = drain(&h, &ok_url).await;
+    assert_eq!(seen.len(), 1);
+    assert_eq!(
+        seen[0].0["responsePayload"]["seen"]["Records"][0]["Sns"]["Message"],
+        "hi"
+    );
+}

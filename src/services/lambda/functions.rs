@@ -1,5 +1,7 @@
 //! Functions: CreateFunction, GetFunction, GetFunctionConfiguration, ListFunctions,
-//! UpdateFunctionCode, UpdateFunctionConfiguration, DeleteFunction (docs/lambda.md).
+//! UpdateFunctionCode, UpdateFunctionConfiguration, DeleteFunction (docs/lambda.md). The reads
+//! take a qualifier (a version or an alias: `versions.rs`), and so does DeleteFunction, which
+//! then deletes one version.
 //!
 //! A function is created and updated at once on the virtual clock: the answer to the change
 //! reports it as AWS's does while the change is under way (`State: Pending`, `LastUpdateStatus:
@@ -99,7 +101,8 @@ pub fn find_in<'s>(
     }
 }
 
-fn find_mut<'s>(
+/// The unqualified function `name` names (`$LATEST` as its qualifier is the same), to change.
+pub fn find_mut<'s>(
     state: &'s mut State,
     cx: &Context,
     name: &str,
@@ -116,7 +119,7 @@ fn find_mut<'s>(
 }
 
 /// Lambda's `LastModified`: `2026-12-06T07:21:56.123+0000`.
-fn last_modified(at: crate::engine::time::Millis) -> String {
+pub fn last_modified(at: crate::engine::time::Millis) -> String {
     let text = crate::engine::time::format_rfc3339(at);
     format!("{}+0000", text.trim_end_matches('Z'))
 }
@@ -130,14 +133,18 @@ pub enum Seen {
     Read,
 }
 
+/// `$LATEST`'s configuration, under the unqualified ARN.
 pub fn configuration(f: &Function, seen: Seen) -> FunctionConfiguration {
-    let (code_sha256, code_size) = match &f.code {
-        Code::Zip { sha256, size, .. } => (sha256.clone(), *size),
-        Code::Live { dir } => (hot_reload_sha(dir), 0),
-    };
+    shown(f, "$LATEST", &f.arn, seen)
+}
+
+/// The configuration `f` has (`$LATEST`, or a published version's copy) as `version`, answered
+/// under `arn` (the ARN with the qualifier the caller named, or without one).
+pub fn shown(f: &Function, version: &str, arn: &str, seen: Seen) -> FunctionConfiguration {
+    let (code_sha256, code_size) = code_digest(&f.code);
     FunctionConfiguration {
         function_name: f.name.clone(),
-        function_arn: f.arn.clone(),
+        function_arn: arn.to_string(),
         runtime: f.runtime.clone(),
         role: f.role.clone(),
         handler: f.handler.clone(),
@@ -147,7 +154,7 @@ pub fn configuration(f: &Function, seen: Seen) -> FunctionConfiguration {
         memory_size: f.memory,
         last_modified: last_modified(f.last_modified),
         code_sha256,
-        version: "$LATEST",
+        version: version.to_string(),
         environment: (!f.environment.is_empty()).then(|| super::shapes::Environment {
             variables: f.environment.clone(),
         }),
@@ -157,6 +164,12 @@ pub fn configuration(f: &Function, seen: Seen) -> FunctionConfiguration {
             .map(|arn| super::shapes::DeadLetterConfig {
                 target_arn: Some(arn.clone()),
             }),
+        layers: (f.layers.iter())
+            .map(|l| super::shapes::LayerOutput {
+                arn: l.arn.clone(),
+                code_size: l.size,
+            })
+            .collect(),
         tracing_config: TracingConfig {
             mode: "PassThrough",
         },
@@ -189,6 +202,14 @@ pub fn configuration(f: &Function, seen: Seen) -> FunctionConfiguration {
     }
 }
 
+/// `CodeSha256` and `CodeSize` of the code.
+pub fn code_digest(code: &Code) -> (String, u64) {
+    match code {
+        Code::Zip { sha256, size, .. } => (sha256.clone(), *size),
+        Code::Live { dir } => (hot_reload_sha(dir), 0),
+    }
+}
+
 /// The `CodeSha256` of live code: the folder's path digested, as it has no zip.
 fn hot_reload_sha(dir: &str) -> String {
     use base64::Engine;
@@ -197,7 +218,7 @@ fn hot_reload_sha(dir: &str) -> String {
 }
 
 /// Where the code is: the zip the runtime unpacked, or a live folder.
-fn code_of(code: CodeInput) -> Result<Code, AwsError> {
+pub fn code_of(code: CodeInput) -> Result<Code, AwsError> {
     if code.image_uri.is_some() {
         return Err(invalid_parameter(
             "switchyard runs functions without a container runtime: a container image \
@@ -300,6 +321,7 @@ pub fn create(
     }
     let code = code_of(input.code)?;
     let dead_letter = dead_letter_of(input.dead_letter_config)?;
+    let layers = super::layers::refs(state, cx, input.layers.unwrap_or_default())?;
     let function = Function {
         name,
         arn: arn.clone(),
@@ -320,6 +342,11 @@ pub fn create(
         tags: input.tags.unwrap_or_default(),
         reserved_concurrency: None,
         dead_letter,
+        layers,
+        versions: Default::default(),
+        last_version: 0,
+        aliases: Default::default(),
+        policies: Default::default(),
     };
     let answer = configuration(&function, Seen::Created);
     state.lambda.functions.insert(arn, function);
@@ -327,10 +354,9 @@ pub fn create(
 }
 
 pub fn get(state: &State, cx: &Context, input: FunctionNameInput) -> Result<Value, AwsError> {
-    let name = qualified(&input);
-    let f = find(state, cx, &name)?;
+    let (f, shown) = super::versions::find_shown(state, cx, &input)?;
     let mut answer = json!({
-        "Configuration": super::encode(configuration(f, Seen::Read))?,
+        "Configuration": super::encode(shown)?,
         "Code": {"RepositoryType": "S3"},
     });
     if !f.tags.is_empty() {
@@ -342,21 +368,12 @@ pub fn get(state: &State, cx: &Context, input: FunctionNameInput) -> Result<Valu
     Ok(answer)
 }
 
-/// The function name with the `Qualifier` member, when given, as a qualifier.
-fn qualified(input: &FunctionNameInput) -> String {
-    match &input.qualifier {
-        Some(q) => format!("{}:{q}", input.function_name),
-        None => input.function_name.clone(),
-    }
-}
-
 pub fn get_configuration(
     state: &State,
     cx: &Context,
     input: FunctionNameInput,
 ) -> Result<Value, AwsError> {
-    let f = find(state, cx, &qualified(&input))?;
-    super::encode(configuration(f, Seen::Read))
+    super::encode(super::versions::find_shown(state, cx, &input)?.1)
 }
 
 /// ListFunctions: the account and region's functions in name order, `MaxItems` (at most 50,
@@ -411,10 +428,17 @@ pub fn update_configuration(
         Some(config) => Some(dead_letter_of(Some(config))?),
         None => None,
     };
+    let layers = match input.layers {
+        Some(layers) => Some(super::layers::refs(state, cx, layers)?),
+        None => None,
+    };
     let revision = state.engine.rng.uuid();
     let now = state.now();
     let f = find_mut(state, cx, &input.function_name)?;
     check_revision(f, input.revision_id.as_deref())?;
+    if let Some(layers) = layers {
+        f.layers = layers;
+    }
     if let Some(role) = input.role {
         f.role = role;
     }
@@ -464,9 +488,14 @@ fn dead_letter_of(
 
 /// `RevisionId` given with an update must be the function's: another means someone changed it
 /// meanwhile.
-fn check_revision(f: &Function, given: Option<&str>) -> Result<(), AwsError> {
+pub fn check_revision(f: &Function, given: Option<&str>) -> Result<(), AwsError> {
+    check_revision_id(&f.revision, given)
+}
+
+/// [`check_revision`] for anything with a `RevisionId` (a version, an alias).
+pub fn check_revision_id(revision: &str, given: Option<&str>) -> Result<(), AwsError> {
     match given {
-        Some(r) if r != f.revision => Err(super::errors::user(
+        Some(r) if r != revision => Err(super::errors::user(
             "PreconditionFailedException",
             412,
             "The Revision Id provided does not match the latest Revision Id. Call the \
@@ -499,9 +528,10 @@ pub fn delete(
     cx: &Context,
     input: FunctionNameInput,
 ) -> Result<Value, AwsError> {
-    let (arn, qualifier) = resolve(cx, &qualified(&input))?;
-    if let Some(q) = qualifier.filter(|q| q != "$LATEST") {
-        return Err(function_not_found(&format!("{arn}:{q}")));
+    let (arn, qualifier) = resolve(cx, &input.function_name)?;
+    let qualifier = super::versions::one_qualifier(qualifier, input.qualifier)?;
+    if let Some(q) = qualifier {
+        return super::versions::delete_version(state, &arn, &q);
     }
     state
         .lambda

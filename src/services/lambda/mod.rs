@@ -1,18 +1,24 @@
 //! AWS Lambda over restJson1 (API 2015-03-31): functions with their code unpacked from a zip
-//! or run from a local folder, tags, reserved concurrency and the account's settings
-//! (docs/lambda.md). The runtime unpacks a function's zip before the operation runs
+//! or run from a local folder, their versions, aliases and resource policies, layers, tags,
+//! reserved concurrency and the account's settings (docs/lambda.md). The runtime unpacks a function's zip before the operation runs
 //! (`runtime/code.rs`) and runs invocations (`runtime/lambda/`); this module keeps the
 //! functions. It must not depend on the runtime, the protocols or the server.
 
+pub mod access;
 mod account;
+mod aliases;
 pub mod asynchronous;
 pub mod errors;
 pub mod functions;
 mod invoke_configs;
+mod layers;
 pub mod mappings;
+mod paging;
+pub mod policy;
 mod poll;
 pub mod run;
 pub mod shapes;
+pub mod versions;
 
 pub use crate::state::lambda::store;
 pub use account::ACCOUNT_CONCURRENCY;
@@ -55,6 +61,21 @@ pub fn call(
         "ListEventSourceMappings" => mappings::list(state, cx, parse(input)?),
         // Only `InvocationType: Event` comes here: the runtime runs the others.
         "Invoke" => asynchronous::invoke_event(state, cx, parse(input)?),
+        "PublishVersion" => versions::publish(state, cx, parse(input)?),
+        "ListVersionsByFunction" => versions::list(state, cx, parse(input)?),
+        "CreateAlias" => aliases::create(state, cx, parse(input)?),
+        "GetAlias" => aliases::get(state, cx, parse(input)?),
+        "UpdateAlias" => aliases::update(state, cx, parse(input)?),
+        "DeleteAlias" => aliases::delete(state, cx, parse(input)?),
+        "ListAliases" => aliases::list(state, cx, parse(input)?),
+        "PublishLayerVersion" => layers::publish(state, cx, parse(input)?),
+        "GetLayerVersion" => layers::get(state, cx, parse(input)?),
+        "DeleteLayerVersion" => layers::delete(state, cx, parse(input)?),
+        "ListLayers" => layers::list(state, cx, parse(input)?),
+        "ListLayerVersions" => layers::list_versions(state, cx, parse(input)?),
+        "AddPermission" => policy::add(state, cx, parse(input)?),
+        "RemovePermission" => policy::remove(state, cx, parse(input)?),
+        "GetPolicy" => policy::get(state, cx, parse(input)?),
         _ => Err(AwsError::new(
             "UnsupportedOperation",
             501,

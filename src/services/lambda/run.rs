@@ -3,8 +3,10 @@
 //! an execution environment's specification off it.
 //! It must not depend on the runtime, the protocols or the server.
 
+use super::access::invoke_allowed;
 use super::errors::user as error;
-use super::functions::{find_in, runnable as runs};
+use super::functions::runnable as runs;
+use super::versions::{find_qualified, route, show, version_config};
 use crate::engine::delivery::{DeliveryId, Failure, Outcome};
 use crate::error::AwsError;
 use crate::state::State;
@@ -40,8 +42,10 @@ pub struct Runnable {
 
 /// The function (and version or alias) `named` names for a caller in `account` and `region`:
 /// a name, a partial or a full ARN, with or without its qualifier; `qualifier` is Invoke's
-/// `Qualifier` member. ResourceNotFoundException when there is none; InvalidRuntimeException
-/// when switchyard cannot run its runtime.
+/// `Qualifier` member. An alias runs the version it points to (its routing weight is for
+/// [`runnable_for`]). ResourceNotFoundException when there is none;
+/// InvalidRuntimeException when switchyard cannot run its runtime; AccessDeniedException for
+/// another account the function's policy does not allow, with `--enforce-policies`.
 pub fn runnable(
     state: &State,
     account: &str,
@@ -49,40 +53,96 @@ pub fn runnable(
     named: &str,
     qualifier: Option<&str>,
 ) -> Result<Runnable, AwsError> {
-    let named = match qualifier {
-        Some(q) => format!("{named}:{q}"),
-        None => named.to_string(),
+    runnable_drawn(state, account, region, named, qualifier, None)
+}
+
+/// [`runnable`] for the invocation `request_id`: an alias with a routing weight runs its other
+/// version with the weight's probability, chosen by the request id (so that a run repeats, and
+/// every attempt of an asynchronous invocation runs the version its first ran).
+pub fn runnable_for(
+    state: &State,
+    account: &str,
+    region: &str,
+    named: &str,
+    qualifier: Option<&str>,
+    request_id: &str,
+) -> Result<Runnable, AwsError> {
+    let draw = share_of(request_id);
+    runnable_drawn(state, account, region, named, qualifier, Some(draw))
+}
+
+/// A request id as a number in [0, 1), spread evenly (FNV-1a).
+fn share_of(id: &str) -> f64 {
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash >> 11) as f64 / (1_u64 << 53) as f64
+}
+
+fn runnable_drawn(
+    state: &State,
+    account: &str,
+    region: &str,
+    named: &str,
+    qualifier: Option<&str>,
+    draw: Option<f64>,
+) -> Result<Runnable, AwsError> {
+    let (f, qualifier) = find_qualified(state, account, region, named, qualifier)?;
+    let shown = show(f, qualifier.as_deref())?;
+    let invoked_arn = shown.arn;
+    let (config, version) = match route(f, qualifier.as_deref(), draw) {
+        Some(version) => match version_config(f, &version) {
+            Some(config) => (config, version),
+            None => (shown.config, shown.version),
+        },
+        None => (shown.config, shown.version),
     };
-    let f = find_in(state, account, region, &named)?;
-    if !runs(f) {
+    if f.account != account
+        && !invoke_allowed(
+            state,
+            &invoked_arn,
+            account,
+            None,
+            None,
+            state.enforce_policies,
+        )
+    {
+        return Err(error(
+            "AccessDeniedException",
+            403,
+            format!(
+                "User: arn:aws:iam::{account}:root is not authorized to perform: \
+                 lambda:InvokeFunction on resource: {invoked_arn} because no resource-based \
+                 policy allows the lambda:InvokeFunction action"
+            ),
+        ));
+    }
+    if !runs(config) {
         return Err(error(
             "InvalidRuntimeException",
             502,
             format!(
                 "The runtime parameter of {} is not one switchyard runs locally \
                  (python3.*, nodejs*, provided*; docs/lambda.md).",
-                f.runtime
+                config.runtime
             ),
         ));
     }
     Ok(Runnable {
         name: f.name.clone(),
         arn: f.arn.clone(),
-        invoked_arn: match qualifier {
-            Some(q) => format!("{}:{q}", f.arn),
-            None => f.arn.clone(),
-        },
-        version: "$LATEST".into(),
-        runtime: f.runtime.clone(),
-        handler: f.handler.clone(),
-        code_dir: f.code.dir().into(),
-        layer_dirs: Vec::new(),
-        environment: f.environment.clone(),
-        memory: f.memory,
-        timeout: f.timeout,
+        invoked_arn,
+        version,
+        runtime: config.runtime.clone(),
+        handler: config.handler.clone(),
+        code_dir: config.code.dir().into(),
+        layer_dirs: config.layers.iter().map(|l| l.dir.clone()).collect(),
+        environment: config.environment.clone(),
+        memory: config.memory,
+        timeout: config.timeout,
         region: f.region.clone(),
         account: f.account.clone(),
-        revision: f.revision.clone(),
+        revision: config.revision.clone(),
         reserved_concurrency: f.reserved_concurrency,
     })
 }

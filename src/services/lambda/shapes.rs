@@ -72,6 +72,7 @@ pub struct UpdateFunctionConfigurationInput {
     pub ephemeral_storage: Option<EphemeralStorage>,
     pub revision_id: Option<String>,
     pub dead_letter_config: Option<DeadLetterConfig>,
+    pub layers: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,6 +107,26 @@ pub struct FunctionNameInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
+pub struct PublishVersionInput {
+    pub function_name: String,
+    pub code_sha256: Option<String>,
+    pub description: Option<String>,
+    pub revision_id: Option<String>,
+}
+
+/// The members of the operations that list a function's versions or aliases.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ListByFunctionInput {
+    pub function_name: String,
+    pub marker: Option<String>,
+    pub max_items: Option<i64>,
+    /// ListAliases: only the aliases that invoke this version.
+    pub function_version: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
 pub struct ListFunctionsInput {
     pub marker: Option<String>,
     pub max_items: Option<i64>,
@@ -126,11 +147,13 @@ pub struct FunctionConfiguration {
     pub memory_size: u32,
     pub last_modified: String,
     pub code_sha256: String,
-    pub version: &'static str,
+    pub version: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<Environment>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dead_letter_config: Option<DeadLetterConfig>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerOutput>,
     pub tracing_config: TracingConfig,
     pub revision_id: String,
     pub state: &'static str,
@@ -144,6 +167,14 @@ pub struct FunctionConfiguration {
     pub ephemeral_storage: EphemeralStorage,
     pub snap_start: SnapStart,
     pub logging_config: LoggingConfig,
+}
+
+/// `Layer`: a layer version a function uses, in its configuration.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LayerOutput {
+    pub arn: String,
+    pub code_size: u64,
 }
 
 #[derive(Debug, Serialize)]
