@@ -127,7 +127,9 @@ function findBinary(binary) {
   const name = platformPackage();
   const why = name
     ? `${name} is not installed (npm installs it with switchyard unless optional dependencies ` +
-      "are left out: --omit=optional, --no-optional)"
+      "are left out: --omit=optional, or a package-lock.json that npm wrote without it, " +
+      "https://github.com/npm/cli/issues/4828, mended by removing node_modules and " +
+      "package-lock.json and installing again)"
     : `there is no switchyard package for ${platformKey()}`;
   throw new BinaryNotFound(
     `no switchyard binary: ${why}; name one with SWITCHYARD_BIN=/path/to/switchyard or start({ binary })`,
