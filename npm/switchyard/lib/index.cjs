@@ -47,7 +47,8 @@ class ControlError extends SwitchyardError {
 // this process's (the child's stdin): when this process ends, however it ends (SIGKILL included),
 // the kernel closes the write end, `cat` sees the end of its input and the watcher sends the server
 // SIGTERM, on which it shuts down within 2 seconds. The inner sh prints its pid and then becomes the
-// binary (exec), so the first stdout line is the server's pid and the second its ready line. The
+// binary (exec), so the first stdout line is the server's pid and the second its ready line. Once
+// the server has exited, the watcher is ended, so that it never signals a pid used again. The
 // group runs in a session of its own (detached), so a Ctrl-C at a terminal reaches this process
 // only, and stop() can SIGKILL the whole group as a last resort.
 const LIFELINE = [
@@ -55,8 +56,12 @@ const LIFELINE = [
   'sh -c \'echo "$$"; exec "$@"\' switchyard "$@" 3<&- &',
   "server=$!",
   '{ cat <&3; kill -TERM "$server"; } >/dev/null 2>&1 &',
+  "watcher=$!",
   "exec 3<&-",
   'wait "$server"',
+  "status=$?",
+  'kill "$watcher" 2>/dev/null',
+  'exit "$status"',
 ].join("\n");
 
 // Servers started here and still running, stopped (SIGTERM, synchronously) when this process
@@ -234,6 +239,10 @@ class Emulator {
       if (!posix) this._pid = child.pid;
       lines.on("line", (line) => {
         if (this._pid === undefined) {
+          if (!/^\d+$/.test(line)) {
+            finish(new StartError(`unexpected first line from the shell that starts switchyard: ${JSON.stringify(line)}`));
+            return;
+          }
           this._pid = Number(line);
           running.add(this);
           return;
