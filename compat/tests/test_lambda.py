@@ -227,3 +227,88 @@ def test_permissions_make_the_policy_aws_returns(awslambda):
     awslambda.remove_permission(FunctionName="guarded", StatementId="sns")
     with pytest.raises(ClientError):
         awslambda.get_policy(FunctionName="guarded")
+
+
+SENDER = (
+    "import boto3, json, os\n"
+    "sqs = boto3.client('sqs')\n"
+    "def handler(event, context):\n"
+    "    failures = []\n"
+    "    for r in event['Records']:\n"
+    "        sqs.send_message(QueueUrl=os.environ['SEEN'], MessageBody=r['body'])\n"
+    "        if r['body'].startswith('bad'):\n"
+    "            failures.append({'itemIdentifier': r['messageId']})\n"
+    "    return {'batchItemFailures': failures}\n"
+    "def fails(event, context):\n"
+    "    raise RuntimeError('no ' + json.dumps(event))\n"
+)
+
+
+def bodies(sqs, url):
+    got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+    for m in got:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+    return [m["Body"] for m in got]
+
+
+def test_a_mapping_drains_a_queue_through_a_function_that_sends_with_boto3(awslambda, sqs, control):
+    """SQS → a Python function (boto3 inside) → SQS, one clock call at a time: the batch
+    handled is deleted, the failed item comes back after the visibility timeout and is
+    dead-lettered by the queue's redrive policy."""
+    seen = sqs.create_queue(QueueName="seen")["QueueUrl"]
+    sqs.create_queue(QueueName="work-dlq")
+    work = sqs.create_queue(QueueName="work", Attributes={"RedrivePolicy": json.dumps(
+        {"deadLetterTargetArn": "arn:aws:sqs:us-east-1:000000000000:work-dlq", "maxReceiveCount": 2})})["QueueUrl"]
+    awslambda.create_function(FunctionName="worker", Role=ROLE, Runtime="python3.12", Handler="app.handler",
+                              Code={"ZipFile": zip_of({"app.py": SENDER})},
+                              Environment={"Variables": {"SEEN": seen}})
+    mapping = awslambda.create_event_source_mapping(
+        FunctionName="worker", EventSourceArn="arn:aws:sqs:us-east-1:000000000000:work", BatchSize=5,
+        FunctionResponseTypes=["ReportBatchItemFailures"])
+    assert mapping["State"] == "Creating" and mapping["ResponseMetadata"]["HTTPStatusCode"] == 202
+    for body in ["good-1", "bad-2", "good-3"]:
+        sqs.send_message(QueueUrl=work, MessageBody=body)
+    control.advance(1)
+    assert awslambda.get_event_source_mapping(UUID=mapping["UUID"])["State"] == "Enabled"
+    assert sorted(bodies(sqs, seen)) == ["bad-2", "good-1", "good-3"]
+    control.advance(30)
+    assert bodies(sqs, seen) == ["bad-2"]
+    control.advance(30)
+    assert bodies(sqs, seen) == []
+    dead = sqs.receive_message(QueueUrl=sqs.get_queue_url(QueueName="work-dlq")["QueueUrl"])["Messages"]
+    assert [m["Body"] for m in dead] == ["bad-2"]
+    listed = awslambda.get_paginator("list_event_source_mappings").paginate(FunctionName="worker")
+    assert [m["UUID"] for page in listed for m in page["EventSourceMappings"]] == [mapping["UUID"]]
+
+
+def test_an_async_failure_reaches_its_on_failure_destination_and_dlq(awslambda, sqs, sns, control):
+    failures = sqs.create_queue(QueueName="failures")["QueueUrl"]
+    dead = sqs.create_queue(QueueName="dead")["QueueUrl"]
+    awslambda.create_function(FunctionName="billing", Role=ROLE, Runtime="python3.12", Handler="app.fails",
+                              Code={"ZipFile": zip_of({"app.py": SENDER})},
+                              DeadLetterConfig={"TargetArn": "arn:aws:sqs:us-east-1:000000000000:dead"})
+    awslambda.put_function_event_invoke_config(
+        FunctionName="billing", MaximumRetryAttempts=1,
+        DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:000000000000:failures"}})
+    topic = sns.create_topic(Name="bills")["TopicArn"]
+    sns.subscribe(TopicArn=topic, Protocol="lambda",
+                  Endpoint="arn:aws:lambda:us-east-1:000000000000:function:billing")
+    sns.publish(TopicArn=topic, Message="invoice 7")
+    control.advance(0)
+    assert bodies(sqs, failures) == []
+    control.advance(60)
+    record = json.loads(bodies(sqs, failures)[0])
+    assert record["requestContext"]["condition"] == "RetriesExhausted"
+    assert record["requestContext"]["approximateInvokeCount"] == 2
+    assert record["requestPayload"]["Records"][0]["Sns"]["Message"] == "invoice 7"
+    assert record["responseContext"]["functionError"] == "Unhandled"
+    assert record["responsePayload"]["errorType"] == "RuntimeError"
+    got = sqs.receive_message(QueueUrl=dead, MessageAttributeNames=["All"])["Messages"][0]
+    assert json.loads(got["Body"])["Records"][0]["Sns"]["Message"] == "invoice 7"
+    attrs = got["MessageAttributes"]
+    assert attrs["RequestID"]["StringValue"] == record["requestContext"]["requestId"]
+    assert attrs["ErrorCode"] == {"StringValue": "200", "DataType": "Number"}
+    assert attrs["ErrorMessage"]["StringValue"].startswith("no {")
+    invocations = control.get("/lambda/invocations", function="billing").json()["invocations"]
+    assert [i["result"] for i in invocations] == ["Unhandled", "Unhandled"]
+    assert len({i["requestId"] for i in invocations}) == 1
