@@ -397,3 +397,121 @@ async fn mappings_are_listed_updated_disabled_deleted_and_checked_as_aws_checks_
         Some("ResourceNotFoundException")
     );
 }
+
+#[tokio::test]
+async fn a_node_function_drains_a_queue_and_a_provided_one_takes_events_through_a_fault() {
+    use aws_sdk_lambda::primitives::Blob;
+    use aws_sdk_lambda::types::{DestinationConfig, FunctionCode, OnSuccess, Runtime};
+    let h = Harness::start().await;
+    let (seen_url, seen_arn) = queue(&h, "seen").await;
+    let (work_url, work_arn) = queue(&h, "work").await;
+    let create = |name: &'static str,
+                  runtime: Runtime,
+                  handler: &'static str,
+                  files: Vec<(&'static str, &'static str)>| {
+        let h = &h;
+        async move {
+            h.lambda()
+                .create_function()
+                .function_name(name)
+                .role("arn:aws:iam::000000000000:role/lambda")
+                .runtime(runtime)
+                .handler(handler)
+                .code(
+                    FunctionCode::builder()
+                        .zip_file(Blob::new(crate::lambda::zip_of(&files)))
+                        .build(),
+                )
+                .send()
+                .await
+                .unwrap()
+                .function_arn()
+                .unwrap()
+                .to_string()
+        }
+    };
+    // Node: an ES module whose answer fails the records whose body is "bad".
+    let node = "export const handler = async (event) => ({ batchItemFailures: event.Records\
+        .filter((r) => r.body === 'bad').map((r) => ({ itemIdentifier: r.messageId })) });\n";
+    create(
+        "node",
+        Runtime::Nodejs20x,
+        "index.handler",
+        vec![("index.mjs", node)],
+    )
+    .await;
+    h.lambda()
+        .create_event_source_mapping()
+        .function_name("node")
+        .event_source_arn(&work_arn)
+        .function_response_types(FunctionResponseType::ReportBatchItemFailures)
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    send(&h, &work_url, "fine").await;
+    send(&h, &work_url, "bad").await;
+    h.advance(0.0).await;
+    assert_eq!(counts(&h, &work_url).await, ("0".into(), "1".into()));
+
+    // provided: a bootstrap talking to the Runtime API by hand; its event's first attempt hits a
+    // fault (a throttle), the retry a second later runs it, and its record reaches OnSuccess.
+    let bootstrap = r#"#!/usr/bin/env python3
+import json, os, urllib.request
+api = 'http://' + os.environ['AWS_LAMBDA_RUNTIME_API'] + '/2018-06-01/runtime/invocation/'
+while True:
+    with urllib.request.urlopen(api + 'next') as r:
+        rid = r.headers['Lambda-Runtime-Aws-Request-Id']
+        event = json.loads(r.read())
+    body = json.dumps({'echo': event, 'id': rid}).encode()
+    urllib.request.urlopen(urllib.request.Request(api + rid + '/response', data=body, method='POST')).read()
+"#;
+    let custom = create(
+        "custom",
+        Runtime::Providedal2023,
+        "x",
+        vec![("bootstrap", bootstrap)],
+    )
+    .await;
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name("custom")
+        .destination_config(
+            DestinationConfig::builder()
+                .on_success(OnSuccess::builder().destination(&seen_arn).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let fault = h
+        .control_post(
+            "faults",
+            json!({"target": custom, "status": 429, "errorCode": "TooManyRequestsException", "count": 1}),
+        )
+        .await;
+    assert_eq!(fault.status, 201, "{}", fault.body);
+    h.lambda()
+        .invoke()
+        .function_name("custom")
+        .invocation_type(aws_sdk_lambda::types::InvocationType::Event)
+        .payload(Blob::new(r#"{"k": 1}"#))
+        .send()
+        .await
+        .unwrap();
+    h.advance(0.0).await;
+    assert!(
+        drain(&h, &seen_url).await.is_empty(),
+        "throttled by the fault"
+    );
+    h.advance(1.0).await;
+    let got = drain(&h, &seen_url).await;
+    assert_eq!(got.len(), 1);
+    let record = &got[0].0;
+    assert_eq!(record["requestContext"]["approximateInvokeCount"], 2);
+    assert_eq!(record["responsePayload"]["echo"], json!({"k": 1}));
+    assert_eq!(
+        record["responsePayload"]["id"],
+        record["requestContext"]["requestId"]
+    );
+}
