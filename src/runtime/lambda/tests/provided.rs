@@ -197,3 +197,50 @@ async fn an_init_error_answers_the_invocation_and_the_next_one_starts_anew() {
     assert_eq!(function_error(&second), expected);
     envs.shutdown().await;
 }
+
+/// A bootstrap that never asks for an invocation (its cold start may take the init's 10 s and
+/// then the function's timeout, as on AWS), then one that writes garbage to the Runtime API's
+/// port and exits: each invocation times out or fails as AWS's would, and the environments of
+/// other functions go on.
+#[tokio::test]
+async fn a_bootstrap_that_never_asks_or_writes_garbage_fails_only_its_invocation() {
+    let scratch = Scratch::new("provided-silent");
+    scratch.write("code/bootstrap", "#!/bin/sh\nexec sleep 60\n", true);
+    let envs = environments(&scratch, Duration::from_secs(60));
+    let mut f = function(&scratch, "provided", "h");
+    f.timeout = Duration::from_secs(1);
+    let invoked = envs.invoke(&f, invocation("{}")).await;
+    let Outcome::FunctionError { payload, .. } = &invoked.outcome else {
+        panic!("{:?}", invoked.outcome);
+    };
+    let text = String::from_utf8_lossy(payload);
+    assert!(text.contains("Task timed out after 1.00 seconds"), "{text}");
+    assert_eq!(envs.running(), 0, "the silent environment was killed");
+
+    let garbage = format!(
+        "#!{}\nimport os, socket\nhost, port = os.environ['AWS_LAMBDA_RUNTIME_API'].rsplit(':', 1)\n\
+         s = socket.create_connection((host, int(port)))\ns.sendall(b'\\x00\\xffNOT HTTP\\r\\n\\r\\n' * 100)\n\
+         s.close()\n",
+        python().display()
+    );
+    scratch.write("code/bootstrap", &garbage, true);
+    let envs = environments(&scratch, Duration::from_secs(60));
+    let f = function(&scratch, "provided", "h");
+    let invoked = envs.invoke(&f, invocation("{}")).await;
+    let Outcome::FunctionError { payload, .. } = &invoked.outcome else {
+        panic!("{:?}", invoked.outcome);
+    };
+    let text = String::from_utf8_lossy(payload);
+    assert!(text.contains("Runtime.ExitError"), "{text}");
+
+    // Another function's environment is unharmed.
+    scratch.write("code/bootstrap", &echo_bootstrap(), true);
+    let envs = environments(&scratch, Duration::from_secs(60));
+    let f = function(&scratch, "provided", "h");
+    let invoked = envs.invoke(&f, invocation(r#"{"ok": 1}"#)).await;
+    assert!(
+        matches!(invoked.outcome, Outcome::Response(_)),
+        "{:?}",
+        invoked.outcome
+    );
+}
