@@ -15,7 +15,7 @@ async fn exact() -> Harness {
     .await
 }
 
-async fn stream(h: &Harness, name: &str, source: &str, target: &str, extra: Value) -> String {
+pub async fn stream(h: &Harness, name: &str, source: &str, target: &str, extra: Value) -> String {
     let mut body = json!({
         "Name": name,
         "Source": source,

@@ -624,3 +624,52 @@ async fn with_enforced_policies_a_topic_invokes_only_a_function_that_permits_it(
         "hi"
     );
 }
+
+#[tokio::test]
+async fn custom_bus_subscribers_and_event_streams_invoke_the_function() {
+    let h = Harness::start().await;
+    let (ok_url, ok_arn) = queue(&h, "seen").await;
+    let arn = python_function(&h, "sink", "app.ok", PYTHON).await;
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name("sink")
+        .destination_config(
+            DestinationConfig::builder()
+                .on_success(OnSuccess::builder().destination(&ok_arn).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let bus = crate::custom_bus::bus(&h, "orders").await;
+    crate::custom_bus::subscriber(&h, "fn", &bus, &arn, json!({})).await;
+    crate::custom_bus::put(
+        &h,
+        &bus,
+        json!([crate::custom_bus::entry(json!({"n": 1}), None)]),
+    )
+    .await;
+    h.advance(0.0).await;
+    let seen = drain(&h, &ok_url).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        seen[0].0["responsePayload"]["seen"]["detail"],
+        json!({"n": 1})
+    );
+
+    let (src_url, src_arn) = queue(&h, "src").await;
+    crate::event_streams::stream(&h, "s", &src_arn, &arn, json!({})).await;
+    h.advance(1.0).await;
+    h.sqs()
+        .send_message()
+        .queue_url(&src_url)
+        .message_body("streamed")
+        .send()
+        .await
+        .unwrap();
+    h.advance(1.0).await;
+    let seen = drain(&h, &ok_url).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    // The message's body, not JSON, is handed to the function as a JSON string.
+    assert_eq!(seen[0].0["responsePayload"]["seen"], "streamed");
+}

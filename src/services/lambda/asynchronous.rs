@@ -152,13 +152,19 @@ pub fn invoke_event(e: &mut State, cx: &Context, input: EventInput) -> Result<Va
 }
 
 /// An event handed over to a function's queue by another service (an SNS subscription, a rule
-/// target ...): accepted, or why not.
+/// target ...): accepted, or why not. A payload that is not JSON (an event stream's message
+/// body, a template's text) is handed over as a JSON string, as an invocation's payload must be
+/// JSON.
 pub fn accept(
     e: &mut State,
     function: &str,
     publisher: &Publisher,
     payload: String,
 ) -> Result<(), Failure> {
+    let payload = match serde_json::from_str::<serde::de::IgnoredAny>(&payload) {
+        Ok(_) => payload,
+        Err(_) => Value::String(payload).to_string(),
+    };
     if payload.len() > MAX_EVENT_BYTES {
         return Err(Failure::TooLarge);
     }
