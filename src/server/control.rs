@@ -280,18 +280,24 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
     }
 }
 
+/// A list's `limit` query parameter: 1000 when absent.
+fn limit_of(q: &HashMap<String, String>) -> Result<usize, Response> {
+    match q.get("limit").map(|l| l.parse::<usize>()) {
+        None => Ok(1000),
+        Some(Ok(n)) => Ok(n),
+        Some(Err(_)) => Err(error(
+            StatusCode::BAD_REQUEST,
+            "InvalidArgument",
+            "limit must be a non-negative integer.",
+        )),
+    }
+}
+
 async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let q = query_map(raw);
-    let limit = match q.get("limit").map(|l| l.parse::<usize>()) {
-        None => 1000,
-        Some(Ok(n)) => n,
-        Some(Err(_)) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "InvalidArgument",
-                "limit must be a non-negative integer.",
-            );
-        }
+    let limit = match limit_of(&q) {
+        Ok(n) => n,
+        Err(answer) => return answer,
     };
     let filter = DeliveryFilter {
         source: q.get("source").cloned(),
@@ -400,16 +406,9 @@ async fn outbox(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
 /// `function` (its ARN or name), `requestId`, `result`, at most `limit` (the newest).
 async fn invocations(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let q = query_map(raw);
-    let limit = match q.get("limit").map(|l| l.parse::<usize>()) {
-        None => 1000,
-        Some(Ok(n)) => n,
-        Some(Err(_)) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "InvalidArgument",
-                "limit must be a whole number.",
-            );
-        }
+    let limit = match limit_of(&q) {
+        Ok(n) => n,
+        Err(answer) => return answer,
     };
     let state = app.state();
     let names = |f: &str, wanted: &str| {
