@@ -67,6 +67,11 @@ def initialised(tmp_path):
     seed = ready / "10-seed.sh"
     seed.write_text(SEED)
     seed.chmod(0o755)
+    # A Python script (LocalStack runs them too): the standard library only, not executable.
+    (ready / "20-seed.py").write_text(
+        "import os, urllib.parse, urllib.request\n"
+        "body = urllib.parse.urlencode({'Action': 'CreateTopic', 'Name': 'made-by-python'}).encode()\n"
+        "urllib.request.urlopen(os.environ['AWS_ENDPOINT_URL'] + '/', data=body).read()\n")
     log = open(tmp_path / "switchyard.log", "w")
     server = subprocess.Popen(
         [binary, "--port", "0", "--clock", "manual", "--init-resources", str(resources), "--init", str(ready)],
@@ -104,7 +109,7 @@ def test_the_init_file_and_scripts_are_done_before_ready(initialised):
     assert [m["Body"] for m in messages] == ["seeded"]
 
     topics = sorted(t["TopicArn"].rsplit(":", 1)[1] for t in sns.list_topics()["Topics"])
-    assert topics == ["init-events", "made-by-script"]
+    assert topics == ["init-events", "made-by-python", "made-by-script"]
     sns.publish(TopicArn="arn:aws:sns:us-east-1:000000000000:init-events", Message="fanned")
     messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10)["Messages"]
     assert [m["Body"] for m in messages] == ["fanned"]
@@ -120,5 +125,6 @@ def test_the_init_file_and_scripts_are_done_before_ready(initialised):
         "scripts": [
             {"stage": "READY", "name": "resources.yaml", "state": "SUCCESSFUL"},
             {"stage": "READY", "name": "10-seed.sh", "state": "SUCCESSFUL"},
+            {"stage": "READY", "name": "20-seed.py", "state": "SUCCESSFUL"},
         ],
     }

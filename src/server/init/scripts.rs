@@ -1,6 +1,8 @@
 //! Init scripts (`--init PATH`, docs/localstack.md, "Init scripts and resources"): a script, or a
-//! directory whose `*.sh` scripts run one after another as LocalStack runs `ready.d`: in
-//! lexical order, a directory's own scripts before its subdirectories', depth first. They run
+//! directory whose `*.sh` and `*.py` scripts run one after another as LocalStack runs `ready.d`:
+//! in lexical order, a directory's own scripts before its subdirectories', depth first; a `.py`
+//! script with `python3` (LocalStack runs them with its own Python), a `.sh` one as the program
+//! its `#!` line names. They run
 //! once the server answers, with the endpoint, region and test credentials in their environment
 //! and an `awslocal` on their PATH; a script that fails is logged and marked ERROR, and the next
 //! one runs. Their output goes to switchyard's stderr, so stdout keeps the ready line first.
@@ -17,7 +19,8 @@ pub struct Script {
     pub name: String,
 }
 
-/// The scripts `path` names: the file itself, or a directory's `*.sh`, in the order they run.
+/// The scripts `path` names: the file itself, or a directory's `*.sh` and `*.py`, in the order
+/// they run.
 pub fn discover(path: &Path) -> Result<Vec<Script>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_dir() {
@@ -46,10 +49,8 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<Script>) -> Result<(), String>
         let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
         if path.is_dir() {
             subdirectories.push((path, name));
-        } else if path.extension().is_some_and(|e| e == "sh") {
+        } else if path.extension().is_some_and(|e| e == "sh" || e == "py") {
             found.push(Script { path, name });
-        } else if path.extension().is_some_and(|e| e == "py") {
-            tracing::warn!(script = %name, "init: switchyard runs only .sh init scripts; skipped");
         }
     }
     for (path, name) in subdirectories {
@@ -105,7 +106,14 @@ pub async fn run(app: &Runtime, scripts: &[Script], lines: &[usize], target: &Ta
 const ENOEXEC: i32 = 8;
 
 fn command(script: &Script, target: &Target<'_>, shim: Option<&Shim>) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(&script.path);
+    let mut command = match script.path.extension().is_some_and(|e| e == "py") {
+        true => {
+            let mut python = tokio::process::Command::new("python3");
+            python.arg(&script.path);
+            python
+        }
+        false => tokio::process::Command::new(&script.path),
+    };
     command
         .stdin(Stdio::null())
         .stdout(stderr())
@@ -236,6 +244,7 @@ mod tests {
             [
                 "10-first.sh",
                 "20-second.sh",
+                "seed.py",
                 "a/1.sh",
                 "a/z/0.sh",
                 "b/0.sh"
