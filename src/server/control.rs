@@ -281,15 +281,15 @@ async fn advance(State(app): Shared, body: Bytes) -> Response {
 }
 
 /// A list's `limit` query parameter: 1000 when absent.
-fn limit_of(q: &HashMap<String, String>) -> Result<usize, Response> {
+fn limit_of(q: &HashMap<String, String>) -> Result<usize, Box<Response>> {
     match q.get("limit").map(|l| l.parse::<usize>()) {
         None => Ok(1000),
         Some(Ok(n)) => Ok(n),
-        Some(Err(_)) => Err(error(
+        Some(Err(_)) => Err(Box::new(error(
             StatusCode::BAD_REQUEST,
             "InvalidArgument",
             "limit must be a non-negative integer.",
-        )),
+        ))),
     }
 }
 
@@ -297,7 +297,7 @@ async fn deliveries(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let q = query_map(raw);
     let limit = match limit_of(&q) {
         Ok(n) => n,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let filter = DeliveryFilter {
         source: q.get("source").cloned(),
@@ -408,7 +408,7 @@ async fn invocations(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let q = query_map(raw);
     let limit = match limit_of(&q) {
         Ok(n) => n,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let state = app.state();
     let names = |f: &str, wanted: &str| {

@@ -135,9 +135,11 @@ pub fn poll(e: &mut State, uuid: &str) {
         let mut dropped = Vec::new();
         for (held, handle) in taken {
             let event = record::lambda_record(&held.message, &queue, &handle, &m.region);
-            let view = record::with_parsed_body(&event);
-            let matches =
-                m.filters.is_empty() || m.filters.iter().any(|f| f.pattern.matches(&view));
+            // What filters see (the body parsed), made only when there are filters.
+            let matches = m.filters.is_empty() || {
+                let view = record::with_parsed_body(&event);
+                m.filters.iter().any(|f| f.pattern.matches(&view))
+            };
             match matches {
                 true => {
                     records.push(event);
