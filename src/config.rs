@@ -5,6 +5,7 @@ use crate::clock::ClockMode;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Whether request signatures are checked (`--auth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthMode {
     /// Signatures are read for region and account but not checked.
@@ -34,6 +35,23 @@ pub enum QueueUrlStyle {
     Off,
 }
 
+/// Everything an emulator is started with: what the binary's flags and environment set, as plain
+/// fields. [`Config::default`] is the binary's defaults (port 4566, a real clock);
+/// [`Config::for_tests`] is what a Rust test wants. Change fields with struct update syntax:
+///
+/// ```
+/// use switchyard::{AuthMode, ClockMode, Config};
+///
+/// let config = Config {
+///     clock: ClockMode::Fast(60.0), // a virtual minute per second
+///     auth: AuthMode::Verify,
+///     credentials: vec![("AKIDEXAMPLE".into(), "secret".into())],
+///     jitter: false,
+///     ..Config::for_tests()
+/// };
+/// assert_eq!(config.port, 0);
+/// assert_eq!(config.secret_for("AKIDEXAMPLE"), "secret");
+/// ```
 #[derive(Debug, Clone)]
 pub struct Config {
     pub host: String,
@@ -92,6 +110,13 @@ pub struct Config {
 }
 
 impl Default for Config {
+    /// The binary's defaults: `127.0.0.1:4566`, a real clock, region `us-east-1`, account
+    /// `000000000000`, jitter on with a random seed, no signature checks.
+    ///
+    /// ```
+    /// let config = switchyard::Config::default();
+    /// assert_eq!((config.host.as_str(), config.port), ("127.0.0.1", 4566));
+    /// ```
     fn default() -> Self {
         Config {
             host: "127.0.0.1".into(),
@@ -121,7 +146,16 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The set-up Rust tests want: a free port and a manual clock.
+    /// The set-up Rust tests want: a free port (`port: 0`), a manual clock (virtual time moves
+    /// only by [`crate::Emulator::advance`]) and seed 0 (the same ids and jitter every run);
+    /// the rest as [`Config::default`].
+    ///
+    /// ```
+    /// use switchyard::{ClockMode, Config};
+    ///
+    /// let config = Config::for_tests();
+    /// assert_eq!((config.port, config.clock, config.seed), (0, ClockMode::Manual, Some(0)));
+    /// ```
     pub fn for_tests() -> Self {
         Config {
             port: 0,
@@ -131,6 +165,12 @@ impl Config {
         }
     }
 
+    /// The secret of `access_key` under `--auth verify`: the one [`Config::credentials`] gives,
+    /// else `test`.
+    ///
+    /// ```
+    /// assert_eq!(switchyard::Config::default().secret_for("AKIDEXAMPLE"), "test");
+    /// ```
     pub fn secret_for(&self, access_key: &str) -> &str {
         self.credentials
             .iter()

@@ -1,12 +1,18 @@
 //! switchyard: a local AWS emulator for messaging (SNS, SQS, EventBridge) with a faithful
 //! delivery engine on a virtual clock. See README.md and docs/architecture.md.
 //!
-//! ```no_run
-//! # async fn run() -> std::io::Result<()> {
+//! ```
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A free port and a manual clock: virtual time moves only when the test says so.
 //! let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
 //! println!("AWS_ENDPOINT_URL={}", emulator.url());
+//! emulator.advance(std::time::Duration::from_secs(900)).await?; // 15 minutes, no sleep
+//! emulator.stop().await?;
 //! # Ok(()) }
 //! ```
+//! As a test crate's dev-dependency, `switchyard = { version = "0.1", default-features = false }`
+//! leaves out what only the binary needs (the `cli` and `mimalloc` features; docs/testing.md,
+//! "Rust").
 //! The layers and which way they depend: docs/architecture.md.
 
 // The library's API is what the crate root re-exports below (`Emulator`, `Config`, `ClockMode`,

@@ -20,17 +20,25 @@ use std::cell::RefCell;
 use std::fmt::{self, Write};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
+#[cfg(feature = "cli")]
+use tracing::Subscriber;
 use tracing::field::{Field, Visit};
-use tracing::{Event, Level, Subscriber};
-use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
-use tracing_subscriber::layer::{Context, Layer};
-use tracing_subscriber::registry::LookupSpan;
+use tracing::{Event, Level};
+#[cfg(feature = "cli")]
+use tracing_subscriber::{
+    fmt::format::Writer,
+    fmt::{FmtContext, FormatEvent, FormatFields},
+    layer::{Context, Layer},
+    registry::LookupSpan,
+};
 
 /// The event formatter for `tracing-subscriber`'s `fmt` layer:
 /// `tracing_subscriber::fmt().event_format(Logfmt)`. Writes what [`LogfmtLayer`] writes.
+/// With the `cli` feature (tracing-subscriber), as [`LogfmtLayer`].
+#[cfg(feature = "cli")]
 pub struct Logfmt;
 
+#[cfg(feature = "cli")]
 impl<S, N> FormatEvent<S, N> for Logfmt
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
@@ -50,10 +58,12 @@ where
 
 /// The layer that writes every event it is given as one logfmt line to its [`LineSink`]:
 /// `tracing_subscriber::registry().with(filter).with(layer)`.
+#[cfg(feature = "cli")]
 pub struct LogfmtLayer<W> {
     sink: Arc<LineSink<W>>,
 }
 
+#[cfg(feature = "cli")]
 impl<W: std::io::Write + Send + 'static> LogfmtLayer<W> {
     /// A layer writing to `out` (the binary's: stderr).
     pub fn new(out: W) -> Self {
@@ -68,12 +78,14 @@ impl<W: std::io::Write + Send + 'static> LogfmtLayer<W> {
     }
 }
 
+#[cfg(feature = "cli")]
 thread_local! {
     /// The line being formatted, kept from one event to the next so that a line allocates
     /// nothing once the buffer has grown.
     static LINE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
+#[cfg(feature = "cli")]
 impl<S: Subscriber, W: std::io::Write + Send + 'static> Layer<S> for LogfmtLayer<W> {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let write = |line: &mut String| {
@@ -101,6 +113,7 @@ impl<S: Subscriber, W: std::io::Write + Send + 'static> Layer<S> for LogfmtLayer
 
 /// How many bytes of lines a runtime worker keeps before it writes them without waiting to
 /// park: about 50 request lines, a millisecond or two of a worker's requests under load.
+#[cfg(feature = "cli")]
 const BATCH_LIMIT: usize = 8 * 1024;
 
 /// Where a [`LineSink`]'s lines can be handed, whatever it writes to.
@@ -125,6 +138,7 @@ struct Batch {
 }
 
 impl Batch {
+    #[cfg(feature = "cli")]
     fn add<W: std::io::Write + Send + 'static>(&mut self, sink: &Arc<LineSink<W>>, line: &str) {
         let same = |kept: &Arc<dyn Lines>| std::ptr::addr_eq(Arc::as_ptr(kept), Arc::as_ptr(sink));
         if !self.sink.as_ref().is_some_and(same) {
@@ -488,7 +502,8 @@ pub fn write_value(out: &mut impl Write, value: &str) -> fmt::Result {
     out.write_char('"')
 }
 
-#[cfg(test)]
+// Some use tracing-subscriber, which comes with the `cli` feature.
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 

@@ -342,6 +342,7 @@ impl From<ServeArgs> for Config {
 
 /// mimalloc, not glibc's malloc: a request allocates and frees many small blocks, often on
 /// different worker threads (docs/decisions.md, "The allocator").
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -4,7 +4,8 @@
 //! at once (a queue's messages) report it here ([`freed`], [`emptied`]), which only counts; the
 //! runtime, once it has let go of the state's lock, calls [`trim_if_due`], which past
 //! [`TRIM_EVERY`] bytes freed (or [`TRIM_WHEN_EMPTIED`] when a queue was left empty) asks the
-//! allocators to return their free pages: mimalloc, the binary's (`mi_collect`), and glibc's
+//! allocators to return their free pages: mimalloc, the binary's (`mi_collect`, with the
+//! `mimalloc` feature), and glibc's
 //! malloc, which the library's users and the C code linked in (OpenSSL) allocate from
 //! (`malloc_trim`). A trim walks the allocators' free lists: under the lock, every other request
 //! would wait for it. docs/decisions.md ("Memory given back", "The allocator") says why.
@@ -72,7 +73,8 @@ fn due(freed: usize, emptied: bool) -> bool {
 /// Returns the allocators' free pages to the system.
 fn trim() {
     // SAFETY: mi_collect takes no pointer; it frees what mimalloc holds free, whether or not
-    // mimalloc is the global allocator.
+    // mimalloc is the global allocator. Without the `mimalloc` feature it is not linked in.
+    #[cfg(feature = "mimalloc")]
     unsafe {
         libmimalloc_sys::mi_collect(true);
     }

@@ -31,7 +31,27 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-/// A running emulator. Dropping it stops it.
+/// A running emulator, in-process: the AWS APIs and the control API on one port, served by
+/// tasks of the current tokio runtime. Dropping it stops it.
+///
+/// The kit for Rust tests (docs/testing.md, "Rust"): [`Emulator::start`] with
+/// [`Config::for_tests`] (a free port, a manual clock), AWS clients pointed at [`Emulator::url`],
+/// and the clock moved with [`Emulator::advance`] instead of a sleep. The control methods match
+/// the Python and JavaScript kits': `advance`, `settle`, `now`, `reset`, `state` as
+/// [`Emulator::state_snapshot`], `load_state`, `stop`.
+///
+/// ```
+/// use std::time::Duration;
+/// use switchyard::{Config, Emulator};
+///
+/// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let emulator = Emulator::start(Config::for_tests()).await?;
+/// let before = emulator.now();
+/// emulator.advance(Duration::from_secs(30)).await?;
+/// assert_eq!(emulator.now().duration_since(before)?, Duration::from_secs(30));
+/// emulator.stop().await?;
+/// # Ok(()) }
+/// ```
 pub struct Emulator {
     url: String,
     addr: SocketAddr,
@@ -48,6 +68,16 @@ impl Emulator {
     ///
     /// With `config.state_file` it starts from that snapshot; a file that cannot be read is an
     /// error carrying a [`StateFileError`].
+    ///
+    /// It must be called inside a tokio runtime (`#[tokio::test]`, `#[tokio::main]`), which
+    /// then runs its server and timers.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// assert!(emulator.url().starts_with("http://127.0.0.1:"));
+    /// # Ok(()) }
+    /// ```
     pub async fn start(mut config: Config) -> io::Result<Emulator> {
         let plan = init::Plan::load(&config).map_err(io::Error::other)?;
         let initial = match &config.state_file {
@@ -90,25 +120,68 @@ impl Emulator {
         Ok(emulator)
     }
 
-    /// `http://<host>:<port>`, the endpoint URL to give AWS clients.
+    /// `http://<host>:<port>`, the endpoint URL to give AWS clients (`endpoint_url`,
+    /// `AWS_ENDPOINT_URL`) and the base of the control API.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let control = format!("{}/_switchyard/clock/advance", emulator.url());
+    /// assert_eq!(emulator.url(), format!("http://{}", emulator.addr()));
+    /// # let _ = control; Ok(()) }
+    /// ```
     pub fn url(&self) -> &str {
         &self.url
     }
 
+    /// The address it listens on; with `port: 0` in the config, the port it was given.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// assert_ne!(emulator.addr().port(), 0);
+    /// # Ok(()) }
+    /// ```
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
+    /// The runtime behind it: switchyard's own tests and tools reach into it; no compatibility
+    /// is promised.
+    #[doc(hidden)]
     pub fn app(&self) -> &Arc<Runtime> {
         &self.app
     }
 
-    /// The running state as a snapshot file, as `GET /_switchyard/state` answers it.
+    /// The running state as a snapshot file, as `GET /_switchyard/state` answers it (the Python
+    /// kit's `state()`): JSON bytes to write to a file for `--state-file`, or to give
+    /// [`Emulator::load_state`] later.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let snapshot = emulator.state_snapshot();
+    /// assert_eq!(snapshot.first(), Some(&b'{'));
+    /// # Ok(()) }
+    /// ```
     pub fn state_snapshot(&self) -> Vec<u8> {
         self.app.snapshot()
     }
 
-    /// Replaces the running state with a snapshot file, as `POST /_switchyard/state` does.
+    /// Replaces the running state with a snapshot file, as `POST /_switchyard/state` does: the
+    /// resources, messages, pending deliveries and virtual time it holds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let saved = emulator.state_snapshot();
+    /// let then = emulator.now();
+    /// emulator.advance(Duration::from_secs(3600)).await?;
+    /// emulator.load_state(&saved).await?;
+    /// assert_eq!(emulator.now(), then);
+    /// # Ok(()) }
+    /// ```
     pub async fn load_state(&self, bytes: &[u8]) -> Result<(), SnapshotError> {
         self.app.load_snapshot(bytes).await
     }
@@ -118,6 +191,20 @@ impl Emulator {
     /// returns once the work they set off (HTTP deliveries included) has finished, with the new
     /// virtual time and how many timers fired. A `real` clock answers
     /// [`AdvanceError::NotAdjustable`]. `examples/in_process.rs` shows it in a test.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let advanced = emulator.advance(Duration::from_secs(900)).await?;
+    /// assert_eq!(advanced.fired, 0); // nothing was due
+    ///
+    /// let real = switchyard::Config { clock: switchyard::ClockMode::Real, ..switchyard::Config::for_tests() };
+    /// let real = switchyard::Emulator::start(real).await?;
+    /// let refused = real.advance(Duration::from_secs(1)).await;
+    /// assert_eq!(refused, Err(switchyard::AdvanceError::NotAdjustable));
+    /// # Ok(()) }
+    /// ```
     pub async fn advance(&self, by: Duration) -> Result<Advanced, AdvanceError> {
         let ms = Millis::try_from(by.as_millis()).map_err(|_| AdvanceError::OutOfRange)?;
         self.app.advance(Advance::By(ms)).await
@@ -125,6 +212,17 @@ impl Emulator {
 
     /// Moves virtual time forward to `until`, as `POST /_switchyard/clock/advance {"until": ...}`
     /// does; a time before the current virtual time is [`AdvanceError::InPast`].
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let tomorrow = emulator.now() + Duration::from_secs(86_400);
+    /// emulator.advance_until(tomorrow).await?;
+    /// assert_eq!(emulator.now(), tomorrow);
+    /// assert!(emulator.advance_until(SystemTime::UNIX_EPOCH).await.is_err()); // the past
+    /// # Ok(()) }
+    /// ```
     pub async fn advance_until(&self, until: SystemTime) -> Result<Advanced, AdvanceError> {
         let ms = match until.duration_since(UNIX_EPOCH) {
             Ok(after) => Millis::try_from(after.as_millis()),
@@ -134,14 +232,94 @@ impl Emulator {
         self.app.advance(Advance::Until(ms)).await
     }
 
+    /// Runs what is due now without moving the clock: [`Emulator::advance`] by zero, as the
+    /// Python and JavaScript kits' `settle()` (`POST /_switchyard/clock/advance {"seconds": 0}`).
+    /// Deliveries a request set off are then finished, HTTP attempts included.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let before = emulator.now();
+    /// emulator.settle().await?;
+    /// assert_eq!(emulator.now(), before);
+    /// # Ok(()) }
+    /// ```
+    pub async fn settle(&self) -> Result<Advanced, AdvanceError> {
+        self.app.advance(Advance::By(0)).await
+    }
+
+    /// The current virtual time, as `GET /_switchyard/clock` answers it (`now`, `epochMillis`),
+    /// to millisecond precision. With a manual clock it moves only by [`Emulator::advance`],
+    /// [`Emulator::advance_until`] and [`Emulator::load_state`]; it starts at the wall time
+    /// the emulator started.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let start = emulator.now();
+    /// assert!(start > SystemTime::UNIX_EPOCH);
+    /// emulator.advance(Duration::from_millis(1500)).await?;
+    /// assert_eq!(emulator.now(), start + Duration::from_millis(1500));
+    /// # Ok(()) }
+    /// ```
+    pub fn now(&self) -> SystemTime {
+        let ms = self.app.state().now();
+        let magnitude = Duration::from_millis(ms.unsigned_abs());
+        if ms >= 0 {
+            UNIX_EPOCH + magnitude
+        } else {
+            UNIX_EPOCH - magnitude
+        }
+    }
+
+    /// Empties the emulator, as `POST /_switchyard/reset` does: no resources, messages, pending
+    /// deliveries, delivery log, outbox, faults or Lambda environments; the clock keeps its mode
+    /// and time. With a state directory, what it kept is cleared too, and this returns once
+    /// that is on disk. A test that shares an emulator with others calls it first.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// emulator.advance(Duration::from_secs(60)).await?;
+    /// let now = emulator.now();
+    /// emulator.reset().await?;
+    /// assert_eq!(emulator.now(), now); // the time stays
+    /// # Ok(()) }
+    /// ```
+    pub async fn reset(&self) -> io::Result<()> {
+        self.app
+            .reset()
+            .await
+            .map_err(|e| io::Error::other(format!("{}: {}", e.code, e.message)))
+    }
+
     /// Stops accepting requests, ends long polls at once and waits for the server to finish:
     /// every connection is closed within [`connections::SHUTDOWN_GRACE`].
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// let addr = emulator.addr();
+    /// emulator.stop().await?;
+    /// assert!(std::net::TcpStream::connect(addr).is_err());
+    /// # Ok(()) }
+    /// ```
     pub async fn stop(mut self) -> io::Result<()> {
         self.close().await
     }
 
     /// [`Emulator::stop`] for an emulator that cannot be given away (one a test harness holds):
     /// afterwards it answers nothing, and its state directory is free for another.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let mut emulator = switchyard::Emulator::start(switchyard::Config::for_tests()).await?;
+    /// emulator.close().await?;
+    /// assert!(std::net::TcpStream::connect(emulator.addr()).is_err());
+    /// # Ok(()) }
+    /// ```
     pub async fn close(&mut self) -> io::Result<()> {
         self.app.close();
         self.timers.abort();

@@ -153,3 +153,78 @@ async fn advance_refuses_a_real_clock_and_time_past_year_9999() {
         "a refused advance moves nothing"
     );
 }
+
+/// `Emulator::now` is the time `GET /_switchyard/clock` answers, before and after an advance.
+#[tokio::test]
+async fn now_is_the_clock_the_control_api_answers() {
+    let h = Harness::start().await;
+    assert_eq!(h.emulator.now(), system_time(epoch_millis(&h).await));
+    h.emulator
+        .advance(Duration::from_millis(2500))
+        .await
+        .unwrap();
+    assert_eq!(h.emulator.now(), system_time(epoch_millis(&h).await));
+}
+
+/// `Emulator::settle` fires what is due now without moving the clock, as an advance of zero
+/// does: a message sent with no delay is there, the time is the same.
+#[tokio::test]
+async fn settle_runs_what_is_due_and_keeps_the_time() {
+    let h = Harness::start().await;
+    let before = h.emulator.now();
+    let settled = h.emulator.settle().await.unwrap();
+    assert_eq!(system_time(settled.now), before);
+    assert_eq!(h.emulator.now(), before);
+    let real = Harness::with(Config {
+        clock: ClockMode::Real,
+        ..Config::for_tests()
+    })
+    .await;
+    assert_eq!(
+        real.emulator.settle().await.unwrap_err(),
+        AdvanceError::NotAdjustable
+    );
+}
+
+/// `Emulator::reset` empties the emulator as `POST /_switchyard/reset` does and keeps the time:
+/// the queue is gone, and a visibility timeout is proved on a fresh one without sleeping.
+#[tokio::test]
+async fn reset_empties_and_keeps_the_time() {
+    let h = Harness::start().await;
+    let sqs = h.sqs();
+    sqs.create_queue().queue_name("old").send().await.unwrap();
+    h.emulator.advance(Duration::from_secs(60)).await.unwrap();
+    let now = h.emulator.now();
+    h.emulator.reset().await.unwrap();
+    assert_eq!(h.emulator.now(), now);
+    let queues = sqs.list_queues().send().await.unwrap();
+    assert!(queues.queue_urls().is_empty(), "{queues:?}");
+
+    let url = sqs
+        .create_queue()
+        .queue_name("orders")
+        .attributes(
+            aws_sdk_sqs::types::QueueAttributeName::VisibilityTimeout,
+            "30",
+        )
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    sqs.send_message()
+        .queue_url(&url)
+        .message_body("order 1")
+        .send()
+        .await
+        .unwrap();
+    let receive = || sqs.receive_message().queue_url(&url).send();
+    assert_eq!(receive().await.unwrap().messages().len(), 1);
+    h.emulator.advance(Duration::from_secs(29)).await.unwrap();
+    assert!(receive().await.unwrap().messages().is_empty());
+    h.emulator.advance(Duration::from_secs(1)).await.unwrap();
+    assert_eq!(
+        receive().await.unwrap().messages()[0].body(),
+        Some("order 1")
+    );
+}
