@@ -673,3 +673,45 @@ async fn custom_bus_subscribers_and_event_streams_invoke_the_function() {
     // The message's body, not JSON, is handed to the function as a JSON string.
     assert_eq!(seen[0].0["responsePayload"]["seen"], "streamed");
 }
+
+#[tokio::test]
+async fn a_throttled_event_backs_off_until_its_maximum_age_then_fails_with_event_age_exceeded() {
+    let h = Harness::start().await;
+    let (fail_url, fail_arn) = queue(&h, "failures").await;
+    let arn = python_function(&h, "held", "app.ok", PYTHON).await;
+    h.lambda()
+        .put_function_concurrency()
+        .function_name("held")
+        .reserved_concurrent_executions(0)
+        .send()
+        .await
+        .unwrap();
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name("held")
+        .maximum_event_age_in_seconds(60)
+        .destination_config(
+            DestinationConfig::builder()
+                .on_failure(OnFailure::builder().destination(&fail_arn).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+    invoke_event(&h, "held", json!({"late": true})).await;
+    h.advance(60.0).await;
+    let tries = attempts(&h, &arn).await;
+    // 0, 1, 3, 7, 15, 31 s: the next wait (32 s) would pass the event's 60 s.
+    assert_eq!(tries.len(), 6, "{tries:?}");
+    assert!(
+        tries.iter().all(|t| t["outcome"] == "retryable"),
+        "{tries:?}"
+    );
+    let failures = drain(&h, &fail_url).await;
+    assert_eq!(failures.len(), 1);
+    let record = &failures[0].0;
+    assert_eq!(record["requestContext"]["condition"], "EventAgeExceeded");
+    assert_eq!(record["requestContext"]["approximateInvokeCount"], 6);
+    assert_eq!(record["responseContext"]["statusCode"], 429);
+    assert!(record["responseContext"].get("functionError").is_none());
+}
