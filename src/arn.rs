@@ -8,7 +8,7 @@ use std::fmt;
 
 /// The parts of an ARN.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Arn<'a> {
+pub(crate) struct Arn<'a> {
     pub partition: &'a str,
     pub service: &'a str,
     pub region: &'a str,
@@ -18,7 +18,12 @@ pub struct Arn<'a> {
 
 impl<'a> Arn<'a> {
     /// An ARN in the `aws` partition.
-    pub fn new(service: &'a str, region: &'a str, account: &'a str, resource: &'a str) -> Self {
+    pub(crate) fn new(
+        service: &'a str,
+        region: &'a str,
+        account: &'a str,
+        resource: &'a str,
+    ) -> Self {
         Arn {
             partition: "aws",
             service,
@@ -30,7 +35,7 @@ impl<'a> Arn<'a> {
 
     /// The ARN as an owned string, sized once: what `to_string` gives, without the formatter
     /// (ARNs are written on hot paths: every enqueue, every event's bus).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let parts = [
             "arn",
             self.partition,
@@ -51,7 +56,7 @@ impl<'a> Arn<'a> {
 
     /// The parts of `text`, or `None` when it is not `arn:` followed by five `:`-separated
     /// parts (the last may hold more `:`).
-    pub fn parse(text: &'a str) -> Option<Self> {
+    pub(crate) fn parse(text: &'a str) -> Option<Self> {
         let rest = text.strip_prefix("arn:")?;
         // The first four `:` of the rest end the four fields before the resource.
         let mut ends = [0usize; 4];
@@ -79,40 +84,40 @@ impl<'a> Arn<'a> {
 
     /// The service of an ARN (`sqs`, `sns`, `events`, `lambda`, ...), `""` when `text` is not
     /// an ARN.
-    pub fn service_of(text: &str) -> &str {
+    pub(crate) fn service_of(text: &str) -> &str {
         Arn::parse(text).map_or("", |a| a.service)
     }
 
     /// The account of an ARN, `""` when `text` is not an ARN.
-    pub fn account_of(text: &str) -> &str {
+    pub(crate) fn account_of(text: &str) -> &str {
         Arn::parse(text).map_or("", |a| a.account)
     }
 
     /// The region of an ARN, `""` when `text` is not an ARN.
-    pub fn region_of(text: &str) -> &str {
+    pub(crate) fn region_of(text: &str) -> &str {
         Arn::parse(text).map_or("", |a| a.region)
     }
 
     /// The root identity of an account: `arn:aws:iam::<account>:root`.
-    pub fn root(account: &str) -> String {
+    pub(crate) fn root(account: &str) -> String {
         Arn::new("iam", "", account, "root").to_string()
     }
 
     /// The `:`-separated parts of the resource (an SNS subscription's `topic:id` has two).
-    pub fn resource_parts(&self) -> std::str::Split<'a, char> {
+    pub(crate) fn resource_parts(&self) -> std::str::Split<'a, char> {
         self.resource.split(':')
     }
 
     /// The type of the resource of an ARN whose resource is `type/path` (`event-bus`, `rule`,
     /// `endpoint`, `api-destination`, ...); `None` when `text` is not an ARN or its resource
     /// has no `/`.
-    pub fn resource_type(text: &str) -> Option<&str> {
+    pub(crate) fn resource_type(text: &str) -> Option<&str> {
         Some(Arn::parse(text)?.resource.split_once('/')?.0)
     }
 
     /// The path of the resource of an ARN whose resource is `kind/path` (`event-bus/b` gives
     /// `b`); `None` when `text` is not an ARN or its resource is of another type.
-    pub fn resource_path<'t>(text: &'t str, kind: &str) -> Option<&'t str> {
+    pub(crate) fn resource_path<'t>(text: &'t str, kind: &str) -> Option<&'t str> {
         let (found, path) = Arn::parse(text)?.resource.split_once('/')?;
         (found == kind).then_some(path)
     }
@@ -120,7 +125,7 @@ impl<'a> Arn<'a> {
     /// The ARN one resource part up, as a slice of `text`: an SNS subscription's
     /// `arn:aws:sns:<region>:<account>:<topic>:<id>` gives its topic's ARN. `None` when `text`
     /// is not an ARN or its resource is one part.
-    pub fn parent(text: &str) -> Option<&str> {
+    pub(crate) fn parent(text: &str) -> Option<&str> {
         let arn = Arn::parse(text)?;
         let (_, last) = arn.resource.rsplit_once(':')?;
         Some(&text[..text.len() - last.len() - 1])
@@ -129,7 +134,7 @@ impl<'a> Arn<'a> {
     /// An ARN with what follows its first `#` left off: deliveries name their source as an ARN
     /// qualified so (an EventBridge rule's `<rule ARN>#<target id>`, a custom-bus subscriber's
     /// `<subscriber ARN>#<account>#<group>`); ARNs themselves hold no `#`.
-    pub fn unqualified(text: &str) -> &str {
+    pub(crate) fn unqualified(text: &str) -> &str {
         text.split_once('#').map_or(text, |(arn, _)| arn)
     }
 
@@ -138,13 +143,13 @@ impl<'a> Arn<'a> {
     // least 6 elements, not 4"), wider rules than `parse`; they read the text here.
 
     /// How many `:`-separated elements `text` has (an ARN has at least six).
-    pub fn element_count(text: &str) -> usize {
+    pub(crate) fn element_count(text: &str) -> usize {
         text.split(':').count()
     }
 
     /// The `index`th (from 0) `:`-separated element of `text`, whatever the text: the account is
     /// element 4 of an ARN.
-    pub fn element(text: &str, index: usize) -> Option<&str> {
+    pub(crate) fn element(text: &str, index: usize) -> Option<&str> {
         text.split(':').nth(index)
     }
 
@@ -152,7 +157,11 @@ impl<'a> Arn<'a> {
     /// six, the sixth holding the rest) and each element of `arn` matches the pattern's
     /// (`element_matches(pattern element, element)`, the caller's wildcards); `"*"` alone matches
     /// anything.
-    pub fn like(pattern: &str, arn: &str, element_matches: impl Fn(&str, &str) -> bool) -> bool {
+    pub(crate) fn like(
+        pattern: &str,
+        arn: &str,
+        element_matches: impl Fn(&str, &str) -> bool,
+    ) -> bool {
         if pattern == "*" {
             return true;
         }

@@ -15,6 +15,11 @@
 //! "Rust").
 //! The layers and which way they depend: docs/architecture.md.
 
+// `pub` only for what the crate's root reaches (its API, and the modules the binary, examples,
+// fuzz targets and tests use); the rest says `pub(crate)` or narrower (docs/decisions.md,
+// "Lints as the house rules").
+#![warn(unreachable_pub)]
+
 // The library's API is what the crate root re-exports below (`Emulator`, `Config`, `ClockMode`,
 // `AuthMode`, `Advanced`, `AdvanceError`) and the modules their signatures name (`config`,
 // `server`, `clock`). The modules marked `#[doc(hidden)]` are what switchyard's own binary,

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 /// A model's table by name. Looked up on every request (operation, input shape, each required
 /// member's shape): foldhash, several times quicker than SipHash on short keys, and still seeded
 /// per process.
-pub type Names<V> = HashMap<String, V, foldhash::fast::RandomState>;
+pub(crate) type Names<V> = HashMap<String, V, foldhash::fast::RandomState>;
 
 #[derive(Debug, Deserialize)]
 pub struct Model {
@@ -212,24 +212,28 @@ impl Model {
     }
 }
 
-pub static SQS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sqs.json")));
-pub static SNS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sns.json")));
-pub static EVENTS: LazyLock<Model> =
+pub(crate) static SQS: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/sqs.json")));
+pub(crate) static SNS: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/sns.json")));
+pub(crate) static EVENTS: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/events.json")));
 /// The custom event bus API: switchyard's own model (compat/models/eventsv2), stripped like the others.
-pub static EVENTSV2: LazyLock<Model> =
+pub(crate) static EVENTSV2: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/eventsv2.json")));
-pub static STS: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
+pub(crate) static STS: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/sts.json")));
 /// IAM: only the role and policy operations switchyard serves (`tools/build-models.py` trims it).
-pub static IAM: LazyLock<Model> = LazyLock::new(|| Model::load(include_str!("../models/iam.json")));
+pub(crate) static IAM: LazyLock<Model> =
+    LazyLock::new(|| Model::load(include_str!("../models/iam.json")));
 /// EventBridge Scheduler (restJson1).
-pub static SCHEDULER: LazyLock<Model> =
+pub(crate) static SCHEDULER: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/scheduler.json")));
 /// EventBridge Pipes (restJson1).
-pub static PIPES: LazyLock<Model> =
+pub(crate) static PIPES: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/pipes.json")));
 /// AWS Lambda: the operations switchyard serves (tools/build-models.py, LAMBDA_OPERATIONS).
-pub static LAMBDA: LazyLock<Model> =
+pub(crate) static LAMBDA: LazyLock<Model> =
     LazyLock::new(|| Model::load(include_str!("../models/lambda.json")));
 
 #[cfg(test)]

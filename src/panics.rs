@@ -12,7 +12,7 @@ use std::task::Poll;
 
 /// Runs `future` to its end, or to a panic in one of its polls: then `Err` with the panic's
 /// message, and `future` is dropped without being polled again.
-pub async fn catch<F: Future>(future: F) -> Result<F::Output, String> {
+pub(crate) async fn catch<F: Future>(future: F) -> Result<F::Output, String> {
     let mut future = std::pin::pin!(future);
     std::future::poll_fn(move |cx| {
         // Unwind-safe as far as the request goes: the future is never polled again, and what
@@ -27,7 +27,7 @@ pub async fn catch<F: Future>(future: F) -> Result<F::Output, String> {
 }
 
 /// The text a panic was raised with.
-pub fn message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_string()
     } else if let Some(text) = payload.downcast_ref::<String>() {

@@ -5,13 +5,13 @@
 //! A leaf: any layer may use it.
 
 /// `s` around the first `byte` (ASCII), as `str::split_once` with that char.
-pub fn split_at(s: &str, byte: u8) -> Option<(&str, &str)> {
+pub(crate) fn split_at(s: &str, byte: u8) -> Option<(&str, &str)> {
     let i = s.bytes().position(|b| b == byte)?;
     Some((&s[..i], &s[i + 1..]))
 }
 
 /// The parts of `s` between `byte`s (ASCII), as `str::split` with that char gives them.
-pub fn split(s: &str, byte: u8) -> impl Iterator<Item = &str> {
+pub(crate) fn split(s: &str, byte: u8) -> impl Iterator<Item = &str> {
     let mut rest = Some(s);
     std::iter::from_fn(move || {
         let text = rest?;
@@ -30,7 +30,7 @@ pub fn split(s: &str, byte: u8) -> impl Iterator<Item = &str> {
 
 /// The first `N` parts of `s` between `byte`s (the rest `""`), and how many parts `s` has,
 /// counted up to `N + 1`: enough to tell a text of exactly `N` parts.
-pub fn first_parts<const N: usize>(s: &str, byte: u8) -> ([&str; N], usize) {
+pub(crate) fn first_parts<const N: usize>(s: &str, byte: u8) -> ([&str; N], usize) {
     let mut parts = [""; N];
     let mut count = 0;
     for part in split(s, byte).take(N + 1) {

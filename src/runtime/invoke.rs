@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// AWS's limit on a synchronous invocation's request payload (and its answer's).
-pub const MAX_PAYLOAD: usize = 6 * 1024 * 1024;
+pub(super) const MAX_PAYLOAD: usize = 6 * 1024 * 1024;
 /// The bytes of the log `LogType: Tail` returns, at the most: its end.
 const TAIL: usize = 4 * 1024;
 
@@ -41,7 +41,7 @@ struct InvokeInput {
 
 use crate::services::lambda::errors::user as error;
 
-pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
+pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
     let raw = input.clone();
     let input: InvokeInput = crate::services::parse(input)?;
     let payload = match &input.payload {
@@ -129,7 +129,7 @@ pub async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, A
 }
 
 /// An invocation a delivery asked for ([`crate::engine::Effect::Invoke`]).
-pub struct DeliveryCall {
+pub(super) struct DeliveryCall {
     pub delivery: DeliveryId,
     pub function: String,
     pub payload: String,
@@ -232,7 +232,7 @@ fn record_of(
 
 /// An execution environment's specification for a function's version, with switchyard's own
 /// URL (`host`) as the function's `AWS_ENDPOINT_URL`.
-pub fn spec_of(f: Runnable, host: &str) -> FunctionSpec {
+pub(super) fn spec_of(f: Runnable, host: &str) -> FunctionSpec {
     FunctionSpec {
         function_name: f.name,
         function_arn: f.arn,

@@ -35,9 +35,9 @@ use sync::{AtomicBool, AtomicUsize, Mutex, MutexGuard, Notify, Ordering, fence};
 /// `Notify` when loom checks it.
 #[cfg(not(switchyard_loom))]
 mod sync {
-    pub use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
-    pub use std::sync::{Mutex, MutexGuard};
-    pub use tokio::sync::Notify;
+    pub(super) use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
+    pub(super) use std::sync::{Mutex, MutexGuard};
+    pub(super) use tokio::sync::Notify;
 }
 
 #[cfg(switchyard_loom)]
@@ -47,7 +47,7 @@ mod sync {
     pub use loom::sync::{Mutex, MutexGuard};
 }
 
-pub struct StateLock<T> {
+pub(super) struct StateLock<T> {
     mutex: Mutex<T>,
     /// Tasks registered to be woken at the next release (read by every release, so that most
     /// releases, with nobody waiting, wake nobody).
@@ -60,13 +60,13 @@ pub struct StateLock<T> {
 }
 
 /// The locked value; letting it go wakes the oldest waiting task.
-pub struct Held<'a, T> {
+pub(super) struct Held<'a, T> {
     guard: Option<MutexGuard<'a, T>>,
     lock: &'a StateLock<T>,
 }
 
 impl<T> StateLock<T> {
-    pub fn new(value: T) -> StateLock<T> {
+    pub(super) fn new(value: T) -> StateLock<T> {
         StateLock {
             mutex: Mutex::new(value),
             waiting: AtomicUsize::new(0),
@@ -76,12 +76,12 @@ impl<T> StateLock<T> {
     }
 
     /// Locks, blocking the thread while another holds it. For callers outside a request.
-    pub fn lock(&self) -> Held<'_, T> {
+    pub(super) fn lock(&self) -> Held<'_, T> {
         self.held(self.mutex.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Locks if nobody holds it.
-    pub fn try_lock(&self) -> Option<Held<'_, T>> {
+    pub(super) fn try_lock(&self) -> Option<Held<'_, T>> {
         match self.mutex.try_lock() {
             Ok(guard) => Some(self.held(guard)),
             Err(TryLockError::Poisoned(guard)) => Some(self.held(guard.into_inner())),
@@ -90,7 +90,7 @@ impl<T> StateLock<T> {
     }
 
     /// Locks, waiting as a future while another holds it: the thread runs other tasks meanwhile.
-    pub async fn lock_async(&self) -> Held<'_, T> {
+    pub(super) async fn lock_async(&self) -> Held<'_, T> {
         if self.waiting.load(Ordering::Relaxed) == 0
             && let Some(held) = self.try_lock()
         {
@@ -120,19 +120,19 @@ impl<T> StateLock<T> {
 
     /// Whether a holder panicked since the value was last mended: a hint without the lock (the
     /// holder's [`Held::is_broken`] is the answer).
-    pub fn is_broken(&self) -> bool {
+    pub(super) fn is_broken(&self) -> bool {
         self.broken.load(Ordering::Relaxed)
     }
 }
 
 impl<T> Held<'_, T> {
     /// Whether a holder panicked while it held the value, leaving it possibly half-changed.
-    pub fn is_broken(&self) -> bool {
+    pub(super) fn is_broken(&self) -> bool {
         self.lock.broken.load(Ordering::Relaxed)
     }
 
     /// The value is whole again (it was replaced): forgets an earlier holder's panic.
-    pub fn mend(&mut self) {
+    pub(super) fn mend(&mut self) {
         self.lock.broken.store(false, Ordering::Relaxed);
     }
 }

@@ -19,7 +19,7 @@ use crate::config::Config;
 
 /// How long shutdown lets connections finish what they are doing (an answer being written, a
 /// request being read) before it closes them. Long polls end at once when shutdown starts.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+pub(super) const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// How long to wait before accepting again after `accept` failed (out of file descriptors, say),
 /// instead of spinning on the error.
@@ -27,7 +27,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Serves `service` on `listener` until `shutdown` resolves; then stops accepting, lets idle
 /// connections close and busy ones finish for up to [`SHUTDOWN_GRACE`], and drops the rest.
-pub async fn serve<S>(
+pub(super) async fn serve<S>(
     listener: TcpListener,
     service: S,
     idle_timeout: Duration,

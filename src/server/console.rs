@@ -43,7 +43,7 @@ const FILES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-pub fn routes() -> Router<Arc<Runtime>> {
+pub(super) fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route("/_switchyard/ui", get(index))
         .route("/_switchyard/ui/", get(index))

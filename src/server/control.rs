@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 type Shared = State<Arc<Runtime>>;
 
-pub fn routes() -> Router<Arc<Runtime>> {
+pub(super) fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         .route("/_switchyard/health", get(health))
         .route("/_switchyard/reset", post(reset))
@@ -179,7 +179,7 @@ async fn state_file(State(app): Shared) -> Response {
 
 /// The largest state file `POST /_switchyard/state` reads: a client cannot make the server
 /// hold more than this of one request in memory.
-pub const MAX_STATE_FILE: usize = 512 * 1024 * 1024;
+pub(super) const MAX_STATE_FILE: usize = 512 * 1024 * 1024;
 
 /// `POST /_switchyard/state`: replaces the running state with the file; a file that cannot be
 /// read is `400 InvalidState` naming the cause (`413` for one over [`MAX_STATE_FILE`]), and the

@@ -14,7 +14,7 @@ type Regions = BTreeMap<(String, String), Map<String, Value>>;
 
 /// The whole view; queue URLs in `style` for `host` (as the AWS APIs would hand them to the
 /// client: `--hostname`, else where the client reached the emulator).
-pub fn view(state: &State, host: &str, style: QueueUrlStyle) -> Value {
+pub(super) fn view(state: &State, host: &str, style: QueueUrlStyle) -> Value {
     let now = state.now();
     let mut regions = Regions::new();
     queues(state, host, style, now, &mut regions);

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 /// What the caller asked for.
-pub struct Peek {
+pub(super) struct Peek {
     pub show_invisible: bool,
     pub show_delayed: bool,
     pub answer: Answer,
@@ -32,7 +32,7 @@ pub struct Peek {
 
 /// The shape of the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub(super) enum Answer {
     /// ReceiveMessage's XML (AWS Query).
     Xml,
     /// The XML's elements in JSON (`Accept: application/json`), as LocalStack writes them.
@@ -42,7 +42,7 @@ pub enum Answer {
 }
 
 impl Peek {
-    pub fn from_request(query: &HashMap<String, String>, headers: &HeaderMap) -> Peek {
+    pub(super) fn from_request(query: &HashMap<String, String>, headers: &HeaderMap) -> Peek {
         let flag = |name: &str| {
             query
                 .get(name)
@@ -75,7 +75,7 @@ const BACKDOOR_RECEIPT: &str = "SQS/BACKDOOR/ACCESS";
 /// Which queue a request names, from its query string and its body: a form (`Action`, when
 /// given, must be ReceiveMessage) or AWS JSON (`X-Amz-Target` must be ReceiveMessage). `Err` is
 /// the answer to a request that is no ReceiveMessage.
-pub fn queue_url(
+pub(super) fn queue_url(
     query: &HashMap<String, String>,
     headers: &HeaderMap,
     body: &Bytes,
@@ -117,7 +117,7 @@ pub fn queue_url(
 /// `?QueueUrl=`, in any shape: the queue in the region the URL names; for a URL that names none,
 /// in the configured region, or, when that region has none of that name, in the one region that
 /// does.
-pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
+pub(super) fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
     let Some(url) = url.filter(|u| !u.is_empty()) else {
         return error(
             peek,
@@ -156,7 +156,7 @@ pub fn by_url(app: &Runtime, url: Option<&str>, peek: &Peek) -> Response {
 }
 
 /// `/<region>/<account>/<name>` after the endpoint's path.
-pub fn by_path(app: &Runtime, rest: &str, peek: &Peek) -> Response {
+pub(super) fn by_path(app: &Runtime, rest: &str, peek: &Peek) -> Response {
     let mut parts = rest.trim_matches('/').splitn(3, '/');
     let (Some(region), Some(account), Some(name)) = (parts.next(), parts.next(), parts.next())
     else {

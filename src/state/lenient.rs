@@ -11,7 +11,7 @@
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 use serde_json::{Map, Value};
 
-/// Declares input shapes that read leniently: each `pub struct` derives `Debug`, `Default` and
+/// Declares input shapes that read leniently: each `pub struct` (made `pub(crate)`) derives `Debug`, `Default` and
 /// `Deserialize` with PascalCase members, and each member reads with [`lenient`] unless it names
 /// another reader after `=` (`pub tags: Vec<(String, String)> = "tags",`, a reader the invoking
 /// module imports) or is `= flatten` (a shape of its own, read from the same members).
@@ -20,7 +20,7 @@ macro_rules! shapes {
         $(#[$meta])*
         #[derive(Debug, Default, serde::Deserialize)]
         #[serde(rename_all = "PascalCase")]
-        pub struct $name {
+        pub(crate) struct $name {
             $($done)*
         }
     };

@@ -14,25 +14,25 @@
 // fail.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-pub mod bus;
-pub mod events;
-pub mod iam;
+pub(crate) mod bus;
+pub(crate) mod events;
+pub(crate) mod iam;
 mod kinds;
-pub mod lambda;
+pub(crate) mod lambda;
 pub mod lenient;
 pub mod match_index;
 pub mod pattern;
-pub mod pipes;
-pub mod scheduler;
-pub mod snapshot;
-pub mod sns;
-pub mod sqs;
-pub mod streams;
+pub(crate) mod pipes;
+pub(crate) mod scheduler;
+pub(crate) mod snapshot;
+pub(crate) mod sns;
+pub(crate) mod sqs;
+pub(crate) mod streams;
 
 use crate::engine::delivery::{Delivery, DeliveryId};
 use crate::engine::time::Millis;
 use crate::engine::{Effect, Settings, Timer};
-pub use kinds::{Finish, Policy, Render};
+pub(crate) use kinds::{Finish, Policy, Render};
 use std::collections::HashMap;
 
 /// A service's own piece of work the engine keeps for it: a timer's step when due, or the
@@ -66,12 +66,12 @@ pub enum Step {
 }
 
 /// The engine as the services see it: its service steps are [`Step`]s.
-pub type Engine = crate::engine::Engine<Step>;
+pub(crate) type Engine = crate::engine::Engine<Step>;
 
 /// The dispatcher's settle (`crate::dispatch::settle`): runs the work a delivery set off, and
 /// the work that sets off, to the end. The state is given it when it is made, as it cannot
 /// import what is above the services.
-pub type Settle = fn(&mut State);
+pub(crate) type Settle = fn(&mut State);
 
 /// A state read from a snapshot settles nothing until [`State::read_snapshot`] gives it its
 /// settle.

@@ -33,9 +33,9 @@ use std::io::{self, Write};
 const LATEST: crate::engine::time::Millis = 253_402_300_799_999;
 
 /// The `format` of a snapshot file.
-pub const FORMAT: &str = "switchyard-state";
+pub(crate) const FORMAT: &str = "switchyard-state";
 /// The one `version` this build writes and reads; a file of another version is refused.
-pub const VERSION: u64 = 1;
+pub(crate) const VERSION: u64 = 1;
 
 /// Why a snapshot cannot be read. Its text names the cause, for an answer or an error message.
 #[derive(Debug, Clone, PartialEq)]

@@ -38,7 +38,7 @@ const CALL: &str = "call";
 
 /// A resource file, read and checked.
 #[derive(Debug)]
-pub struct ResourceFile {
+pub(super) struct ResourceFile {
     entries: Vec<Entry>,
 }
 
@@ -54,7 +54,7 @@ struct Entry {
 }
 
 /// Where entries that name no region or account go.
-pub struct Defaults<'a> {
+pub(super) struct Defaults<'a> {
     pub region: &'a str,
     pub account: &'a str,
     /// `host:port` of the URLs handed back (queue URLs) and kept (rules' message URLs), as a
@@ -64,7 +64,7 @@ pub struct Defaults<'a> {
 
 impl ResourceFile {
     /// Reads and checks `path`; the error says what is wrong and where, without the file name.
-    pub fn load(path: &Path) -> Result<ResourceFile, String> {
+    pub(super) fn load(path: &Path) -> Result<ResourceFile, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
         let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let document: Value = match extension.to_ascii_lowercase().as_str() {
@@ -106,7 +106,7 @@ impl ResourceFile {
     }
 
     /// Runs the entries in order; stops at the first that fails, naming it.
-    pub async fn apply(&self, app: &Runtime, defaults: &Defaults<'_>) -> Result<(), String> {
+    pub(super) async fn apply(&self, app: &Runtime, defaults: &Defaults<'_>) -> Result<(), String> {
         for entry in &self.entries {
             let cx = Context {
                 request_id: app.request_id(),

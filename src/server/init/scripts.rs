@@ -14,14 +14,14 @@ use std::process::Stdio;
 
 /// A script found under the init path, and the name `/_localstack/init` lists it by.
 #[derive(Debug)]
-pub struct Script {
+pub(super) struct Script {
     path: PathBuf,
     pub name: String,
 }
 
 /// The scripts `path` names: the file itself, or a directory's `*.sh` and `*.py`, in the order
 /// they run.
-pub fn discover(path: &Path) -> Result<Vec<Script>, String> {
+pub(super) fn discover(path: &Path) -> Result<Vec<Script>, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_dir() {
         let name = path.file_name().map_or_else(
@@ -60,7 +60,7 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<Script>) -> Result<(), String>
 }
 
 /// What the scripts' environment points at.
-pub struct Target<'a> {
+pub(super) struct Target<'a> {
     /// `http://host:port` the scripts reach the server at.
     pub url: &'a str,
     /// `host:port` of the same, for LocalStack's tools that read LOCALSTACK_HOST.
@@ -69,7 +69,7 @@ pub struct Target<'a> {
 }
 
 /// Runs `scripts` one after another (each listed in the status at `lines`), whatever each ends in.
-pub async fn run(app: &Runtime, scripts: &[Script], lines: &[usize], target: &Target<'_>) {
+pub(super) async fn run(app: &Runtime, scripts: &[Script], lines: &[usize], target: &Target<'_>) {
     if scripts.is_empty() {
         return;
     }

@@ -15,7 +15,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 /// `rest` is `<rule ARN>/trigger`.
-pub async fn trigger(State(app): State<Arc<Runtime>>, Path(rest): Path<String>) -> Response {
+pub(super) async fn trigger(State(app): State<Arc<Runtime>>, Path(rest): Path<String>) -> Response {
     let Some(arn) = rest.strip_suffix("/trigger") else {
         return error(
             StatusCode::NOT_FOUND,

@@ -28,7 +28,7 @@ type Shared = State<Arc<Runtime>>;
 /// The edition switchyard reports: LocalStack's free one, without licensed features.
 const EDITION: &str = "community";
 
-pub fn routes() -> Router<Arc<Runtime>> {
+pub(super) fn routes() -> Router<Arc<Runtime>> {
     Router::new()
         // `get` answers HEAD too, without a body: LocalStack's `HEAD /_localstack/health`.
         .route("/_localstack/health", get(health))

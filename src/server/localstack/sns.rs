@@ -129,7 +129,7 @@ async fn clear(app: &Runtime, selection: Selection) -> Response {
     }
 }
 
-pub async fn sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
     match selection(&app, "sms", &query_map(query), "phoneNumber") {
         Ok(s) => ok(json!({
             "sms_messages": grouped(&app, &s, sms_json),
@@ -139,14 +139,14 @@ pub async fn sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Resp
     }
 }
 
-pub async fn clear_sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn clear_sms_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
     match selection(&app, "sms", &query_map(query), "phoneNumber") {
         Ok(s) => clear(&app, s).await,
         Err(refused) => *refused,
     }
 }
 
-pub async fn platform_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn platform_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
     match selection(&app, "application", &query_map(query), "endpointArn") {
         Ok(s) => ok(json!({
             "platform_endpoint_messages": grouped(&app, &s, push_json),
@@ -156,7 +156,10 @@ pub async fn platform_messages(State(app): Shared, RawQuery(query): RawQuery) ->
     }
 }
 
-pub async fn clear_platform_messages(State(app): Shared, RawQuery(query): RawQuery) -> Response {
+pub(super) async fn clear_platform_messages(
+    State(app): Shared,
+    RawQuery(query): RawQuery,
+) -> Response {
     match selection(&app, "application", &query_map(query), "endpointArn") {
         Ok(s) => clear(&app, s).await,
         Err(refused) => *refused,
@@ -166,7 +169,7 @@ pub async fn clear_platform_messages(State(app): Shared, RawQuery(query): RawQue
 /// The token of a subscription that waits for (or waited for) its endpoint's confirmation: as
 /// in LocalStack, it stays readable after the confirmation (ConfirmSubscription with it again
 /// is harmless). Other subscriptions never had one to give.
-pub async fn subscription_token(State(app): Shared, Path(arn): Path<String>) -> Response {
+pub(super) async fn subscription_token(State(app): Shared, Path(arn): Path<String>) -> Response {
     let answer = |status: StatusCode, body: Value| {
         (
             status,

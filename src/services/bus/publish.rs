@@ -24,7 +24,7 @@ const MAX_ENTRIES: usize = 10;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutEventsInput {
+pub(super) struct PutEventsInput {
     pub event_bus_arn: String,
     #[serde(default)]
     pub entries: Vec<Entry>,
@@ -35,7 +35,7 @@ pub struct PutEventsInput {
 /// metadata.
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Entry {
+pub(super) struct Entry {
     #[serde(flatten)]
     pub event: EventFields,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,7 +44,7 @@ pub struct Entry {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SystemMetadata {
+pub(super) struct SystemMetadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_group_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,7 +53,7 @@ pub struct SystemMetadata {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DeduplicationConfiguration {
+pub(super) struct DeduplicationConfiguration {
     pub deduplication_type: String,
 }
 
@@ -82,7 +82,7 @@ fn check_metadata(metadata: &SystemMetadata, i: usize) -> Result<(), V2Error> {
     Ok(())
 }
 
-pub fn put_events(
+pub(super) fn put_events(
     e: &mut State,
     cx: &Context,
     input: PutEventsInput,

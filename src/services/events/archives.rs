@@ -35,7 +35,12 @@ const DAY_MS: Millis = 86_400_000;
 const ARCHIVE_STATES: &str =
     "[ENABLED, DISABLED, CREATING, UPDATING, CREATE_FAILED, UPDATE_FAILED]";
 
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+pub(super) fn call(
+    e: &mut State,
+    cx: &Context,
+    operation: &str,
+    input: Value,
+) -> Result<Value, AwsError> {
     match operation {
         "CreateArchive" => typed(input, |i| create_archive(e, cx, i)),
         "DescribeArchive" => typed(input, |i| describe_archive(e, cx, i)),
@@ -212,7 +217,7 @@ fn archive_mut<'e>(
 
 /// Keeps `event` (just put on `bus_arn`) in every archive of that bus whose managed rule matches
 /// it: the archive's pattern, and no `replay-name` (a replayed event another bus forwarded here).
-pub fn capture(e: &mut State, bus_arn: &str, event: &Value, size: usize) {
+pub(super) fn capture(e: &mut State, bus_arn: &str, event: &Value, size: usize) {
     let now = e.now();
     let time = event
         .get("time")
@@ -244,7 +249,7 @@ pub fn capture(e: &mut State, bus_arn: &str, event: &Value, size: usize) {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreateArchiveInput {
+pub(super) struct CreateArchiveInput {
     pub archive_name: String,
     pub event_source_arn: String,
     pub description: Option<String>,
@@ -256,13 +261,13 @@ pub struct CreateArchiveInput {
 /// CreateArchive's and UpdateArchive's answer.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ArchiveStateOutput {
+pub(super) struct ArchiveStateOutput {
     pub archive_arn: String,
     pub state: String,
     pub creation_time: Value,
 }
 
-pub fn create_archive(
+pub(super) fn create_archive(
     e: &mut State,
     cx: &Context,
     input: CreateArchiveInput,
@@ -336,13 +341,13 @@ pub fn create_archive(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ArchiveNameInput {
+pub(super) struct ArchiveNameInput {
     pub archive_name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DescribeArchiveOutput {
+pub(super) struct DescribeArchiveOutput {
     pub archive_arn: String,
     pub archive_name: String,
     pub event_source_arn: String,
@@ -359,7 +364,7 @@ pub struct DescribeArchiveOutput {
     pub creation_time: Value,
 }
 
-pub fn describe_archive(
+pub(super) fn describe_archive(
     e: &mut State,
     cx: &Context,
     input: ArchiveNameInput,
@@ -382,7 +387,7 @@ pub fn describe_archive(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UpdateArchiveInput {
+pub(super) struct UpdateArchiveInput {
     pub archive_name: String,
     pub description: Option<String>,
     pub event_pattern: Option<String>,
@@ -390,7 +395,7 @@ pub struct UpdateArchiveInput {
     pub kms_key_identifier: Option<String>,
 }
 
-pub fn update_archive(
+pub(super) fn update_archive(
     e: &mut State,
     cx: &Context,
     input: UpdateArchiveInput,
@@ -431,7 +436,7 @@ pub fn update_archive(
     Ok(out)
 }
 
-pub fn delete_archive(
+pub(super) fn delete_archive(
     e: &mut State,
     cx: &Context,
     input: ArchiveNameInput,
@@ -448,7 +453,7 @@ pub fn delete_archive(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListArchivesInput {
+pub(super) struct ListArchivesInput {
     pub name_prefix: Option<String>,
     pub event_source_arn: Option<String>,
     pub state: Option<String>,
@@ -458,7 +463,7 @@ pub struct ListArchivesInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ArchiveSummary {
+pub(super) struct ArchiveSummary {
     pub archive_name: String,
     pub event_source_arn: String,
     pub state: String,
@@ -470,13 +475,13 @@ pub struct ArchiveSummary {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListArchivesOutput {
+pub(super) struct ListArchivesOutput {
     pub archives: Vec<ArchiveSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_archives(
+pub(super) fn list_archives(
     e: &mut State,
     cx: &Context,
     input: ListArchivesInput,
@@ -534,7 +539,7 @@ pub fn list_archives(
 }
 
 /// A replay's next step.
-pub fn step_replay(e: &mut State, replay_arn: &str) {
+pub(super) fn step_replay(e: &mut State, replay_arn: &str) {
     replays::step(e, replay_arn);
 }
 

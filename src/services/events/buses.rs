@@ -26,7 +26,7 @@ fn check_bus_name(name: &str) -> Result<(), EventsError> {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreateEventBusInput {
+pub(super) struct CreateEventBusInput {
     pub name: String,
     pub event_source_name: Option<String>,
     pub description: Option<String>,
@@ -39,14 +39,14 @@ pub struct CreateEventBusInput {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Tag {
+pub(super) struct Tag {
     pub key: String,
     pub value: String,
 }
 
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct BusOutput {
+pub(super) struct BusOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event_bus_arn: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -121,7 +121,7 @@ fn check_partner_bus(
     Ok(())
 }
 
-pub fn create_event_bus(
+pub(super) fn create_event_bus(
     e: &mut State,
     cx: &Context,
     input: CreateEventBusInput,
@@ -181,7 +181,7 @@ pub fn create_event_bus(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct BusNameInput {
+pub(super) struct BusNameInput {
     pub name: Option<String>,
 }
 
@@ -200,7 +200,7 @@ fn describe(bus: &Bus) -> BusOutput {
     }
 }
 
-pub fn describe_event_bus(
+pub(super) fn describe_event_bus(
     e: &mut State,
     cx: &Context,
     input: BusNameInput,
@@ -210,7 +210,7 @@ pub fn describe_event_bus(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UpdateEventBusInput {
+pub(super) struct UpdateEventBusInput {
     pub name: Option<String>,
     pub description: Option<String>,
     pub kms_key_identifier: Option<String>,
@@ -218,7 +218,7 @@ pub struct UpdateEventBusInput {
     pub log_config: Option<Value>,
 }
 
-pub fn update_event_bus(
+pub(super) fn update_event_bus(
     e: &mut State,
     cx: &Context,
     input: UpdateEventBusInput,
@@ -250,14 +250,14 @@ pub fn update_event_bus(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DeleteEventBusInput {
+pub(super) struct DeleteEventBusInput {
     pub name: String,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Empty {}
+pub(super) struct Empty {}
 
-pub fn delete_event_bus(
+pub(super) fn delete_event_bus(
     e: &mut State,
     cx: &Context,
     input: DeleteEventBusInput,
@@ -283,7 +283,7 @@ pub fn delete_event_bus(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListEventBusesInput {
+pub(super) struct ListEventBusesInput {
     pub name_prefix: Option<String>,
     pub next_token: Option<String>,
     pub limit: Option<i64>,
@@ -291,13 +291,13 @@ pub struct ListEventBusesInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListEventBusesOutput {
+pub(super) struct ListEventBusesOutput {
     pub event_buses: Vec<BusOutput>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_event_buses(
+pub(super) fn list_event_buses(
     e: &mut State,
     cx: &Context,
     input: ListEventBusesInput,
@@ -331,7 +331,7 @@ pub fn list_event_buses(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutPermissionInput {
+pub(super) struct PutPermissionInput {
     pub event_bus_name: Option<String>,
     pub action: Option<String>,
     pub principal: Option<String>,
@@ -342,13 +342,13 @@ pub struct PutPermissionInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Condition {
+pub(super) struct Condition {
     pub r#type: String,
     pub key: String,
     pub value: String,
 }
 
-pub fn put_permission(
+pub(super) fn put_permission(
     e: &mut State,
     cx: &Context,
     input: PutPermissionInput,
@@ -429,14 +429,14 @@ pub fn put_permission(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct RemovePermissionInput {
+pub(super) struct RemovePermissionInput {
     pub statement_id: Option<String>,
     #[serde(default)]
     pub remove_all_permissions: bool,
     pub event_bus_name: Option<String>,
 }
 
-pub fn remove_permission(
+pub(super) fn remove_permission(
     e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,
@@ -474,11 +474,11 @@ pub fn remove_permission(
     Ok(Empty {})
 }
 
-pub use super::access::allows;
+pub(super) use super::access::allows;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct TagResourceInput {
+pub(super) struct TagResourceInput {
     #[serde(rename = "ResourceARN")]
     pub resource_arn: String,
     pub tags: Vec<Tag>,
@@ -486,7 +486,7 @@ pub struct TagResourceInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UntagResourceInput {
+pub(super) struct UntagResourceInput {
     #[serde(rename = "ResourceARN")]
     pub resource_arn: String,
     pub tag_keys: Vec<String>,
@@ -494,14 +494,14 @@ pub struct UntagResourceInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListTagsForResourceInput {
+pub(super) struct ListTagsForResourceInput {
     #[serde(rename = "ResourceARN")]
     pub resource_arn: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListTagsForResourceOutput {
+pub(super) struct ListTagsForResourceOutput {
     pub tags: Vec<Tag>,
 }
 
@@ -536,7 +536,7 @@ fn taggable(e: &mut State, cx: &Context, arn: &str) -> Result<(), EventsError> {
 
 const MAX_TAGS: usize = 50;
 
-pub fn tag_resource(
+pub(super) fn tag_resource(
     e: &mut State,
     cx: &Context,
     input: TagResourceInput,
@@ -565,7 +565,7 @@ pub fn tag_resource(
     Ok(Empty {})
 }
 
-pub fn untag_resource(
+pub(super) fn untag_resource(
     e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
@@ -580,7 +580,7 @@ pub fn untag_resource(
     Ok(Empty {})
 }
 
-pub fn list_tags_for_resource(
+pub(super) fn list_tags_for_resource(
     e: &mut State,
     cx: &Context,
     input: ListTagsForResourceInput,

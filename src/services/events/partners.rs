@@ -113,18 +113,18 @@ fn sources_in<'e>(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PartnerSourceInput {
+pub(super) struct PartnerSourceInput {
     pub name: String,
     pub account: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreatePartnerEventSourceOutput {
+pub(super) struct CreatePartnerEventSourceOutput {
     pub event_source_arn: String,
 }
 
-pub fn create_partner_event_source(
+pub(super) fn create_partner_event_source(
     e: &mut State,
     cx: &Context,
     input: PartnerSourceInput,
@@ -160,7 +160,7 @@ pub fn create_partner_event_source(
     })
 }
 
-pub fn delete_partner_event_source(
+pub(super) fn delete_partner_event_source(
     e: &mut State,
     cx: &Context,
     input: PartnerSourceInput,
@@ -186,18 +186,18 @@ pub fn delete_partner_event_source(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SourceNameInput {
+pub(super) struct SourceNameInput {
     pub name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PartnerEventSource {
+pub(super) struct PartnerEventSource {
     pub arn: String,
     pub name: String,
 }
 
-pub fn describe_partner_event_source(
+pub(super) fn describe_partner_event_source(
     e: &mut State,
     cx: &Context,
     input: SourceNameInput,
@@ -212,7 +212,7 @@ pub fn describe_partner_event_source(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListInput {
+pub(super) struct ListInput {
     pub name_prefix: Option<String>,
     pub next_token: Option<String>,
     pub limit: Option<i64>,
@@ -220,13 +220,13 @@ pub struct ListInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListPartnerEventSourcesOutput {
+pub(super) struct ListPartnerEventSourcesOutput {
     pub partner_event_sources: Vec<PartnerEventSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_partner_event_sources(
+pub(super) fn list_partner_event_sources(
     e: &mut State,
     cx: &Context,
     input: ListInput,
@@ -252,7 +252,7 @@ pub fn list_partner_event_sources(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListAccountsInput {
+pub(super) struct ListAccountsInput {
     pub event_source_name: String,
     pub next_token: Option<String>,
     pub limit: Option<i64>,
@@ -260,7 +260,7 @@ pub struct ListAccountsInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PartnerEventSourceAccount {
+pub(super) struct PartnerEventSourceAccount {
     pub account: String,
     pub creation_time: Value,
     pub state: String,
@@ -268,13 +268,13 @@ pub struct PartnerEventSourceAccount {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListPartnerEventSourceAccountsOutput {
+pub(super) struct ListPartnerEventSourceAccountsOutput {
     pub partner_event_source_accounts: Vec<PartnerEventSourceAccount>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_partner_event_source_accounts(
+pub(super) fn list_partner_event_source_accounts(
     e: &mut State,
     cx: &Context,
     input: ListAccountsInput,
@@ -298,7 +298,7 @@ pub fn list_partner_event_source_accounts(
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct EventSource {
+pub(super) struct EventSource {
     pub arn: String,
     pub created_by: String,
     pub creation_time: Value,
@@ -316,7 +316,7 @@ fn event_source(e: &State, s: &PartnerSource) -> EventSource {
     }
 }
 
-pub fn describe_event_source(
+pub(super) fn describe_event_source(
     e: &mut State,
     cx: &Context,
     input: SourceNameInput,
@@ -327,13 +327,13 @@ pub fn describe_event_source(
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListEventSourcesOutput {
+pub(super) struct ListEventSourcesOutput {
     pub event_sources: Vec<EventSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_event_sources(
+pub(super) fn list_event_sources(
     e: &mut State,
     cx: &Context,
     input: ListInput,
@@ -352,7 +352,7 @@ pub fn list_event_sources(
 
 /// ActivateEventSource (`active`) or DeactivateEventSource. A deleted source cannot change
 /// (InvalidStateException, the model's error for it).
-pub fn set_event_source_active(
+pub(super) fn set_event_source_active(
     e: &mut State,
     cx: &Context,
     input: SourceNameInput,
@@ -374,13 +374,13 @@ pub fn set_event_source_active(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutPartnerEventsInput {
+pub(super) struct PutPartnerEventsInput {
     pub entries: Vec<PartnerEntry>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PartnerEntry {
+pub(super) struct PartnerEntry {
     pub source: Option<String>,
     pub detail_type: Option<String>,
     pub detail: Option<String>,
@@ -391,7 +391,7 @@ pub struct PartnerEntry {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PartnerResult {
+pub(super) struct PartnerResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -402,14 +402,14 @@ pub struct PartnerResult {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutPartnerEventsOutput {
+pub(super) struct PutPartnerEventsOutput {
     pub failed_entry_count: usize,
     pub entries: Vec<PartnerResult>,
 }
 
 /// PutPartnerEvents: each entry's Source is one of the caller's partner event sources; the
 /// event goes to the customer's matching bus while the source is ACTIVE there.
-pub fn put_partner_events(
+pub(super) fn put_partner_events(
     e: &mut State,
     cx: &Context,
     input: PutPartnerEventsInput,

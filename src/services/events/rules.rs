@@ -49,7 +49,7 @@ fn rule_mut<'e>(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutRuleInput {
+pub(super) struct PutRuleInput {
     pub name: String,
     pub schedule_expression: Option<String>,
     pub event_pattern: Option<String>,
@@ -63,7 +63,7 @@ pub struct PutRuleInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutRuleOutput {
+pub(super) struct PutRuleOutput {
     pub rule_arn: String,
 }
 
@@ -85,7 +85,7 @@ fn schedule_next(e: &mut State, rule_arn: &str, anchor: Millis) {
     }
 }
 
-pub fn put_rule(
+pub(super) fn put_rule(
     e: &mut State,
     cx: &Context,
     input: PutRuleInput,
@@ -199,7 +199,7 @@ pub fn put_rule(
 }
 
 /// A scheduled rule's firing: its `Scheduled Event` to its targets, and the next one set up.
-pub fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
+pub(super) fn fire_schedule(e: &mut State, rule_arn: &str, generation: u64) {
     let Some(rule) = e.events.rules.get(rule_arn) else {
         return;
     };
@@ -268,14 +268,14 @@ pub fn trigger_schedule(e: &mut State, rule_arn: &str) -> Result<String, Trigger
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct RuleNameInput {
+pub(super) struct RuleNameInput {
     pub name: String,
     pub event_bus_name: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct RuleOutput {
+pub(super) struct RuleOutput {
     pub name: String,
     pub arn: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -309,7 +309,7 @@ fn rule_output(r: &Rule, with_creator: bool) -> RuleOutput {
     }
 }
 
-pub fn describe_rule(
+pub(super) fn describe_rule(
     e: &mut State,
     cx: &Context,
     input: RuleNameInput,
@@ -318,7 +318,7 @@ pub fn describe_rule(
     Ok(rule_output(rule, true))
 }
 
-pub fn set_rule_state(
+pub(super) fn set_rule_state(
     e: &mut State,
     cx: &Context,
     input: RuleNameInput,
@@ -341,14 +341,14 @@ pub fn set_rule_state(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DeleteRuleInput {
+pub(super) struct DeleteRuleInput {
     pub name: String,
     pub event_bus_name: Option<String>,
     #[serde(default)]
     pub force: bool,
 }
 
-pub fn delete_rule(
+pub(super) fn delete_rule(
     e: &mut State,
     cx: &Context,
     input: DeleteRuleInput,
@@ -378,7 +378,7 @@ pub fn delete_rule(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListRulesInput {
+pub(super) struct ListRulesInput {
     pub name_prefix: Option<String>,
     pub event_bus_name: Option<String>,
     pub next_token: Option<String>,
@@ -387,13 +387,13 @@ pub struct ListRulesInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListRulesOutput {
+pub(super) struct ListRulesOutput {
     pub rules: Vec<RuleOutput>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_rules(
+pub(super) fn list_rules(
     e: &mut State,
     cx: &Context,
     input: ListRulesInput,
@@ -415,7 +415,7 @@ pub fn list_rules(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListRuleNamesByTargetInput {
+pub(super) struct ListRuleNamesByTargetInput {
     pub target_arn: String,
     pub event_bus_name: Option<String>,
     pub next_token: Option<String>,
@@ -424,13 +424,13 @@ pub struct ListRuleNamesByTargetInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListRuleNamesByTargetOutput {
+pub(super) struct ListRuleNamesByTargetOutput {
     pub rule_names: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_rule_names_by_target(
+pub(super) fn list_rule_names_by_target(
     e: &mut State,
     cx: &Context,
     input: ListRuleNamesByTargetInput,
@@ -454,7 +454,7 @@ pub fn list_rule_names_by_target(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutTargetsInput {
+pub(super) struct PutTargetsInput {
     pub rule: String,
     pub event_bus_name: Option<String>,
     pub targets: Vec<Value>,
@@ -462,7 +462,7 @@ pub struct PutTargetsInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct FailedEntry {
+pub(super) struct FailedEntry {
     pub target_id: String,
     pub error_code: String,
     pub error_message: String,
@@ -470,7 +470,7 @@ pub struct FailedEntry {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct TargetsOutput {
+pub(super) struct TargetsOutput {
     pub failed_entry_count: usize,
     pub failed_entries: Vec<FailedEntry>,
 }
@@ -578,7 +578,7 @@ fn check_target_use(rule: &Rule, t: &Target) -> Result<(), String> {
     Ok(())
 }
 
-pub fn put_targets(
+pub(super) fn put_targets(
     e: &mut State,
     cx: &Context,
     input: PutTargetsInput,
@@ -638,7 +638,7 @@ pub fn put_targets(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct RemoveTargetsInput {
+pub(super) struct RemoveTargetsInput {
     pub rule: String,
     pub event_bus_name: Option<String>,
     pub ids: Vec<String>,
@@ -646,7 +646,7 @@ pub struct RemoveTargetsInput {
     pub force: bool,
 }
 
-pub fn remove_targets(
+pub(super) fn remove_targets(
     e: &mut State,
     cx: &Context,
     input: RemoveTargetsInput,
@@ -672,7 +672,7 @@ pub fn remove_targets(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListTargetsByRuleInput {
+pub(super) struct ListTargetsByRuleInput {
     pub rule: String,
     pub event_bus_name: Option<String>,
     pub next_token: Option<String>,
@@ -681,13 +681,13 @@ pub struct ListTargetsByRuleInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListTargetsByRuleOutput {
+pub(super) struct ListTargetsByRuleOutput {
     pub targets: Vec<Target>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_targets_by_rule(
+pub(super) fn list_targets_by_rule(
     e: &mut State,
     cx: &Context,
     input: ListTargetsByRuleInput,
@@ -708,21 +708,21 @@ pub fn list_targets_by_rule(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct TestEventPatternInput {
+pub(super) struct TestEventPatternInput {
     pub event_pattern: String,
     pub event: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct TestEventPatternOutput {
+pub(super) struct TestEventPatternOutput {
     pub result: bool,
 }
 
 /// The fields TestEventPattern requires of its event (AWS refuses an event without them).
 const EVENT_FIELDS: [&str; 6] = ["id", "account", "source", "time", "region", "detail-type"];
 
-pub fn test_event_pattern(
+pub(super) fn test_event_pattern(
     input: TestEventPatternInput,
 ) -> Result<TestEventPatternOutput, EventsError> {
     let pattern = parse_pattern(&input.event_pattern)?;

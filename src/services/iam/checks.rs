@@ -7,7 +7,7 @@ use crate::error::AwsError;
 use serde_json::Value;
 
 /// Role and policy names: `[\w+=,.@-]+`, 1 to `max` characters (64 for roles, 128 for policies).
-pub fn name(value: &str, member: &str, max: usize) -> Result<(), AwsError> {
+pub(super) fn name(value: &str, member: &str, max: usize) -> Result<(), AwsError> {
     let len = value.chars().count();
     if len > max {
         let rule = format!("Member must have length less than or equal to {max}");
@@ -26,7 +26,7 @@ pub fn name(value: &str, member: &str, max: usize) -> Result<(), AwsError> {
 }
 
 /// A role's path: `/` or `/…/` of printable ASCII, at most 512 characters.
-pub fn role_path(value: &str) -> Result<(), AwsError> {
+pub(super) fn role_path(value: &str) -> Result<(), AwsError> {
     let inner = value.strip_prefix('/').and_then(|v| v.strip_suffix('/'));
     let ok = value == "/"
         || inner.is_some_and(|i| !i.is_empty() && i.bytes().all(|b| (0x21..=0x7e).contains(&b)));
@@ -42,7 +42,7 @@ pub fn role_path(value: &str) -> Result<(), AwsError> {
 }
 
 /// A managed policy's path: `((/[A-Za-z0-9\.,\+@=_-]+)*)/`.
-pub fn policy_path(value: &str) -> Result<(), AwsError> {
+pub(super) fn policy_path(value: &str) -> Result<(), AwsError> {
     let segment_ok = |s: &str| {
         !s.is_empty()
             && s.chars()
@@ -66,7 +66,7 @@ pub fn policy_path(value: &str) -> Result<(), AwsError> {
 }
 
 /// A path prefix of a List operation: starts with `/`.
-pub fn path_prefix(value: &str) -> Result<(), AwsError> {
+pub(super) fn path_prefix(value: &str) -> Result<(), AwsError> {
     if !value.starts_with('/') || value.len() > 512 {
         let rule = "Member must satisfy regular expression pattern: \\u002F[\\u0021-\\u007F]*";
         return Err(validation(value, "pathPrefix", rule));
@@ -75,7 +75,7 @@ pub fn path_prefix(value: &str) -> Result<(), AwsError> {
 }
 
 /// MaxItems: 1 to 1000, 100 when not given.
-pub fn max_items(value: Option<i64>) -> Result<usize, AwsError> {
+pub(super) fn max_items(value: Option<i64>) -> Result<usize, AwsError> {
     match value {
         None => Ok(100),
         Some(n) if n < 1 => Err(validation(
@@ -93,7 +93,7 @@ pub fn max_items(value: Option<i64>) -> Result<usize, AwsError> {
 }
 
 /// A role's MaxSessionDuration: 3600 to 43200 seconds.
-pub fn max_session_duration(value: i64) -> Result<(), AwsError> {
+pub(super) fn max_session_duration(value: i64) -> Result<(), AwsError> {
     let member = "maxSessionDuration";
     if value < 3600 {
         let rule = "Member must have value greater than or equal to 3600";
@@ -107,7 +107,7 @@ pub fn max_session_duration(value: i64) -> Result<(), AwsError> {
 }
 
 /// A description: at most 1000 characters.
-pub fn description(value: &str) -> Result<(), AwsError> {
+pub(super) fn description(value: &str) -> Result<(), AwsError> {
     if value.chars().count() > 1000 {
         let rule = "Member must have length less than or equal to 1000";
         return Err(validation(value, "description", rule));
@@ -116,7 +116,7 @@ pub fn description(value: &str) -> Result<(), AwsError> {
 }
 
 /// A trust policy (AssumeRolePolicyDocument): a JSON object.
-pub fn trust_policy(document: &str) -> Result<(), AwsError> {
+pub(super) fn trust_policy(document: &str) -> Result<(), AwsError> {
     match serde_json::from_str::<Value>(document) {
         Ok(Value::Object(doc)) => statements_ok(&doc, true),
         _ => Err(malformed("This policy contains invalid Json")),
@@ -124,7 +124,7 @@ pub fn trust_policy(document: &str) -> Result<(), AwsError> {
 }
 
 /// An identity policy (inline or managed): a JSON object. Stored, never enforced.
-pub fn identity_policy(document: &str) -> Result<(), AwsError> {
+pub(super) fn identity_policy(document: &str) -> Result<(), AwsError> {
     match serde_json::from_str::<Value>(document) {
         Ok(Value::Object(doc)) => statements_ok(&doc, false),
         _ => Err(malformed("Syntax errors in policy.")),
@@ -162,7 +162,10 @@ fn statements_ok(doc: &serde_json::Map<String, Value>, trust: bool) -> Result<()
 }
 
 /// Tags added to a resource: keys 1–128, values up to 256 characters, at most 50 in all.
-pub fn tags(existing: &[(String, String)], added: &[(String, String)]) -> Result<(), AwsError> {
+pub(super) fn tags(
+    existing: &[(String, String)],
+    added: &[(String, String)],
+) -> Result<(), AwsError> {
     for (key, value) in added {
         if key.is_empty() || key.chars().count() > 128 {
             let rule = "Member must have length less than or equal to 128";

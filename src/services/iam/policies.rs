@@ -32,7 +32,7 @@ fn account<'a>(state: &'a mut State, cx: &Context) -> &'a mut Account {
     state.iam.accounts.entry(cx.account.clone()).or_default()
 }
 
-pub fn put_role_policy(
+pub(super) fn put_role_policy(
     state: &mut State,
     cx: &Context,
     input: PutRolePolicyInput,
@@ -57,7 +57,7 @@ fn inline_policy<'a>(
     Ok((role_mut(state, cx, &input.role_name)?, name))
 }
 
-pub fn get_role_policy(
+pub(super) fn get_role_policy(
     state: &mut State,
     cx: &Context,
     input: RolePolicyName,
@@ -70,7 +70,7 @@ pub fn get_role_policy(
     Ok(json!({"RoleName": role.name, "PolicyName": name, "PolicyDocument": encoded(document)}))
 }
 
-pub fn list_role_policies(
+pub(super) fn list_role_policies(
     state: &mut State,
     cx: &Context,
     input: RolePage,
@@ -80,7 +80,7 @@ pub fn list_role_policies(
     page(names, &input.paging, "PolicyNames")
 }
 
-pub fn delete_role_policy(
+pub(super) fn delete_role_policy(
     state: &mut State,
     cx: &Context,
     input: RolePolicyName,
@@ -123,7 +123,7 @@ fn policy_mut<'a>(
         .ok_or_else(|| no_such_policy(arn))
 }
 
-pub fn attach_role_policy(
+pub(super) fn attach_role_policy(
     state: &mut State,
     cx: &Context,
     input: RolePolicyArn,
@@ -149,7 +149,7 @@ pub fn attach_role_policy(
     Ok(json!({}))
 }
 
-pub fn detach_role_policy(
+pub(super) fn detach_role_policy(
     state: &mut State,
     cx: &Context,
     input: RolePolicyArn,
@@ -163,7 +163,7 @@ pub fn detach_role_policy(
     Ok(json!({}))
 }
 
-pub fn list_attached_role_policies(
+pub(super) fn list_attached_role_policies(
     state: &mut State,
     cx: &Context,
     input: ListAttachedRolePoliciesInput,
@@ -185,7 +185,7 @@ pub fn list_attached_role_policies(
     page(items, &input.paging, "AttachedPolicies")
 }
 
-pub fn create_policy(
+pub(super) fn create_policy(
     state: &mut State,
     cx: &Context,
     input: CreatePolicyInput,
@@ -254,14 +254,18 @@ fn attachments(account: &Account, arn: &str) -> usize {
         .count()
 }
 
-pub fn get_policy(state: &mut State, cx: &Context, input: PolicyArn) -> Result<Value, AwsError> {
+pub(super) fn get_policy(
+    state: &mut State,
+    cx: &Context,
+    input: PolicyArn,
+) -> Result<Value, AwsError> {
     let arn = input.policy_arn.as_str();
     let policy = policy_mut(state, cx, arn)?.clone();
     let count = attachments(account(state, cx), arn);
     Ok(json!({"Policy": policy_value(&policy, count)}))
 }
 
-pub fn get_policy_version(
+pub(super) fn get_policy_version(
     state: &mut State,
     cx: &Context,
     input: GetPolicyVersionInput,
@@ -284,7 +288,7 @@ pub fn get_policy_version(
     Ok(answer)
 }
 
-pub fn list_policies(
+pub(super) fn list_policies(
     state: &mut State,
     cx: &Context,
     input: ListPoliciesInput,
@@ -311,7 +315,11 @@ pub fn list_policies(
     page(items, &input.paging, "Policies")
 }
 
-pub fn delete_policy(state: &mut State, cx: &Context, input: PolicyArn) -> Result<Value, AwsError> {
+pub(super) fn delete_policy(
+    state: &mut State,
+    cx: &Context,
+    input: PolicyArn,
+) -> Result<Value, AwsError> {
     let arn = input.policy_arn.as_str();
     let key = policy_mut(state, cx, arn)?.name.to_ascii_lowercase();
     let account = account(state, cx);
@@ -324,7 +332,7 @@ pub fn delete_policy(state: &mut State, cx: &Context, input: PolicyArn) -> Resul
     Ok(json!({}))
 }
 
-pub fn tag_policy(
+pub(super) fn tag_policy(
     state: &mut State,
     cx: &Context,
     input: TagPolicyInput,
@@ -336,7 +344,7 @@ pub fn tag_policy(
     Ok(json!({}))
 }
 
-pub fn untag_policy(
+pub(super) fn untag_policy(
     state: &mut State,
     cx: &Context,
     input: UntagPolicyInput,
@@ -349,7 +357,7 @@ pub fn untag_policy(
     Ok(json!({}))
 }
 
-pub fn list_policy_tags(
+pub(super) fn list_policy_tags(
     state: &mut State,
     cx: &Context,
     input: PolicyPage,

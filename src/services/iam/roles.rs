@@ -15,7 +15,7 @@ use crate::state::State;
 use serde_json::{Map, Value, json};
 
 /// The role's shape as GetRole and CreateRole answer it (ListRoles leaves out tags and last use).
-pub fn role_value(role: &Role, full: bool) -> Value {
+pub(super) fn role_value(role: &Role, full: bool) -> Value {
     let mut v = Map::new();
     v.insert("Path".into(), json!(role.path));
     v.insert("RoleName".into(), json!(role.name));
@@ -66,7 +66,7 @@ pub(super) fn role_mut<'a>(
         .ok_or_else(|| no_such_role(name))
 }
 
-pub fn create_role(
+pub(super) fn create_role(
     state: &mut State,
     cx: &Context,
     input: CreateRoleInput,
@@ -112,12 +112,16 @@ pub fn create_role(
     Ok(answer)
 }
 
-pub fn get_role(state: &mut State, cx: &Context, input: RoleName) -> Result<Value, AwsError> {
+pub(super) fn get_role(
+    state: &mut State,
+    cx: &Context,
+    input: RoleName,
+) -> Result<Value, AwsError> {
     let role = role_mut(state, cx, &input.role_name)?;
     Ok(json!({"Role": role_value(role, true)}))
 }
 
-pub fn list_roles(
+pub(super) fn list_roles(
     state: &mut State,
     cx: &Context,
     input: ListRolesInput,
@@ -132,7 +136,7 @@ pub fn list_roles(
     page(items, &input.paging, "Roles")
 }
 
-pub fn update_assume_role_policy(
+pub(super) fn update_assume_role_policy(
     state: &mut State,
     cx: &Context,
     input: UpdateAssumeRolePolicyInput,
@@ -144,7 +148,11 @@ pub fn update_assume_role_policy(
     Ok(json!({}))
 }
 
-pub fn delete_role(state: &mut State, cx: &Context, input: RoleName) -> Result<Value, AwsError> {
+pub(super) fn delete_role(
+    state: &mut State,
+    cx: &Context,
+    input: RoleName,
+) -> Result<Value, AwsError> {
     let name = input.role_name.as_str();
     let role = role_mut(state, cx, name)?;
     if !role.attached.is_empty() {
@@ -161,7 +169,11 @@ pub fn delete_role(state: &mut State, cx: &Context, input: RoleName) -> Result<V
     Ok(json!({}))
 }
 
-pub fn tag_role(state: &mut State, cx: &Context, input: TagRoleInput) -> Result<Value, AwsError> {
+pub(super) fn tag_role(
+    state: &mut State,
+    cx: &Context,
+    input: TagRoleInput,
+) -> Result<Value, AwsError> {
     let tags = input.tags;
     let role = role_mut(state, cx, &input.role_name)?;
     checks::tags(&role.tags, &tags)?;
@@ -169,7 +181,7 @@ pub fn tag_role(state: &mut State, cx: &Context, input: TagRoleInput) -> Result<
     Ok(json!({}))
 }
 
-pub fn untag_role(
+pub(super) fn untag_role(
     state: &mut State,
     cx: &Context,
     input: UntagRoleInput,
@@ -181,7 +193,11 @@ pub fn untag_role(
     Ok(json!({}))
 }
 
-pub fn list_role_tags(state: &mut State, cx: &Context, input: RolePage) -> Result<Value, AwsError> {
+pub(super) fn list_role_tags(
+    state: &mut State,
+    cx: &Context,
+    input: RolePage,
+) -> Result<Value, AwsError> {
     let role = role_mut(state, cx, &input.role_name)?;
     let items: Vec<_> = role
         .tags

@@ -18,7 +18,7 @@ const UNRESERVED_MINIMUM: u32 = 100;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct TagInput {
+pub(super) struct TagInput {
     pub resource: String,
     pub tags: Option<BTreeMap<String, String>>,
     pub tag_keys: Option<Vec<String>>,
@@ -34,7 +34,7 @@ fn tagged<'s>(state: &'s mut State, cx: &Context, arn: &str) -> Result<&'s mut F
         .ok_or_else(|| function_not_found(arn))
 }
 
-pub fn tag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, AwsError> {
+pub(super) fn tag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, AwsError> {
     let f = tagged(state, cx, &input.resource)?;
     let tags = input.tags.unwrap_or_default();
     if f.tags.len() + tags.keys().filter(|k| !f.tags.contains_key(*k)).count() > 50 {
@@ -46,7 +46,7 @@ pub fn tag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, Aw
     Ok(json!({}))
 }
 
-pub fn untag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, AwsError> {
+pub(super) fn untag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, AwsError> {
     let f = tagged(state, cx, &input.resource)?;
     for key in input.tag_keys.unwrap_or_default() {
         f.tags.remove(&key);
@@ -54,14 +54,18 @@ pub fn untag(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, 
     Ok(json!({}))
 }
 
-pub fn list_tags(state: &mut State, cx: &Context, input: TagInput) -> Result<Value, AwsError> {
+pub(super) fn list_tags(
+    state: &mut State,
+    cx: &Context,
+    input: TagInput,
+) -> Result<Value, AwsError> {
     let f = tagged(state, cx, &input.resource)?;
     Ok(json!({"Tags": f.tags}))
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ConcurrencyInput {
+pub(super) struct ConcurrencyInput {
     pub function_name: String,
     pub reserved_concurrent_executions: Option<i64>,
 }
@@ -75,7 +79,7 @@ fn reserved_by_others(state: &State, cx: &Context, except: &str) -> u32 {
         .sum()
 }
 
-pub fn put_concurrency(
+pub(super) fn put_concurrency(
     state: &mut State,
     cx: &Context,
     input: ConcurrencyInput,
@@ -103,7 +107,7 @@ pub fn put_concurrency(
     Ok(json!({"ReservedConcurrentExecutions": n}))
 }
 
-pub fn get_concurrency(
+pub(super) fn get_concurrency(
     state: &mut State,
     cx: &Context,
     input: ConcurrencyInput,
@@ -115,7 +119,7 @@ pub fn get_concurrency(
     })
 }
 
-pub fn delete_concurrency(
+pub(super) fn delete_concurrency(
     state: &mut State,
     cx: &Context,
     input: ConcurrencyInput,
@@ -128,7 +132,7 @@ pub fn delete_concurrency(
 }
 
 /// GetAccountSettings: AWS's default quotas, and what the account and region use.
-pub fn settings(state: &State, cx: &Context) -> Result<Value, AwsError> {
+pub(super) fn settings(state: &State, cx: &Context) -> Result<Value, AwsError> {
     let mine = state.lambda.functions.values();
     let mine: Vec<&Function> = mine
         .filter(|f| f.account == cx.account && f.region == cx.region)

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct AliasInput {
+pub(super) struct AliasInput {
     pub function_name: String,
     pub name: String,
     pub function_version: Option<String>,
@@ -28,7 +28,7 @@ pub struct AliasInput {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct RoutingConfig {
+pub(super) struct RoutingConfig {
     #[serde(default)]
     pub additional_version_weights: BTreeMap<String, f64>,
 }
@@ -132,7 +132,11 @@ fn not_found(f: &Function, name: &str) -> AwsError {
     )
 }
 
-pub fn create(state: &mut State, cx: &Context, input: AliasInput) -> Result<Value, AwsError> {
+pub(super) fn create(
+    state: &mut State,
+    cx: &Context,
+    input: AliasInput,
+) -> Result<Value, AwsError> {
     check_name(&input.name)?;
     let revision = state.engine.rng.uuid();
     let f = find_mut(state, cx, &input.function_name)?;
@@ -160,7 +164,7 @@ pub fn create(state: &mut State, cx: &Context, input: AliasInput) -> Result<Valu
     Ok(answer)
 }
 
-pub fn get(state: &State, cx: &Context, input: AliasInput) -> Result<Value, AwsError> {
+pub(super) fn get(state: &State, cx: &Context, input: AliasInput) -> Result<Value, AwsError> {
     check_name(&input.name)?;
     let (f, _) = find_qualified(state, &cx.account, &cx.region, &input.function_name, None)?;
     let alias = f
@@ -170,7 +174,11 @@ pub fn get(state: &State, cx: &Context, input: AliasInput) -> Result<Value, AwsE
     Ok(configuration(f, alias))
 }
 
-pub fn update(state: &mut State, cx: &Context, input: AliasInput) -> Result<Value, AwsError> {
+pub(super) fn update(
+    state: &mut State,
+    cx: &Context,
+    input: AliasInput,
+) -> Result<Value, AwsError> {
     check_name(&input.name)?;
     let revision = state.engine.rng.uuid();
     let f = find_mut(state, cx, &input.function_name)?;
@@ -202,7 +210,11 @@ pub fn update(state: &mut State, cx: &Context, input: AliasInput) -> Result<Valu
 
 /// DeleteAlias: the alias and its resource policy; an alias that does not exist is no error
 /// (the model lists none).
-pub fn delete(state: &mut State, cx: &Context, input: AliasInput) -> Result<Value, AwsError> {
+pub(super) fn delete(
+    state: &mut State,
+    cx: &Context,
+    input: AliasInput,
+) -> Result<Value, AwsError> {
     check_name(&input.name)?;
     let f = find_mut(state, cx, &input.function_name)?;
     if f.aliases.remove(&input.name).is_some() {
@@ -213,7 +225,11 @@ pub fn delete(state: &mut State, cx: &Context, input: AliasInput) -> Result<Valu
 
 /// ListAliases: in name order, only those that invoke `FunctionVersion` when it is given
 /// (their own version or the routed one), `MaxItems` (at most 50) a page.
-pub fn list(state: &State, cx: &Context, input: ListByFunctionInput) -> Result<Value, AwsError> {
+pub(super) fn list(
+    state: &State,
+    cx: &Context,
+    input: ListByFunctionInput,
+) -> Result<Value, AwsError> {
     let size = page_size(input.max_items, 10_000, 50)?;
     let (f, qualifier) =
         find_qualified(state, &cx.account, &cx.region, &input.function_name, None)?;

@@ -17,20 +17,20 @@ use serde_json::{Value, json};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Destination {
+pub(super) struct Destination {
     pub destination: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DestinationConfig {
+pub(super) struct DestinationConfig {
     pub on_success: Option<Destination>,
     pub on_failure: Option<Destination>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PutInput {
+pub(super) struct PutInput {
     pub function_name: String,
     pub qualifier: Option<String>,
     pub maximum_retry_attempts: Option<i64>,
@@ -40,14 +40,14 @@ pub struct PutInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct NameInput {
+pub(super) struct NameInput {
     pub function_name: String,
     pub qualifier: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListInput {
+pub(super) struct ListInput {
     pub function_name: String,
     pub marker: Option<String>,
     pub max_items: Option<i64>,
@@ -140,7 +140,7 @@ fn not_found(arn: &str) -> AwsError {
 
 /// PutFunctionEventInvokeConfig (`merge: false`: the configuration replaced whole) and
 /// UpdateFunctionEventInvokeConfig (`merge: true`: only what is given changes).
-pub fn put(
+pub(super) fn put(
     state: &mut State,
     cx: &Context,
     input: PutInput,
@@ -187,7 +187,7 @@ pub fn put(
     Ok(out)
 }
 
-pub fn get(state: &State, cx: &Context, input: NameInput) -> Result<Value, AwsError> {
+pub(super) fn get(state: &State, cx: &Context, input: NameInput) -> Result<Value, AwsError> {
     let (key, shown) = key(state, cx, &input.function_name, input.qualifier.as_deref())?;
     match state.lambda.invoke_configs.get(&key) {
         Some(c) => Ok(answer(&shown, c)),
@@ -195,7 +195,7 @@ pub fn get(state: &State, cx: &Context, input: NameInput) -> Result<Value, AwsEr
     }
 }
 
-pub fn delete(state: &mut State, cx: &Context, input: NameInput) -> Result<Value, AwsError> {
+pub(super) fn delete(state: &mut State, cx: &Context, input: NameInput) -> Result<Value, AwsError> {
     let (key, shown) = key(state, cx, &input.function_name, input.qualifier.as_deref())?;
     match state.lambda.invoke_configs.remove(&key) {
         Some(_) => Ok(json!({})),
@@ -203,7 +203,7 @@ pub fn delete(state: &mut State, cx: &Context, input: NameInput) -> Result<Value
     }
 }
 
-pub fn list(state: &State, cx: &Context, input: ListInput) -> Result<Value, AwsError> {
+pub(super) fn list(state: &State, cx: &Context, input: ListInput) -> Result<Value, AwsError> {
     let max = match input.max_items {
         None => 50,
         Some(n) if (1..=50).contains(&n) => n as usize,

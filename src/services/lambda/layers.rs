@@ -22,7 +22,7 @@ const MAX_LAYERS: usize = 5;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct LayerInput {
+pub(super) struct LayerInput {
     /// Absent for ListLayers.
     #[serde(default)]
     pub layer_name: String,
@@ -90,7 +90,11 @@ fn describe(layer: &Layer, v: &LayerVersion, content: bool) -> Value {
     answer
 }
 
-pub fn publish(state: &mut State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
+pub(super) fn publish(
+    state: &mut State,
+    cx: &Context,
+    input: LayerInput,
+) -> Result<Value, AwsError> {
     let arn = layer_arn(cx, &input.layer_name)?;
     if Arn::account_of(&arn) != cx.account {
         return Err(user(
@@ -155,13 +159,17 @@ fn find<'s>(
     Ok((layer, version.ok_or_else(not_found)?))
 }
 
-pub fn get(state: &State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
+pub(super) fn get(state: &State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
     let (layer, version) = find(state, cx, &input)?;
     Ok(describe(layer, version, true))
 }
 
 /// DeleteLayerVersion: a version that does not exist is no error (AWS answers 204 too).
-pub fn delete(state: &mut State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
+pub(super) fn delete(
+    state: &mut State,
+    cx: &Context,
+    input: LayerInput,
+) -> Result<Value, AwsError> {
     let arn = layer_arn(cx, &input.layer_name)?;
     let number = input.version_number.and_then(|n| u32::try_from(n).ok());
     if let (Some(layer), Some(n)) = (state.lambda.layers.get_mut(&arn), number) {
@@ -180,7 +188,7 @@ fn matches(v: &LayerVersion, input: &LayerInput) -> bool {
 
 /// ListLayers: the caller's layers in name order, each with its latest version that fits the
 /// filters (a layer with none is left out), `MaxItems` (at most 50) a page.
-pub fn list(state: &State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
+pub(super) fn list(state: &State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
     let size = page_size(input.max_items, 50, 50)?;
     let prefix = Arn::new("lambda", &cx.region, &cx.account, "layer:").text();
     let layers = state.lambda.layers.range(prefix.clone()..);
@@ -206,7 +214,11 @@ pub fn list(state: &State, cx: &Context, input: LayerInput) -> Result<Value, Aws
 
 /// ListLayerVersions: the layer's versions that fit the filters, newest first; a layer that
 /// does not exist has none.
-pub fn list_versions(state: &State, cx: &Context, input: LayerInput) -> Result<Value, AwsError> {
+pub(super) fn list_versions(
+    state: &State,
+    cx: &Context,
+    input: LayerInput,
+) -> Result<Value, AwsError> {
     let size = page_size(input.max_items, 50, 50)?;
     let arn = layer_arn(cx, &input.layer_name)?;
     let items = match state.lambda.layers.get(&arn) {
@@ -226,7 +238,11 @@ pub fn list_versions(state: &State, cx: &Context, input: LayerInput) -> Result<V
 
 /// The layers a function names (CreateFunction's and UpdateFunctionConfiguration's `Layers`):
 /// at most five versions that exist, two of one layer refused, as AWS refuses them.
-pub fn refs(state: &State, cx: &Context, arns: Vec<String>) -> Result<Vec<LayerRef>, AwsError> {
+pub(super) fn refs(
+    state: &State,
+    cx: &Context,
+    arns: Vec<String>,
+) -> Result<Vec<LayerRef>, AwsError> {
     if arns.len() > MAX_LAYERS {
         return Err(invalid_parameter(format!(
             "Cannot reference more than {MAX_LAYERS} layers."

@@ -6,7 +6,11 @@ use crate::error::AwsError;
 
 /// The page size `MaxItems` asks for, checked against the model's range (`1..=upper`) and cut
 /// at `most`, the most Lambda answers in a page (also the default).
-pub fn page_size(max_items: Option<i64>, upper: i64, most: usize) -> Result<usize, AwsError> {
+pub(super) fn page_size(
+    max_items: Option<i64>,
+    upper: i64,
+    most: usize,
+) -> Result<usize, AwsError> {
     match max_items {
         None => Ok(most),
         Some(n) if (1..=upper).contains(&n) => Ok(usize::try_from(n).unwrap_or(most).min(most)),
@@ -21,7 +25,7 @@ pub fn page_size(max_items: Option<i64>, upper: i64, most: usize) -> Result<usiz
 /// The items after the one keyed `after` (all when `None`, or when no item has that key any
 /// more), `size` at most, in their order, and the key to ask for the next page with when more
 /// are left.
-pub fn page<T>(
+pub(super) fn page<T>(
     items: Vec<(String, T)>,
     after: Option<&str>,
     size: usize,

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 
 /// Batches under way at once when ScalingConfig sets no MaximumConcurrency (AWS starts with
 /// five pollers and adds more under load).
-pub const DEFAULT_CONCURRENCY: u32 = 5;
+pub(super) const DEFAULT_CONCURRENCY: u32 = 5;
 /// After a batch that failed, the next look waits this long.
 const BACKOFF_MS: Millis = 1_000;
 /// Batches a mapping takes at one virtual instant before it waits a moment (a function that
@@ -36,7 +36,7 @@ const MAX_BATCHES_AT_ONCE: u32 = 100;
 
 /// Schedules a look at the queue at `at`, unless the mapping is not enabled or has a look due
 /// by then already.
-pub fn schedule(e: &mut State, uuid: &str, at: Millis) {
+pub(super) fn schedule(e: &mut State, uuid: &str, at: Millis) {
     let Some(m) = e.lambda.mappings.get_mut(uuid) else {
         return;
     };
@@ -74,7 +74,7 @@ pub fn wake_all(e: &mut State) {
 
 /// Looks at the queue: takes batches while there is room for one and a batch is full, the
 /// batching window has closed, or there is no window.
-pub fn poll(e: &mut State, uuid: &str) {
+pub(super) fn poll(e: &mut State, uuid: &str) {
     let now = e.now();
     let Some(m) = e.lambda.mappings.get_mut(uuid) else {
         return;
@@ -225,7 +225,7 @@ fn start_batch(
 /// (the Lambda developer guide, "Reporting batch item failures"): none for an empty or null
 /// answer or list; all for an answer that is no JSON, or an item identifier that is empty,
 /// null, under another key, or names no message of the batch.
-pub fn failed_items(answer: Option<&str>, ids: &[String]) -> BTreeSet<usize> {
+pub(super) fn failed_items(answer: Option<&str>, ids: &[String]) -> BTreeSet<usize> {
     let all = || (0..ids.len()).collect();
     let text = answer.unwrap_or("").trim();
     if text.is_empty() {

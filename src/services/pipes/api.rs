@@ -22,7 +22,7 @@ const MAX_TAGS: usize = 50;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreatePipeInput {
+pub(super) struct CreatePipeInput {
     pub name: String,
     pub description: Option<String>,
     pub desired_state: Option<String>,
@@ -40,7 +40,7 @@ pub struct CreatePipeInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UpdatePipeInput {
+pub(super) struct UpdatePipeInput {
     pub name: String,
     pub description: Option<String>,
     pub desired_state: Option<String>,
@@ -56,13 +56,13 @@ pub struct UpdatePipeInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct NameInput {
+pub(super) struct NameInput {
     pub name: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListPipesInput {
+pub(super) struct ListPipesInput {
     pub name_prefix: Option<String>,
     pub desired_state: Option<String>,
     pub current_state: Option<String>,
@@ -74,14 +74,14 @@ pub struct ListPipesInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TagResourceInput {
+pub(super) struct TagResourceInput {
     pub resource_arn: String,
     pub tags: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct UntagResourceInput {
+pub(super) struct UntagResourceInput {
     pub resource_arn: String,
     #[serde(default)]
     pub tag_keys: Vec<String>,
@@ -89,7 +89,7 @@ pub struct UntagResourceInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResourceInput {
+pub(super) struct ResourceInput {
     pub resource_arn: String,
 }
 
@@ -379,7 +379,7 @@ fn check_tags(tags: &BTreeMap<String, String>) -> Result<(), PipesError> {
     Ok(())
 }
 
-pub fn create_pipe(
+pub(super) fn create_pipe(
     e: &mut State,
     cx: &Context,
     input: CreatePipeInput,
@@ -493,7 +493,11 @@ fn summary(p: &Pipe) -> Value {
     })
 }
 
-pub fn describe_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
+pub(super) fn describe_pipe(
+    e: &mut State,
+    cx: &Context,
+    input: NameInput,
+) -> Result<Value, PipesError> {
     refresh_all(e);
     let p = own(e, cx, &input.name)?;
     let s = &p.settings;
@@ -523,7 +527,7 @@ pub fn describe_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Va
     Ok(out)
 }
 
-pub fn update_pipe(
+pub(super) fn update_pipe(
     e: &mut State,
     cx: &Context,
     input: UpdatePipeInput,
@@ -600,7 +604,11 @@ fn merge(stored: &mut Value, update: &Value) {
     }
 }
 
-pub fn delete_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
+pub(super) fn delete_pipe(
+    e: &mut State,
+    cx: &Context,
+    input: NameInput,
+) -> Result<Value, PipesError> {
     let p = own(e, cx, &input.name)?;
     if p.state.in_transition() {
         return Err(busy(p));
@@ -610,7 +618,11 @@ pub fn delete_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Valu
     begun(e, &arn, &input.name)
 }
 
-pub fn start_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
+pub(super) fn start_pipe(
+    e: &mut State,
+    cx: &Context,
+    input: NameInput,
+) -> Result<Value, PipesError> {
     let now = e.now();
     let p = own(e, cx, &input.name)?;
     match p.state {
@@ -632,7 +644,11 @@ pub fn start_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value
     begun(e, &arn, &input.name)
 }
 
-pub fn stop_pipe(e: &mut State, cx: &Context, input: NameInput) -> Result<Value, PipesError> {
+pub(super) fn stop_pipe(
+    e: &mut State,
+    cx: &Context,
+    input: NameInput,
+) -> Result<Value, PipesError> {
     let now = e.now();
     let p = own(e, cx, &input.name)?;
     match p.state {
@@ -670,7 +686,11 @@ const PAGER: Pager<PipesError> = Pager {
     tokens: Tokens::Base64Key(refuse_token),
 };
 
-pub fn list_pipes(e: &mut State, cx: &Context, input: ListPipesInput) -> Result<Value, PipesError> {
+pub(super) fn list_pipes(
+    e: &mut State,
+    cx: &Context,
+    input: ListPipesInput,
+) -> Result<Value, PipesError> {
     if let Some(p) = &input.name_prefix {
         check_name(p, "namePrefix")?;
     }
@@ -728,7 +748,7 @@ fn tagged<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Pipe,
     }
 }
 
-pub fn tag_resource(
+pub(super) fn tag_resource(
     e: &mut State,
     cx: &Context,
     input: TagResourceInput,
@@ -742,7 +762,7 @@ pub fn tag_resource(
     Ok(json!({}))
 }
 
-pub fn untag_resource(
+pub(super) fn untag_resource(
     e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
@@ -754,7 +774,7 @@ pub fn untag_resource(
     Ok(json!({}))
 }
 
-pub fn list_tags_for_resource(
+pub(super) fn list_tags_for_resource(
     e: &mut State,
     cx: &Context,
     input: ResourceInput,

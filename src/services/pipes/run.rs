@@ -27,10 +27,10 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How long a change of state takes (virtual time).
-pub const TRANSITION_MS: Millis = 1_000;
+pub(super) const TRANSITION_MS: Millis = 1_000;
 /// The metrics namespace of pipes, and the label of their deliveries.
-pub const NAMESPACE: &str = "AWS/EventBridge/Pipes";
-pub const SERVICE: &str = "pipes";
+pub(super) const NAMESPACE: &str = "AWS/EventBridge/Pipes";
+pub(super) const SERVICE: &str = "pipes";
 /// After a batch that failed, the next look waits this long (a source queue with a visibility
 /// timeout of 0 would otherwise hand the same messages back at the same instant for ever).
 const BACKOFF_MS: Millis = 1_000;
@@ -48,7 +48,7 @@ pub fn fire(e: &mut State, timer: Timer) {
 }
 
 /// Begins a change of state: the pipe is in `state` now and settles [`TRANSITION_MS`] later.
-pub fn begin(e: &mut State, arn: &str, state: PipeState) {
+pub(super) fn begin(e: &mut State, arn: &str, state: PipeState) {
     e.pipes.tokens += 1;
     let token = e.pipes.tokens;
     let Some(p) = e.pipes.pipes.get_mut(arn) else {
@@ -69,7 +69,7 @@ fn reason(text: String) -> Option<String> {
 }
 
 /// Whether the source queue, the enrichment and the target exist or can be invoked.
-pub fn check(e: &State, p: &Pipe) -> Result<(), String> {
+pub(super) fn check(e: &State, p: &Pipe) -> Result<(), String> {
     let invalid = "Input parameter is invalid from the request due to :";
     if e.sqs.by_arn(&p.source).is_none() {
         return Err(format!("{invalid} Source {} does not exist.", p.source));
@@ -136,7 +136,7 @@ fn settle(e: &mut State, arn: &str, token: u64) {
 }
 
 /// A running pipe whose source queue is gone stops reading it, with the reason.
-pub fn refresh_all(e: &mut State) {
+pub(super) fn refresh_all(e: &mut State) {
     let State { pipes, sqs, .. } = e;
     let gone = pipes
         .pipes

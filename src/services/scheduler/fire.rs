@@ -33,7 +33,7 @@ fn schedule_mut<'a>(
 
 /// Arms the next run of a schedule strictly after `after`, replacing whatever was armed: none
 /// when it is disabled, past its EndDate or has no run left.
-pub fn arm(state: &mut State, scope: &Scope, group: &str, name: &str, after: Millis) {
+pub(super) fn arm(state: &mut State, scope: &Scope, group: &str, name: &str, after: Millis) {
     state.scheduler.next_generation += 1;
     let generation = state.scheduler.next_generation;
     let Some(s) = schedule_mut(state, scope, group, name) else {

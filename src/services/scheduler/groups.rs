@@ -14,21 +14,21 @@ use crate::state::{State, Step};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-pub const DEFAULT: &str = "default";
+pub(super) const DEFAULT: &str = "default";
 /// Schedule groups per account and region (AWS's quota, not adjustable).
 const MAX_GROUPS: usize = 500;
 
-pub fn scope(cx: &Context) -> Scope {
+pub(super) fn scope(cx: &Context) -> Scope {
     (cx.account.clone(), cx.region.clone())
 }
 
-pub fn group_arn(cx: &Context, name: &str) -> String {
+pub(super) fn group_arn(cx: &Context, name: &str) -> String {
     let resource = format!("schedule-group/{name}");
     Arn::new("scheduler", &cx.region, &cx.account, &resource).text()
 }
 
 /// The groups of the caller's scope, the `default` group made on first use.
-pub fn groups<'a>(state: &'a mut State, cx: &Context) -> &'a mut BTreeMap<String, Group> {
+pub(super) fn groups<'a>(state: &'a mut State, cx: &Context) -> &'a mut BTreeMap<String, Group> {
     let now = state.now();
     let groups = state.scheduler.groups.entry(scope(cx)).or_default();
     groups.entry(DEFAULT.to_string()).or_insert_with(|| Group {
@@ -45,7 +45,11 @@ fn group_not_found(name: &str) -> AwsError {
     not_found(format!("Schedule group {name} does not exist."))
 }
 
-pub fn create(state: &mut State, cx: &Context, input: CreateGroupInput) -> Result<Value, AwsError> {
+pub(super) fn create(
+    state: &mut State,
+    cx: &Context,
+    input: CreateGroupInput,
+) -> Result<Value, AwsError> {
     let CreateGroupInput { name, tags } = input;
     let name = name.as_str();
     check_name(name, "name")?;
@@ -84,7 +88,7 @@ fn summary(name: &str, group: &Group) -> Value {
     })
 }
 
-pub fn get(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
+pub(super) fn get(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
     let name = input.name.as_str();
     let group = groups(state, cx)
         .get(name)
@@ -93,7 +97,7 @@ pub fn get(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, A
 }
 
 /// The pager of Scheduler's List operations: `MaxResults` 1 to 100, opaque tokens.
-pub const PAGER: Pager<AwsError> = Pager {
+pub(super) const PAGER: Pager<AwsError> = Pager {
     sizes: Sizes::UpTo {
         max: 100,
         refuse: |asked, max| {
@@ -107,7 +111,11 @@ pub const PAGER: Pager<AwsError> = Pager {
     tokens: Tokens::Base64Key(|| validation("The NextToken is not valid.")),
 };
 
-pub fn list(state: &mut State, cx: &Context, input: ListGroupsInput) -> Result<Value, AwsError> {
+pub(super) fn list(
+    state: &mut State,
+    cx: &Context,
+    input: ListGroupsInput,
+) -> Result<Value, AwsError> {
     let prefix = input.name_prefix.as_deref().unwrap_or_default();
     let items = groups(state, cx)
         .iter()
@@ -123,11 +131,11 @@ pub fn list(state: &mut State, cx: &Context, input: ListGroupsInput) -> Result<V
 
 /// How long a deleted group stays `DELETING` before it and its schedules are gone (virtual
 /// time; AWS deletes them asynchronously and names no duration).
-pub const DELETION_MS: Millis = 1_000;
+pub(super) const DELETION_MS: Millis = 1_000;
 
 /// Starts deleting a group: it is `DELETING` (its schedules may still run) until its timer
 /// removes it and its schedules, [`DELETION_MS`] later.
-pub fn delete(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
+pub(super) fn delete(state: &mut State, cx: &Context, input: GroupName) -> Result<Value, AwsError> {
     let name = input.name.as_str();
     if name == DEFAULT {
         return Err(validation("The default schedule group cannot be deleted."));
@@ -150,12 +158,12 @@ pub fn delete(state: &mut State, cx: &Context, input: GroupName) -> Result<Value
 }
 
 /// The ConflictException of a change to a group being deleted, or to a schedule in it.
-pub fn being_deleted(name: &str) -> AwsError {
+pub(super) fn being_deleted(name: &str) -> AwsError {
     conflict(format!("Schedule group {name} is being deleted."))
 }
 
 /// A group's deletion is over: it and its schedules are gone.
-pub fn deleted(state: &mut State, scope: &Scope, name: &str) {
+pub(super) fn deleted(state: &mut State, scope: &Scope, name: &str) {
     if let Some(groups) = state.scheduler.groups.get_mut(scope) {
         groups.remove(name);
     }
@@ -210,7 +218,11 @@ fn check_tags(tags: &[(String, String)]) -> Result<(), AwsError> {
     Ok(())
 }
 
-pub fn tag(state: &mut State, cx: &Context, input: TagResourceInput) -> Result<Value, AwsError> {
+pub(super) fn tag(
+    state: &mut State,
+    cx: &Context,
+    input: TagResourceInput,
+) -> Result<Value, AwsError> {
     let added = input.tags;
     check_tags(&added)?;
     let now = state.now();
@@ -225,7 +237,7 @@ pub fn tag(state: &mut State, cx: &Context, input: TagResourceInput) -> Result<V
     Ok(json!({}))
 }
 
-pub fn untag(
+pub(super) fn untag(
     state: &mut State,
     cx: &Context,
     input: UntagResourceInput,
@@ -236,7 +248,11 @@ pub fn untag(
     Ok(json!({}))
 }
 
-pub fn list_tags(state: &mut State, cx: &Context, input: ResourceArn) -> Result<Value, AwsError> {
+pub(super) fn list_tags(
+    state: &mut State,
+    cx: &Context,
+    input: ResourceArn,
+) -> Result<Value, AwsError> {
     let group = tagged(state, cx, &input.resource_arn, false)?;
     let tags: Vec<Value> = group
         .tags

@@ -27,7 +27,11 @@ fn group_of(group_name: &Option<String>) -> &str {
     group_name.as_deref().unwrap_or(DEFAULT)
 }
 
-pub fn create(state: &mut State, cx: &Context, input: ScheduleInput) -> Result<Value, AwsError> {
+pub(super) fn create(
+    state: &mut State,
+    cx: &Context,
+    input: ScheduleInput,
+) -> Result<Value, AwsError> {
     let (group, name) = (group_of(&input.group_name), input.name.as_str());
     check_name(name, "name")?;
     let now = state.now();
@@ -55,7 +59,11 @@ pub fn create(state: &mut State, cx: &Context, input: ScheduleInput) -> Result<V
     Ok(json!({ "ScheduleArn": arn }))
 }
 
-pub fn update(state: &mut State, cx: &Context, input: ScheduleInput) -> Result<Value, AwsError> {
+pub(super) fn update(
+    state: &mut State,
+    cx: &Context,
+    input: ScheduleInput,
+) -> Result<Value, AwsError> {
     let (group, name) = (group_of(&input.group_name), input.name.as_str());
     let now = state.now();
     let mut schedule = checked(cx, &input, now)?;
@@ -276,7 +284,7 @@ fn state_name(schedule: &Schedule) -> &'static str {
     }
 }
 
-pub fn get(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value, AwsError> {
+pub(super) fn get(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value, AwsError> {
     let (group, name) = (group_of(&input.group_name), input.name.as_str());
     groups::groups(state, cx)
         .get(group)
@@ -291,7 +299,11 @@ pub fn get(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value
     Ok(full(schedule, group, name))
 }
 
-pub fn delete(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Value, AwsError> {
+pub(super) fn delete(
+    state: &mut State,
+    cx: &Context,
+    input: ScheduleName,
+) -> Result<Value, AwsError> {
     let (group, name) = (group_of(&input.group_name), input.name.as_str());
     let key = (group.to_string(), name.to_string());
     state
@@ -303,7 +315,11 @@ pub fn delete(state: &mut State, cx: &Context, input: ScheduleName) -> Result<Va
     Ok(json!({}))
 }
 
-pub fn list(state: &mut State, cx: &Context, input: ListSchedulesInput) -> Result<Value, AwsError> {
+pub(super) fn list(
+    state: &mut State,
+    cx: &Context,
+    input: ListSchedulesInput,
+) -> Result<Value, AwsError> {
     let group = input.group_name.as_deref();
     if let Some(group) = group {
         groups::groups(state, cx)

@@ -8,11 +8,11 @@ use crate::services::ServiceId;
 use crate::services::target::Adapted;
 
 /// The prefix of universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
-pub const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
+pub(super) const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
 
 /// The service and operation a universal target names, if switchyard serves it
 /// (`sqs:sendMessage` → SQS `SendMessage`).
-pub fn resolve(arn: &str) -> Option<(ServiceId, String)> {
+pub(super) fn resolve(arn: &str) -> Option<(ServiceId, String)> {
     let (service, action) = arn.strip_prefix(UNIVERSAL)?.split_once(':')?;
     let service = match service {
         "sqs" => ServiceId::Sqs,
@@ -37,7 +37,7 @@ pub fn resolve(arn: &str) -> Option<(ServiceId, String)> {
 }
 
 /// The typed target of a universal target (its ARN checked when the schedule was made).
-pub fn adapt(arn: &str, input: &str, publisher: Publisher, region: &str) -> Adapted {
+pub(super) fn adapt(arn: &str, input: &str, publisher: Publisher, region: &str) -> Adapted {
     let (service, operation) = resolve(arn).map_or_else(
         || (String::new(), String::new()),
         |(s, op)| (s.name().to_string(), op),

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 /// Sends a SubscriptionConfirmation or UnsubscribeConfirmation to the subscription's endpoint:
 /// an HTTP POST, or the outbox for e-mail.
-pub fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str) {
+pub(super) fn send_confirmation(e: &mut State, cx: &Context, sub_arn: &str, kind: &str) {
     let Some(sub) = e.sns.subscriptions.get(sub_arn) else {
         return;
     };

@@ -71,11 +71,11 @@ impl PlatformEndpoint {
 // ---- inputs and outputs (the model's JSON form) ----
 
 #[derive(Debug, Serialize, Default)]
-pub struct Empty {}
+pub(super) struct Empty {}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreatePlatformApplicationInput {
+pub(super) struct CreatePlatformApplicationInput {
     pub name: String,
     pub platform: String,
     #[serde(default)]
@@ -84,19 +84,19 @@ pub struct CreatePlatformApplicationInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreatePlatformApplicationOutput {
+pub(super) struct CreatePlatformApplicationOutput {
     pub platform_application_arn: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PlatformApplicationArnInput {
+pub(super) struct PlatformApplicationArnInput {
     pub platform_application_arn: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SetPlatformApplicationAttributesInput {
+pub(super) struct SetPlatformApplicationAttributesInput {
     pub platform_application_arn: String,
     #[serde(default)]
     pub attributes: Attributes,
@@ -104,20 +104,20 @@ pub struct SetPlatformApplicationAttributesInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListPlatformApplicationsInput {
+pub(super) struct ListPlatformApplicationsInput {
     pub next_token: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PlatformApplicationEntry {
+pub(super) struct PlatformApplicationEntry {
     pub platform_application_arn: String,
     pub attributes: Attributes,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListPlatformApplicationsOutput {
+pub(super) struct ListPlatformApplicationsOutput {
     pub platform_applications: Vec<PlatformApplicationEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
@@ -125,7 +125,7 @@ pub struct ListPlatformApplicationsOutput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreatePlatformEndpointInput {
+pub(super) struct CreatePlatformEndpointInput {
     pub platform_application_arn: String,
     pub token: String,
     pub custom_user_data: Option<String>,
@@ -135,19 +135,19 @@ pub struct CreatePlatformEndpointInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct EndpointArnOutput {
+pub(super) struct EndpointArnOutput {
     pub endpoint_arn: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct EndpointArnInput {
+pub(super) struct EndpointArnInput {
     pub endpoint_arn: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SetEndpointAttributesInput {
+pub(super) struct SetEndpointAttributesInput {
     pub endpoint_arn: String,
     #[serde(default)]
     pub attributes: Attributes,
@@ -155,21 +155,21 @@ pub struct SetEndpointAttributesInput {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListEndpointsInput {
+pub(super) struct ListEndpointsInput {
     pub platform_application_arn: String,
     pub next_token: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct EndpointEntry {
+pub(super) struct EndpointEntry {
     pub endpoint_arn: String,
     pub attributes: Attributes,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListEndpointsOutput {
+pub(super) struct ListEndpointsOutput {
     pub endpoints: Vec<EndpointEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
@@ -296,7 +296,7 @@ fn check_credentials(
     Err(invalid(format!("Attributes Reason: {reason}")))
 }
 
-pub fn create_platform_application(
+pub(super) fn create_platform_application(
     e: &mut State,
     cx: &Context,
     input: CreatePlatformApplicationInput,
@@ -350,7 +350,7 @@ fn application_mut<'e>(
         .ok_or_else(application_not_found)
 }
 
-pub fn delete_platform_application(
+pub(super) fn delete_platform_application(
     e: &mut State,
     cx: &Context,
     input: PlatformApplicationArnInput,
@@ -374,7 +374,7 @@ pub fn delete_platform_application(
     Ok(Empty {})
 }
 
-pub fn get_platform_application_attributes(
+pub(super) fn get_platform_application_attributes(
     e: &mut State,
     cx: &Context,
     input: PlatformApplicationArnInput,
@@ -385,7 +385,7 @@ pub fn get_platform_application_attributes(
     })
 }
 
-pub fn set_platform_application_attributes(
+pub(super) fn set_platform_application_attributes(
     e: &mut State,
     cx: &Context,
     input: SetPlatformApplicationAttributesInput,
@@ -428,7 +428,7 @@ pub fn set_platform_application_attributes(
     Ok(Empty {})
 }
 
-pub fn list_platform_applications(
+pub(super) fn list_platform_applications(
     e: &mut State,
     cx: &Context,
     input: ListPlatformApplicationsInput,
@@ -485,7 +485,7 @@ fn check_endpoint_attributes(attributes: &Attributes) -> Result<(), SnsError> {
     Ok(())
 }
 
-pub fn create_platform_endpoint(
+pub(super) fn create_platform_endpoint(
     e: &mut State,
     cx: &Context,
     input: CreatePlatformEndpointInput,
@@ -550,7 +550,7 @@ fn endpoint_mut<'e>(
         .ok_or_else(endpoint_not_found)
 }
 
-pub fn delete_endpoint(
+pub(super) fn delete_endpoint(
     e: &mut State,
     cx: &Context,
     input: EndpointArnInput,
@@ -561,7 +561,7 @@ pub fn delete_endpoint(
     Ok(Empty {})
 }
 
-pub fn get_endpoint_attributes(
+pub(super) fn get_endpoint_attributes(
     e: &mut State,
     cx: &Context,
     input: EndpointArnInput,
@@ -572,7 +572,7 @@ pub fn get_endpoint_attributes(
     })
 }
 
-pub fn set_endpoint_attributes(
+pub(super) fn set_endpoint_attributes(
     e: &mut State,
     cx: &Context,
     input: SetEndpointAttributesInput,
@@ -588,7 +588,7 @@ pub fn set_endpoint_attributes(
     Ok(Empty {})
 }
 
-pub fn list_endpoints_by_platform_application(
+pub(super) fn list_endpoints_by_platform_application(
     e: &mut State,
     cx: &Context,
     input: ListEndpointsInput,
@@ -618,14 +618,14 @@ pub fn list_endpoints_by_platform_application(
 }
 
 /// Whether `arn` names an existing platform endpoint (for `Subscribe` with `application`).
-pub fn endpoint_exists(e: &State, arn: &str) -> bool {
+pub(super) fn endpoint_exists(e: &State, arn: &str) -> bool {
     e.sns.platform.endpoints.contains_key(arn)
 }
 
 /// The endpoint a publish to `arn` goes to, if it takes messages: Publish asks this before it
 /// reads the message, so a disabled endpoint answers EndpointDisabled whatever the message is
 /// (AWS observed, LocalStack `test_publish_disabled_endpoint`).
-pub fn publishable_endpoint<'e>(
+pub(super) fn publishable_endpoint<'e>(
     e: &'e State,
     cx: &Context,
     arn: &str,
@@ -653,7 +653,7 @@ pub fn publishable_endpoint<'e>(
 /// `MessageStructure` for the endpoint's platform (`GCM`, `APNS`, ...), else its `default`, else
 /// the message; the message attributes ride along (LocalStack's platform endpoint messages show
 /// them). Returns the message id.
-pub fn publish_to_endpoint(
+pub(super) fn publish_to_endpoint(
     e: &mut State,
     cx: &Context,
     arn: &str,

@@ -12,7 +12,7 @@ use crate::state::State;
 /// `[StartingPoint, EndingPoint or now]` goes to that one subscription, in publish order (FIFO
 /// lanes keep each group's order), through its filter policy, with the original MessageId,
 /// SequenceNumber and Timestamp. Only confirmed subscriptions receive anything.
-pub fn replay(e: &mut State, cx: &Context, sub_arn: &str) {
+pub(super) fn replay(e: &mut State, cx: &Context, sub_arn: &str) {
     let now = e.now();
     let Some(sub) = e.sns.subscriptions.get(sub_arn).filter(|s| s.confirmed) else {
         return;

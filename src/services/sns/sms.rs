@@ -39,45 +39,45 @@ impl SmsStore {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct GetSmsAttributesInput {
+pub(super) struct GetSmsAttributesInput {
     #[serde(default)]
     pub attributes: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SetSmsAttributesInput {
+pub(super) struct SetSmsAttributesInput {
     #[serde(default)]
     pub attributes: Attributes,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SmsAttributesOutput {
+pub(super) struct SmsAttributesOutput {
     pub attributes: Attributes,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PhoneNumberInput {
+pub(super) struct PhoneNumberInput {
     pub phone_number: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OptedOutOutput {
+pub(super) struct OptedOutOutput {
     pub is_opted_out: bool,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ListOptedOutInput {
+pub(super) struct ListOptedOutInput {
     pub next_token: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ListOptedOutOutput {
+pub(super) struct ListOptedOutOutput {
     pub phone_numbers: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
@@ -85,47 +85,47 @@ pub struct ListOptedOutOutput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SandboxStatusOutput {
+pub(super) struct SandboxStatusOutput {
     pub is_in_sandbox: bool,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreateSandboxNumberInput {
+pub(super) struct CreateSandboxNumberInput {
     pub phone_number: String,
     pub language_code: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SandboxNumberInput {
+pub(super) struct SandboxNumberInput {
     pub phone_number: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct VerifySandboxNumberInput {
+pub(super) struct VerifySandboxNumberInput {
     pub phone_number: String,
     pub one_time_password: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct PagedInput {
+pub(super) struct PagedInput {
     pub max_results: Option<i64>,
     pub next_token: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SandboxNumberEntry {
+pub(super) struct SandboxNumberEntry {
     pub phone_number: String,
     pub status: &'static str,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListSandboxNumbersOutput {
+pub(super) struct ListSandboxNumbersOutput {
     pub phone_numbers: Vec<SandboxNumberEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
@@ -133,7 +133,7 @@ pub struct ListSandboxNumbersOutput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListOriginationNumbersOutput {
+pub(super) struct ListOriginationNumbersOutput {
     pub phone_numbers: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
@@ -259,7 +259,7 @@ fn with_defaults(attributes: &Attributes) -> Attributes {
     out
 }
 
-pub fn get_sms_attributes(
+pub(super) fn get_sms_attributes(
     e: &mut State,
     cx: &Context,
     input: GetSmsAttributesInput,
@@ -275,7 +275,7 @@ pub fn get_sms_attributes(
     Ok(SmsAttributesOutput { attributes })
 }
 
-pub fn set_sms_attributes(
+pub(super) fn set_sms_attributes(
     e: &mut State,
     cx: &Context,
     input: SetSmsAttributesInput,
@@ -297,7 +297,7 @@ pub fn set_sms_attributes(
     Ok(Empty {})
 }
 
-pub fn check_if_phone_number_is_opted_out(
+pub(super) fn check_if_phone_number_is_opted_out(
     e: &mut State,
     cx: &Context,
     input: PhoneNumberInput,
@@ -308,7 +308,7 @@ pub fn check_if_phone_number_is_opted_out(
     })
 }
 
-pub fn list_phone_numbers_opted_out(
+pub(super) fn list_phone_numbers_opted_out(
     e: &mut State,
     cx: &Context,
     input: ListOptedOutInput,
@@ -324,7 +324,7 @@ pub fn list_phone_numbers_opted_out(
     })
 }
 
-pub fn opt_in_phone_number(
+pub(super) fn opt_in_phone_number(
     e: &mut State,
     cx: &Context,
     input: PhoneNumberInput,
@@ -339,7 +339,7 @@ fn otp_message(otp: &str) -> String {
     format!("Your Amazon SNS verification code is: {otp}")
 }
 
-pub fn create_sms_sandbox_phone_number(
+pub(super) fn create_sms_sandbox_phone_number(
     e: &mut State,
     cx: &Context,
     input: CreateSandboxNumberInput,
@@ -411,7 +411,7 @@ fn sandbox_not_found(phone: &str) -> SnsError {
     ))
 }
 
-pub fn delete_sms_sandbox_phone_number(
+pub(super) fn delete_sms_sandbox_phone_number(
     e: &mut State,
     cx: &Context,
     input: SandboxNumberInput,
@@ -426,7 +426,7 @@ pub fn delete_sms_sandbox_phone_number(
     Ok(Empty {})
 }
 
-pub fn verify_sms_sandbox_phone_number(
+pub(super) fn verify_sms_sandbox_phone_number(
     e: &mut State,
     cx: &Context,
     input: VerifySandboxNumberInput,
@@ -490,7 +490,7 @@ fn page_of<T>(
     SANDBOX.page_of_size(items, token, size)
 }
 
-pub fn list_sms_sandbox_phone_numbers(
+pub(super) fn list_sms_sandbox_phone_numbers(
     e: &mut State,
     cx: &Context,
     input: PagedInput,
@@ -513,7 +513,7 @@ pub fn list_sms_sandbox_phone_numbers(
 }
 
 /// An emulated account owns no origination numbers (toll-free numbers, 10DLC, short codes).
-pub fn list_origination_numbers(
+pub(super) fn list_origination_numbers(
     input: PagedInput,
 ) -> Result<ListOriginationNumbersOutput, SnsError> {
     ORIGINATION.size(input.max_results)?;

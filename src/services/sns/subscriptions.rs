@@ -203,7 +203,7 @@ fn check_filter_quota(e: &State, topic_arn: &str, account: &str) -> Result<(), S
     Ok(())
 }
 
-pub fn subscribe(
+pub(super) fn subscribe(
     e: &mut State,
     cx: &Context,
     input: SubscribeInput,
@@ -385,7 +385,7 @@ fn same_value(stored: &str, given: &str) -> bool {
     matches!((json(stored), json(given)), (Some(a), Some(b)) if a.is_object() && a == b)
 }
 
-pub fn confirm_subscription(
+pub(super) fn confirm_subscription(
     e: &mut State,
     cx: &Context,
     input: ConfirmSubscriptionInput,
@@ -461,7 +461,7 @@ fn no_subscription() -> SnsError {
     SnsError::NotFound("Subscription does not exist".into())
 }
 
-pub fn unsubscribe(
+pub(super) fn unsubscribe(
     e: &mut State,
     cx: &Context,
     input: SubscriptionArnInput,
@@ -504,7 +504,7 @@ pub fn unsubscribe(
     Ok(Empty {})
 }
 
-pub fn get_subscription_attributes(
+pub(super) fn get_subscription_attributes(
     e: &mut State,
     _cx: &Context,
     input: SubscriptionArnInput,
@@ -550,7 +550,7 @@ pub fn get_subscription_attributes(
     Ok(AttributesOutput { attributes })
 }
 
-pub fn set_subscription_attributes(
+pub(super) fn set_subscription_attributes(
     e: &mut State,
     cx: &Context,
     input: SetSubscriptionAttributesInput,
@@ -595,7 +595,7 @@ fn entry(s: &Subscription) -> SubscriptionEntry {
     }
 }
 
-pub fn list_subscriptions(
+pub(super) fn list_subscriptions(
     e: &mut State,
     cx: &Context,
     input: NextTokenInput,
@@ -615,7 +615,7 @@ pub fn list_subscriptions(
     })
 }
 
-pub fn list_subscriptions_by_topic(
+pub(super) fn list_subscriptions_by_topic(
     e: &mut State,
     cx: &Context,
     input: NextTokenInput,

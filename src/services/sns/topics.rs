@@ -258,7 +258,7 @@ fn same_topic(existing: &Topic, attributes: &Attributes, tags: &[Tag]) -> Result
     Ok(())
 }
 
-pub fn create_topic(
+pub(super) fn create_topic(
     e: &mut State,
     cx: &Context,
     input: CreateTopicInput,
@@ -355,7 +355,11 @@ fn no_topic() -> SnsError {
     SnsError::NotFound("Topic does not exist".into())
 }
 
-pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result<Empty, SnsError> {
+pub(super) fn delete_topic(
+    e: &mut State,
+    cx: &Context,
+    input: TopicArnInput,
+) -> Result<Empty, SnsError> {
     parse_topic_arn(cx, &input.topic_arn, "TopicArn")?;
     // Deleting a topic that does not exist succeeds, as in SNS.
     if e.sns.topics.remove(&input.topic_arn).is_some() {
@@ -370,7 +374,7 @@ pub fn delete_topic(e: &mut State, cx: &Context, input: TopicArnInput) -> Result
     Ok(Empty {})
 }
 
-pub fn get_topic_attributes(
+pub(super) fn get_topic_attributes(
     e: &mut State,
     cx: &Context,
     input: TopicArnInput,
@@ -461,7 +465,7 @@ pub(crate) fn effective_delivery_policy(topic: &Topic) -> String {
     ordered_json(&json!({ "http": target }))
 }
 
-pub fn set_topic_attributes(
+pub(super) fn set_topic_attributes(
     e: &mut State,
     cx: &Context,
     input: SetTopicAttributesInput,
@@ -478,7 +482,7 @@ pub fn set_topic_attributes(
     Ok(Empty {})
 }
 
-pub fn list_topics(
+pub(super) fn list_topics(
     e: &mut State,
     cx: &Context,
     input: NextTokenInput,
@@ -510,7 +514,7 @@ fn tagged_topic<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut
         .ok_or_else(|| SnsError::ResourceNotFound("Resource does not exist".into()))
 }
 
-pub fn tag_resource(
+pub(super) fn tag_resource(
     e: &mut State,
     cx: &Context,
     input: TagResourceInput,
@@ -530,7 +534,7 @@ pub fn tag_resource(
     Ok(Empty {})
 }
 
-pub fn untag_resource(
+pub(super) fn untag_resource(
     e: &mut State,
     cx: &Context,
     input: UntagResourceInput,
@@ -540,7 +544,7 @@ pub fn untag_resource(
     Ok(Empty {})
 }
 
-pub fn list_tags_for_resource(
+pub(super) fn list_tags_for_resource(
     e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
@@ -569,7 +573,7 @@ const ACTIONS: [&str; 9] = [
     "ListSubscriptionsByTopic",
 ];
 
-pub fn add_permission(
+pub(super) fn add_permission(
     e: &mut State,
     cx: &Context,
     input: AddPermissionInput,
@@ -614,7 +618,7 @@ pub fn add_permission(
     Ok(Empty {})
 }
 
-pub fn remove_permission(
+pub(super) fn remove_permission(
     e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,
@@ -631,7 +635,7 @@ pub fn remove_permission(
     Ok(Empty {})
 }
 
-pub fn get_data_protection_policy(
+pub(super) fn get_data_protection_policy(
     e: &mut State,
     cx: &Context,
     input: ResourceArnInput,
@@ -642,7 +646,7 @@ pub fn get_data_protection_policy(
     })
 }
 
-pub fn put_data_protection_policy(
+pub(super) fn put_data_protection_policy(
     e: &mut State,
     cx: &Context,
     input: PutDataProtectionPolicyInput,

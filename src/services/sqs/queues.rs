@@ -55,7 +55,7 @@ fn check_redrive(
     Ok(())
 }
 
-pub fn create_queue(
+pub(super) fn create_queue(
     e: &mut State,
     cx: &Context,
     input: CreateQueueInput,
@@ -119,7 +119,7 @@ pub fn create_queue(
     })
 }
 
-pub fn get_queue_url(
+pub(super) fn get_queue_url(
     e: &mut State,
     cx: &Context,
     input: GetQueueUrlInput,
@@ -166,7 +166,7 @@ fn page<'a>(
     PAGER.page(names.map(|k| (k.name.as_str(), k)), token, max)
 }
 
-pub fn list_queues(
+pub(super) fn list_queues(
     e: &mut State,
     cx: &Context,
     input: ListQueuesInput,
@@ -182,7 +182,7 @@ pub fn list_queues(
     })
 }
 
-pub fn list_dead_letter_source_queues(
+pub(super) fn list_dead_letter_source_queues(
     e: &mut State,
     cx: &Context,
     input: ListDeadLetterSourceQueuesInput,
@@ -206,7 +206,11 @@ pub fn list_dead_letter_source_queues(
     })
 }
 
-pub fn delete_queue(e: &mut State, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
+pub(super) fn delete_queue(
+    e: &mut State,
+    cx: &Context,
+    input: QueueUrlInput,
+) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = e
         .sqs
@@ -218,7 +222,7 @@ pub fn delete_queue(e: &mut State, cx: &Context, input: QueueUrlInput) -> Result
     Ok(Empty {})
 }
 
-pub fn get_queue_attributes(
+pub(super) fn get_queue_attributes(
     e: &mut State,
     cx: &Context,
     input: GetQueueAttributesInput,
@@ -257,7 +261,7 @@ pub fn get_queue_attributes(
     Ok(AttributesOutput { attributes })
 }
 
-pub fn set_queue_attributes(
+pub(super) fn set_queue_attributes(
     e: &mut State,
     cx: &Context,
     input: SetQueueAttributesInput,
@@ -283,7 +287,11 @@ pub fn set_queue_attributes(
     Ok(Empty {})
 }
 
-pub fn purge_queue(e: &mut State, cx: &Context, input: QueueUrlInput) -> Result<Empty, SqsError> {
+pub(super) fn purge_queue(
+    e: &mut State,
+    cx: &Context,
+    input: QueueUrlInput,
+) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let now = e.now();
     let queue = queue_mut(e, &key)?;
@@ -320,7 +328,11 @@ fn check_tags(
     Ok(())
 }
 
-pub fn tag_queue(e: &mut State, cx: &Context, input: TagQueueInput) -> Result<Empty, SqsError> {
+pub(super) fn tag_queue(
+    e: &mut State,
+    cx: &Context,
+    input: TagQueueInput,
+) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = queue_mut(e, &key)?;
     let merged: std::collections::BTreeSet<_> =
@@ -330,7 +342,11 @@ pub fn tag_queue(e: &mut State, cx: &Context, input: TagQueueInput) -> Result<Em
     Ok(Empty {})
 }
 
-pub fn untag_queue(e: &mut State, cx: &Context, input: UntagQueueInput) -> Result<Empty, SqsError> {
+pub(super) fn untag_queue(
+    e: &mut State,
+    cx: &Context,
+    input: UntagQueueInput,
+) -> Result<Empty, SqsError> {
     let key = key_from_url(cx, &input.queue_url)?;
     let queue = queue_mut(e, &key)?;
     for k in input.tag_keys {
@@ -339,7 +355,7 @@ pub fn untag_queue(e: &mut State, cx: &Context, input: UntagQueueInput) -> Resul
     Ok(Empty {})
 }
 
-pub fn list_queue_tags(
+pub(super) fn list_queue_tags(
     e: &mut State,
     cx: &Context,
     input: QueueUrlInput,
@@ -371,7 +387,7 @@ fn one_or_many(items: Vec<String>) -> Value {
     }
 }
 
-pub fn add_permission(
+pub(super) fn add_permission(
     e: &mut State,
     cx: &Context,
     input: AddPermissionInput,
@@ -447,7 +463,7 @@ pub fn add_permission(
     Ok(Empty {})
 }
 
-pub fn remove_permission(
+pub(super) fn remove_permission(
     e: &mut State,
     cx: &Context,
     input: RemovePermissionInput,

@@ -29,11 +29,11 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The metrics namespace of event streams, and the metrics label of their deliveries.
-pub const NAMESPACE: &str = "AWS/Events";
-pub const SERVICE: &str = "eventstreams";
+pub(super) const NAMESPACE: &str = "AWS/Events";
+pub(super) const SERVICE: &str = "eventstreams";
 /// The `source` of the event a stream puts on an event bus (target or DLQ) for an SQS message.
-pub const SQS_EVENT_SOURCE: &str = "switchyard.event-stream";
-pub const SQS_EVENT_DETAIL_TYPE: &str = "SQS Message";
+pub(super) const SQS_EVENT_SOURCE: &str = "switchyard.event-stream";
+pub(super) const SQS_EVENT_DETAIL_TYPE: &str = "SQS Message";
 /// The longest StateReason.
 const MAX_REASON_CHARS: usize = 512;
 
@@ -98,7 +98,7 @@ fn reason(text: String) -> Option<String> {
 }
 
 /// Whether the target, the dead-letter queue and the source exist: the checks of a start.
-pub fn check(e: &State, s: &Stream) -> Result<(), String> {
+pub(super) fn check(e: &State, s: &Stream) -> Result<(), String> {
     let source_ok = match &s.source {
         Source::Sqs(arn) => e.sqs.by_arn(arn).is_some(),
         Source::Bus(arn) => e.bus.buses.contains_key(arn),
@@ -129,7 +129,7 @@ fn dead_letter_exists(e: &State, arn: &str) -> bool {
 
 /// Starts a stream that is not running: STARTING now, RUNNING (or START_FAILED) at the next
 /// step of time.
-pub fn begin_start(e: &mut State, arn: &str) {
+pub(super) fn begin_start(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
@@ -170,7 +170,7 @@ fn finish_start(e: &mut State, arn: &str) {
 
 /// Stops a stream (StopEventStream, DeleteEventStream): the event under way is dropped and stays
 /// in the source.
-pub fn halt(e: &mut State, arn: &str) {
+pub(super) fn halt(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get_mut(arn) else {
         return;
     };
@@ -189,7 +189,7 @@ pub fn halt(e: &mut State, arn: &str) {
 }
 
 /// A running stream whose source is gone goes to START_FAILED.
-pub fn refresh(e: &mut State, arn: &str) {
+pub(super) fn refresh(e: &mut State, arn: &str) {
     let Some(s) = e.streams.streams.get(arn) else {
         return;
     };

@@ -71,4 +71,4 @@ pub struct InvocationRecord {
 }
 
 /// The invocations kept, at the most (the oldest go first).
-pub const MAX_RECORDS: usize = 1_000;
+pub(crate) const MAX_RECORDS: usize = 1_000;

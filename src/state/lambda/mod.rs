@@ -1,6 +1,6 @@
 //! The Lambda store and the plain types it holds.
 
-pub mod invocations;
-pub mod mappings;
-pub mod retry;
+pub(crate) mod invocations;
+pub(crate) mod mappings;
+pub(crate) mod retry;
 pub mod store;

@@ -18,8 +18,8 @@ use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use serde::{Deserialize, Serialize};
 
-pub const DEFAULT_MAX_RETRIES: u32 = 2;
-pub const DEFAULT_MAX_AGE_SECONDS: u32 = 21_600;
+pub(crate) const DEFAULT_MAX_RETRIES: u32 = 2;
+pub(crate) const DEFAULT_MAX_AGE_SECONDS: u32 = 21_600;
 /// The waits after a function error: before the first retry, and before the second.
 const FUNCTION_ERROR_DELAYS_MS: [Millis; 2] = [60_000, 120_000];
 /// The wait after a throttle or a system error doubles from this ...

@@ -1,4 +1,4 @@
 //! The scheduler store and the plain types it holds.
 
-pub mod expression;
+pub(crate) mod expression;
 pub mod store;

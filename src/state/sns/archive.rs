@@ -82,7 +82,7 @@ impl Archive {
 /// Reads an `ArchivePolicy` value: `Some(days)` to archive, `None` for `""` or `{}`, which turn
 /// archiving off ("inactive when the archive policy is set to an empty JSON object", AWS topic
 /// owner page). Errors are the text after "ArchivePolicy: ".
-pub fn parse_archive_policy(value: &str) -> Result<Option<i64>, String> {
+pub(crate) fn parse_archive_policy(value: &str) -> Result<Option<i64>, String> {
     if value.trim().is_empty() {
         return Ok(None);
     }
@@ -109,7 +109,7 @@ pub fn parse_archive_policy(value: &str) -> Result<Option<i64>, String> {
 
 /// Sets (or changes) a topic's archive. Changing the retention period keeps what is archived
 /// and when archiving began.
-pub fn set_policy(archive: &mut Option<Archive>, retention_days: i64, now: Millis) {
+pub(crate) fn set_policy(archive: &mut Option<Archive>, retention_days: i64, now: Millis) {
     match archive {
         Some(a) => a.retention_days = retention_days,
         None => {
@@ -152,7 +152,7 @@ impl Replay {
 /// Reads a `ReplayPolicy` value for a subscription of a topic that is FIFO (`fifo`) and archives
 /// since `beginning` (its BeginningArchiveTime, `None` without an archive). Errors are the text
 /// after "ReplayPolicy: ".
-pub fn parse_replay_policy(
+pub(crate) fn parse_replay_policy(
     value: &str,
     fifo: bool,
     beginning: Option<Millis>,

@@ -1,6 +1,6 @@
 //! The sns store and the plain types it holds.
 
-pub mod archive;
+pub(crate) mod archive;
 pub mod delivery_policy;
 pub mod filter;
 pub mod protocol;

@@ -71,7 +71,7 @@ impl Default for QueueAttributes {
 }
 
 /// Attribute names a client may set.
-pub const SETTABLE: [&str; 15] = [
+pub(crate) const SETTABLE: [&str; 15] = [
     "DelaySeconds",
     "MaximumMessageSize",
     "MessageRetentionPeriod",
@@ -101,7 +101,7 @@ const READ_ONLY: [&str; 6] = [
 ];
 
 /// Whether GetQueueAttributes knows attribute `name` (besides `All`).
-pub fn readable(name: &str) -> bool {
+pub(crate) fn readable(name: &str) -> bool {
     READ_ONLY.contains(&name) || SETTABLE.contains(&name)
 }
 
@@ -150,7 +150,7 @@ struct RedriveAllowJson {
 }
 
 /// `{"deadLetterTargetArn": "...", "maxReceiveCount": n}` (the count may be a string).
-pub fn parse_redrive_policy(text: &str) -> Result<RedrivePolicy, SqsError> {
+pub(crate) fn parse_redrive_policy(text: &str) -> Result<RedrivePolicy, SqsError> {
     let bad = |reason: &str| {
         SqsError::InvalidParameterValue(format!(
             "Value {text} for parameter RedrivePolicy is invalid. Reason: {reason}"
@@ -180,7 +180,7 @@ pub fn parse_redrive_policy(text: &str) -> Result<RedrivePolicy, SqsError> {
     }
 }
 
-pub fn parse_redrive_allow_policy(text: &str) -> Result<RedriveAllow, SqsError> {
+pub(crate) fn parse_redrive_allow_policy(text: &str) -> Result<RedriveAllow, SqsError> {
     let bad = |reason: &str| invalid("RedriveAllowPolicy", Some(reason));
     let json: RedriveAllowJson = serde_json::from_str(text)
         .map_err(|_| bad("Redrive allow policy is not a valid JSON map."))?;

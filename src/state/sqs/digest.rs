@@ -8,12 +8,12 @@ use base64::Engine as _;
 use md5::{Digest, Md5};
 use std::collections::BTreeMap;
 
-pub fn md5_hex(data: &[u8]) -> String {
+pub(crate) fn md5_hex(data: &[u8]) -> String {
     lower_hex(&Md5::digest(data))
 }
 
 /// Lowercase hex of a digest, into a string allocated once at its length.
-pub fn lower_hex(digest: &[u8]) -> String {
+pub(crate) fn lower_hex(digest: &[u8]) -> String {
     let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
     let mut text = String::with_capacity(digest.len() * 2);
     for &b in digest {
@@ -24,7 +24,7 @@ pub fn lower_hex(digest: &[u8]) -> String {
 }
 
 /// The 16 bytes of an MD5 (a queued message keeps its body's so).
-pub fn md5(data: &[u8]) -> [u8; 16] {
+pub(crate) fn md5(data: &[u8]) -> [u8; 16] {
     Md5::digest(data).into()
 }
 

@@ -1,7 +1,7 @@
 //! The sqs store and the plain types it holds.
 
-pub mod attributes;
-pub mod digest;
-pub mod errors;
+pub(crate) mod attributes;
+pub(crate) mod digest;
+pub(crate) mod errors;
 pub mod shapes;
 pub mod store;

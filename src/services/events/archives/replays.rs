@@ -50,7 +50,7 @@ fn replay_not_found(name: &str) -> EventsError {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ReplayDestination {
+pub(super) struct ReplayDestination {
     pub arn: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filter_arns: Vec<String>,
@@ -58,7 +58,7 @@ pub struct ReplayDestination {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct StartReplayInput {
+pub(super) struct StartReplayInput {
     pub replay_name: String,
     pub description: Option<String>,
     pub event_source_arn: String,
@@ -69,7 +69,7 @@ pub struct StartReplayInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct StartReplayOutput {
+pub(super) struct StartReplayOutput {
     pub replay_arn: String,
     pub state: String,
     pub replay_start_time: Value,
@@ -112,7 +112,7 @@ fn next_slice(pending: &mut VecDeque<ArchivedEvent>, start: Millis) -> Vec<Archi
     slice
 }
 
-pub fn start_replay(
+pub(super) fn start_replay(
     e: &mut State,
     cx: &Context,
     input: StartReplayInput,
@@ -272,13 +272,13 @@ pub(super) fn step(e: &mut State, replay_arn: &str) {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ReplayNameInput {
+pub(super) struct ReplayNameInput {
     pub replay_name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DescribeReplayOutput {
+pub(super) struct DescribeReplayOutput {
     pub replay_name: String,
     pub replay_arn: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -295,7 +295,7 @@ pub struct DescribeReplayOutput {
 /// A replay's times, the last members of both DescribeReplay's answer and a ListReplays entry.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ReplayTimes {
+pub(super) struct ReplayTimes {
     pub event_start_time: Value,
     pub event_end_time: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -329,7 +329,7 @@ fn replay_of<'e>(
         .ok_or_else(|| replay_not_found(name))
 }
 
-pub fn describe_replay(
+pub(super) fn describe_replay(
     e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
@@ -352,12 +352,12 @@ pub fn describe_replay(
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CancelReplayOutput {
+pub(super) struct CancelReplayOutput {
     pub replay_arn: String,
     pub state: String,
 }
 
-pub fn cancel_replay(
+pub(super) fn cancel_replay(
     e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
@@ -379,7 +379,7 @@ pub fn cancel_replay(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListReplaysInput {
+pub(super) struct ListReplaysInput {
     pub name_prefix: Option<String>,
     pub state: Option<String>,
     pub event_source_arn: Option<String>,
@@ -389,7 +389,7 @@ pub struct ListReplaysInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ReplaySummary {
+pub(super) struct ReplaySummary {
     pub replay_name: String,
     pub event_source_arn: String,
     pub state: String,
@@ -401,13 +401,13 @@ pub struct ReplaySummary {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListReplaysOutput {
+pub(super) struct ListReplaysOutput {
     pub replays: Vec<ReplaySummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_replays(
+pub(super) fn list_replays(
     e: &mut State,
     cx: &Context,
     input: ListReplaysInput,

@@ -13,14 +13,14 @@ use crate::services::events::store::ConnectionHttpParameters;
 
 /// The HTTP methods of an API destination, in the order AWS's message lists them (recorded from
 /// AWS by LocalStack's snapshot `test_create_api_destination_invalid_parameters`).
-pub const DESTINATION_METHODS: &str = "[HEAD, POST, PATCH, DELETE, PUT, GET, OPTIONS]";
+pub(super) const DESTINATION_METHODS: &str = "[HEAD, POST, PATCH, DELETE, PUT, GET, OPTIONS]";
 /// Recorded from AWS (`test_create_connection_invalid_parameters`).
-pub const AUTHORIZATION_TYPES: &str = "[BASIC, OAUTH_CLIENT_CREDENTIALS, API_KEY]";
+pub(super) const AUTHORIZATION_TYPES: &str = "[BASIC, OAUTH_CLIENT_CREDENTIALS, API_KEY]";
 /// The model's order.
-pub const OAUTH_METHODS: &str = "[GET, POST, PUT]";
-pub const CONNECTION_STATES: &str = "[CREATING, UPDATING, DELETING, AUTHORIZED, DEAUTHORIZED, AUTHORIZING, DEAUTHORIZING, ACTIVE, FAILED_CONNECTIVITY]";
-pub const NAME_PATTERN: &str = "[\\.\\-_A-Za-z0-9]+";
-pub const CONNECTION_ARN_PATTERN: &str = "^arn:aws([a-z]|\\-)*:events:([a-z]|\\d|\\-)*:([0-9]{12})?:connection\\/[\\.\\-_A-Za-z0-9]+\\/[\\-A-Za-z0-9]+$";
+pub(super) const OAUTH_METHODS: &str = "[GET, POST, PUT]";
+pub(super) const CONNECTION_STATES: &str = "[CREATING, UPDATING, DELETING, AUTHORIZED, DEAUTHORIZED, AUTHORIZING, DEAUTHORIZING, ACTIVE, FAILED_CONNECTIVITY]";
+pub(super) const NAME_PATTERN: &str = "[\\.\\-_A-Za-z0-9]+";
+pub(super) const CONNECTION_ARN_PATTERN: &str = "^arn:aws([a-z]|\\-)*:events:([a-z]|\\d|\\-)*:([0-9]{12})?:connection\\/[\\.\\-_A-Za-z0-9]+\\/[\\-A-Za-z0-9]+$";
 const ENDPOINT_PATTERN: &str =
     "^((%[0-9A-Fa-f]{2}|[-()_.!~*';/?:@\\x26=+$,A-Za-z0-9])+)([).!';/?:,])?$";
 const AUTH_HEADER_PATTERN: &str =
@@ -32,10 +32,10 @@ const QUERY_VALUE_PATTERN: &str = "[^\\x00-\\x09\\x0B\\x0C\\x0E-\\x1F\\x7F]+";
 
 /// The constraints a request violates, in the order found.
 #[derive(Debug, Default)]
-pub struct Violations(Vec<String>);
+pub(super) struct Violations(Vec<String>);
 
 impl Violations {
-    pub fn add(&mut self, value: Option<&str>, member: &str, rule: &str) {
+    pub(super) fn add(&mut self, value: Option<&str>, member: &str, rule: &str) {
         let shown = match value {
             Some(v) => format!("Value '{v}' at"),
             None => "Value at".to_string(),
@@ -47,14 +47,18 @@ impl Violations {
 
     /// A required member absent from the request (Coral: "Value null at 'm' failed to satisfy
     /// constraint: Member must not be null"), listed with the other violations.
-    pub fn null(&mut self, member: &str) {
+    pub(super) fn null(&mut self, member: &str) {
         self.0.push(format!(
             "Value null at '{member}' failed to satisfy constraint: Member must not be null"
         ));
     }
 
     /// `value` when given, else a [`Violations::null`] of `member`.
-    pub fn required<'v, T: ?Sized>(&mut self, value: Option<&'v T>, member: &str) -> Option<&'v T> {
+    pub(super) fn required<'v, T: ?Sized>(
+        &mut self,
+        value: Option<&'v T>,
+        member: &str,
+    ) -> Option<&'v T> {
         if value.is_none() {
             self.null(member);
         }
@@ -63,7 +67,7 @@ impl Violations {
 
     /// A string within `min..=max` characters whose characters all pass `allowed`.
     #[allow(clippy::too_many_arguments)]
-    pub fn text(
+    pub(super) fn text(
         &mut self,
         value: Option<&str>,
         member: &str,
@@ -100,21 +104,21 @@ impl Violations {
         }
     }
 
-    pub fn name(&mut self, value: &str, member: &str) {
+    pub(super) fn name(&mut self, value: &str, member: &str) {
         self.text(Some(value), member, 1, 64, NAME_PATTERN, is_name, false);
     }
 
-    pub fn description(&mut self, value: Option<&str>) {
+    pub(super) fn description(&mut self, value: Option<&str>) {
         self.text(value, "description", 0, 512, ".*", |_| true, false);
     }
 
-    pub fn one_of(&mut self, value: Option<&str>, member: &str, listed: &str) {
+    pub(super) fn one_of(&mut self, value: Option<&str>, member: &str, listed: &str) {
         self.one_of_by(value, member, listed, |a, v| a == v);
     }
 
     /// As [`Violations::one_of`], any letter case accepted (AWS takes an OAuth `HttpMethod`
     /// of `get` or `Post`).
-    pub fn one_of_any_case(&mut self, value: Option<&str>, member: &str, listed: &str) {
+    pub(super) fn one_of_any_case(&mut self, value: Option<&str>, member: &str, listed: &str) {
         self.one_of_by(value, member, listed, str::eq_ignore_ascii_case);
     }
 
@@ -139,11 +143,11 @@ impl Violations {
         }
     }
 
-    pub fn endpoint(&mut self, value: Option<&str>, member: &str) {
+    pub(super) fn endpoint(&mut self, value: Option<&str>, member: &str) {
         self.text(value, member, 1, 2048, ENDPOINT_PATTERN, is_endpoint, false);
     }
 
-    pub fn connection_arn(&mut self, value: Option<&str>) {
+    pub(super) fn connection_arn(&mut self, value: Option<&str>) {
         let Some(v) = value else { return };
         if v.is_empty() || v.chars().count() > 1600 || parse_arn(v, "connection").is_none() {
             self.add(
@@ -157,7 +161,7 @@ impl Violations {
     }
 
     /// A username, API key name or client id (`sensitive`: a password, key value or secret).
-    pub fn auth_header(&mut self, value: Option<&str>, member: &str, sensitive: bool) {
+    pub(super) fn auth_header(&mut self, value: Option<&str>, member: &str, sensitive: bool) {
         self.text(
             value,
             member,
@@ -170,7 +174,11 @@ impl Violations {
     }
 
     /// The header and query string parameters of `params` (body parameters are free text).
-    pub fn http_parameters(&mut self, params: Option<&ConnectionHttpParameters>, member: &str) {
+    pub(super) fn http_parameters(
+        &mut self,
+        params: Option<&ConnectionHttpParameters>,
+        member: &str,
+    ) {
         let Some(params) = params else { return };
         for (i, h) in params.header_parameters.iter().enumerate() {
             let at = format!("{member}.headerParameters.{}.member", i + 1);
@@ -221,7 +229,7 @@ impl Violations {
         }
     }
 
-    pub fn finish(self) -> Result<(), EventsError> {
+    pub(super) fn finish(self) -> Result<(), EventsError> {
         match self.0.as_slice() {
             [] => Ok(()),
             [one] => Err(EventsError::Validation(format!(
@@ -236,7 +244,7 @@ impl Violations {
     }
 }
 
-pub fn is_name(v: &str) -> bool {
+pub(super) fn is_name(v: &str) -> bool {
     v.chars().all(name_char)
 }
 
@@ -279,7 +287,7 @@ fn is_header_value(v: &str) -> bool {
 
 /// The (region, account, name) of an EventBridge ARN of `kind` (`connection`,
 /// `api-destination`): `arn:aws:events:<region>:<account>:<kind>/<name>/<id>`.
-pub fn parse_arn<'a>(arn: &'a str, kind: &str) -> Option<(&'a str, &'a str, &'a str)> {
+pub(super) fn parse_arn<'a>(arn: &'a str, kind: &str) -> Option<(&'a str, &'a str, &'a str)> {
     let Arn {
         partition,
         service,
@@ -307,7 +315,7 @@ pub fn parse_arn<'a>(arn: &'a str, kind: &str) -> Option<(&'a str, &'a str, &'a 
 
 /// Whether an endpoint is a URL switchyard can call: `https://` as AWS requires, or `http://`
 /// (see the module documentation), with a host.
-pub fn is_http_url(url: &str) -> bool {
+pub(super) fn is_http_url(url: &str) -> bool {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"));

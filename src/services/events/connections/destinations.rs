@@ -57,7 +57,7 @@ fn state_of(e: &State, d: &ApiDestination) -> &'static str {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct CreateApiDestinationInput {
+pub(super) struct CreateApiDestinationInput {
     pub name: String,
     pub description: Option<String>,
     pub connection_arn: String,
@@ -68,7 +68,7 @@ pub struct CreateApiDestinationInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ApiDestinationStateOutput {
+pub(super) struct ApiDestinationStateOutput {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub creation_time: Value,
@@ -114,7 +114,7 @@ fn rate_limit(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-pub fn create_api_destination(
+pub(super) fn create_api_destination(
     e: &mut State,
     cx: &Context,
     input: CreateApiDestinationInput,
@@ -162,13 +162,13 @@ pub fn create_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ApiDestinationNameInput {
+pub(super) struct ApiDestinationNameInput {
     pub name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct DescribeApiDestinationOutput {
+pub(super) struct DescribeApiDestinationOutput {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub connection_arn: String,
@@ -197,7 +197,7 @@ fn describe(e: &State, d: &ApiDestination) -> DescribeApiDestinationOutput {
     }
 }
 
-pub fn describe_api_destination(
+pub(super) fn describe_api_destination(
     e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
@@ -213,7 +213,7 @@ pub fn describe_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UpdateApiDestinationInput {
+pub(super) struct UpdateApiDestinationInput {
     pub name: String,
     pub description: Option<String>,
     pub connection_arn: Option<String>,
@@ -222,7 +222,7 @@ pub struct UpdateApiDestinationInput {
     pub invocation_rate_limit_per_second: Option<i64>,
 }
 
-pub fn update_api_destination(
+pub(super) fn update_api_destination(
     e: &mut State,
     cx: &Context,
     input: UpdateApiDestinationInput,
@@ -269,9 +269,9 @@ pub fn update_api_destination(
 }
 
 #[derive(Debug, Serialize)]
-pub struct Empty {}
+pub(super) struct Empty {}
 
-pub fn delete_api_destination(
+pub(super) fn delete_api_destination(
     e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
@@ -286,7 +286,7 @@ pub fn delete_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListApiDestinationsInput {
+pub(super) struct ListApiDestinationsInput {
     pub name_prefix: Option<String>,
     pub connection_arn: Option<String>,
     pub next_token: Option<String>,
@@ -295,7 +295,7 @@ pub struct ListApiDestinationsInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ApiDestinationSummary {
+pub(super) struct ApiDestinationSummary {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub connection_arn: String,
@@ -309,13 +309,13 @@ pub struct ApiDestinationSummary {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ListApiDestinationsOutput {
+pub(super) struct ListApiDestinationsOutput {
     pub api_destinations: Vec<ApiDestinationSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub fn list_api_destinations(
+pub(super) fn list_api_destinations(
     e: &mut State,
     cx: &Context,
     input: ListApiDestinationsInput,

@@ -4,11 +4,11 @@
 
 use super::*;
 
-pub fn engine() -> State {
+pub(crate) fn engine() -> State {
     State::for_tests(0)
 }
 
-pub fn cx() -> Context {
+pub(crate) fn cx() -> Context {
     Context::for_tests()
 }
 

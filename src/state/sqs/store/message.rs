@@ -96,11 +96,11 @@ pub struct Message {
 mod md5_hex {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(md5: &[u8; 16], s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(md5: &[u8; 16], s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&hex::encode(md5))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 16], D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u8; 16], D::Error> {
         let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
         let mut md5 = [0; 16];
         hex::decode_to_slice(&*text, &mut md5)
