@@ -140,7 +140,7 @@ mod tests {
         let ses = answer(&parts("POST", "/", &form), "ses", "r-3");
         let text = body(ses).await;
         assert!(
-            text.contains("<Code>NotImplemented</Code>") && text.contains("'ses'"),
+            text.contains("<Code>NotImplemented</Code>") && text.contains("&apos;ses&apos;"),
             "{text}"
         );
 
