@@ -132,7 +132,17 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
                 tracing::error!(request_id, error = %err, "request failed");
             }
             error_code = Some(code_answered(protocol, route.service, &err));
-            if err.code == NOT_AN_AWS_REQUEST {
+            if let Some(service) = route
+                .unemulated
+                .as_deref()
+                .filter(|_| route.service.is_none())
+            {
+                error_code = Some(unemulated::CODE);
+                route.operation = header_str(&parts, X_AMZ_TARGET)
+                    .and_then(|t| t.rsplit_once('.'))
+                    .map(|(_, op)| op.to_string());
+                unemulated::answer(&parts, service, &request_id)
+            } else if err.code == NOT_AN_AWS_REQUEST {
                 not_an_aws_request_answer(&err)
             } else if route.json_answer && err.code != "UnknownOperationException" {
                 query_json_error(route.service, &err, &request_id)
@@ -141,9 +151,6 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
             }
         }
     };
-    if route.unemulated.is_some() {
-        error_code = Some(unemulated::CODE);
-    }
     let unemulated = route.unemulated.as_deref().unwrap_or("-");
     tracing::info!(
         service = route.service.map_or(unemulated, |s| s.name()),
@@ -175,14 +182,13 @@ async fn serve(
         .as_ref()
         .and_then(|s| detect::signing_service(s.service));
     route.service = scope_service;
+    // A scope naming a service switchyard does not emulate: answered so (in `handle`) unless
+    // the request names an emulated one otherwise (a queue URL, a Version, an X-Amz-Target),
+    // which is then served, or refused for its scope under `--auth verify`.
     if let Some(signed) = &signature
         && scope_service.is_none()
     {
         route.unemulated = Some(signed.service.to_string());
-        route.operation = header_str(parts, X_AMZ_TARGET)
-            .and_then(|t| t.rsplit_once('.'))
-            .map(|(_, op)| op.to_string());
-        return Ok(unemulated::answer(parts, signed.service, request_id));
     }
 
     let declared = header_str(parts, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
