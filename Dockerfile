@@ -15,9 +15,12 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends curl ca-certificates libssl3 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/switchyard /usr/local/bin/switchyard
-# testcontainers' LocalStackContainer (Java) starts LocalStack's entrypoint by this path.
+# testcontainers' LocalStackContainer (Java) starts LocalStack's entrypoint by this path. A named
+# volume mounted on LocalStack's /var/lib/localstack starts as this directory, nobody's: with
+# SWITCHYARD_STATE_DIR under it, the state survives the container (tools/test-image runs it so).
 RUN ln -s switchyard /usr/local/bin/docker-entrypoint.sh \
-    && mkdir -p /etc/localstack/init/ready.d
+    && mkdir -p /etc/localstack/init/ready.d /var/lib/localstack \
+    && chown nobody:nogroup /var/lib/localstack
 # LocalStack's listen address; --host, --port and SWITCHYARD_HOST/PORT still win over it. The
 # scripts mounted in ready.d run before the `Ready.` line, as in LocalStack.
 ENV GATEWAY_LISTEN=0.0.0.0:4566 SWITCHYARD_INIT=/etc/localstack/init/ready.d

@@ -13,7 +13,8 @@ allowed) the blocks run on the machine's loopback and need 4566 and 9000 free.
 Two things are added around a block, neither visible to it:
 - after a line that starts a process in the background, the next line waits until that process
   has printed its ready line ("... listening on http://..."), as a reader waits for it before
-  typing on (a DEBUG trap);
+  typing on (a DEBUG trap) — except in a block that waits itself (an `until curl ...` line, as
+  "Start-up resources" has), which runs with no wait but its own, as a reader copying it would;
 - on exit, the block's background jobs are stopped by their process ids.
 
 Each block runs in a scratch directory of its own (files it writes, such as attributes.json, land
@@ -25,6 +26,7 @@ heading in EXPECTED; blocks that cannot run here are skipped only for a reason l
 The switchyard binary comes from COMPAT_SWITCHYARD_BIN (compat/run sets it to the binary it built).
 """
 
+import datetime
 import json
 import os
 import re
@@ -102,6 +104,11 @@ trap __readme_ready DEBUG
 """
 
 
+def waits_itself(text):
+    """Whether a block polls for the server's readiness itself (`until curl ...`)."""
+    return re.search(r"^until curl ", text, re.M) is not None
+
+
 def namespaces():
     """The command prefix that gives a block its own network and PID namespaces, or None."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
@@ -137,6 +144,8 @@ def runner(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "AWS_ENDPOINT_URL" and not k.startswith("COMPAT_")}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
     preamble = PREAMBLE.format(setup="\n".join(setup_lines()))
+    preamble_no_wait = preamble.replace("trap __readme_ready DEBUG\n", "")
+    assert preamble_no_wait != preamble
 
     def run(name, text):
         if prefix is None:
@@ -147,7 +156,7 @@ def runner(tmp_path_factory):
         os.symlink(COMPAT_DIR, scratch / "compat")
         (scratch / "home").mkdir()
         script = scratch / "block.sh"
-        script.write_text(preamble + text)
+        script.write_text((preamble_no_wait if waits_itself(text) else preamble) + text)
         out_path = scratch / "stdout"
         block_env = dict(env, HOME=str(scratch / "home"), README_BLOCK_OUT=str(out_path))
         command = ["bash", str(script)]
@@ -306,7 +315,13 @@ def check_custom_bus(out):
 
 def check_scheduler(out):
     runs = sorted(json.loads(b)["at"] for b in bodies(out))
-    assert runs == ["2027-03-13T14:00:00Z", "2027-03-14T13:00:00Z", "2027-03-15T13:00:00Z"], out
+    times = [datetime.datetime.fromisoformat(r.replace("Z", "+00:00")) for r in runs]
+    assert [t.hour for t in times] == [14, 13, 13], out  # 09:00 EST, then 09:00 EDT twice
+    sunday = times[1].date()
+    assert sunday.month == 3 and 8 <= sunday.day <= 14 and sunday.weekday() == 6, runs
+    assert [t.date() for t in times] == [sunday - datetime.timedelta(days=1), sunday,
+                                         sunday + datetime.timedelta(days=1)], runs
+    assert times[0] > datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1), runs
     assert "once is gone" in out
 
 

@@ -11,6 +11,7 @@ pub mod detect;
 pub mod query;
 pub mod rest_json;
 pub mod sigv4;
+mod unemulated;
 
 use crate::clock::Clock;
 use crate::config::{AuthMode, Config};
@@ -78,6 +79,8 @@ struct Route {
     operation: Option<String>,
     /// A Query request asking for its answer in JSON (`Accept: application/json`).
     json_answer: bool,
+    /// The credential scope's service, when switchyard does not emulate it.
+    unemulated: Option<String>,
 }
 
 /// The code of a request that is no AWS call: no signature, no Action, no X-Amz-Target (a
@@ -129,7 +132,17 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
                 tracing::error!(request_id, error = %err, "request failed");
             }
             error_code = Some(code_answered(protocol, route.service, &err));
-            if err.code == NOT_AN_AWS_REQUEST {
+            if let Some(service) = route
+                .unemulated
+                .as_deref()
+                .filter(|_| route.service.is_none())
+            {
+                error_code = Some(unemulated::CODE);
+                route.operation = header_str(&parts, X_AMZ_TARGET)
+                    .and_then(|t| t.rsplit_once('.'))
+                    .map(|(_, op)| op.to_string());
+                unemulated::answer(&parts, service, &request_id)
+            } else if err.code == NOT_AN_AWS_REQUEST {
                 not_an_aws_request_answer(&err)
             } else if route.json_answer && err.code != "UnknownOperationException" {
                 query_json_error(route.service, &err, &request_id)
@@ -138,8 +151,9 @@ pub async fn handle(app: Arc<Runtime>, parts: Parts, body: Body) -> Response {
             }
         }
     };
+    let unemulated = route.unemulated.as_deref().unwrap_or("-");
     tracing::info!(
-        service = route.service.map_or("-", ServiceId::name),
+        service = route.service.map_or(unemulated, |s| s.name()),
         operation = route.operation.as_deref().unwrap_or("-"),
         status = response.status().as_u16(),
         duration_us = stopwatch.elapsed().as_micros() as u64,
@@ -168,6 +182,14 @@ async fn serve(
         .as_ref()
         .and_then(|s| detect::signing_service(s.service));
     route.service = scope_service;
+    // A scope naming a service switchyard does not emulate: answered so (in `handle`) unless
+    // the request names an emulated one otherwise (a queue URL, a Version, an X-Amz-Target),
+    // which is then served, or refused for its scope under `--auth verify`.
+    if let Some(signed) = &signature
+        && scope_service.is_none()
+    {
+        route.unemulated = Some(signed.service.to_string());
+    }
 
     let declared = header_str(parts, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_REQUEST_BYTES as u64) {

@@ -61,3 +61,4 @@ mod sqs_queues;
 mod sqs_redrive;
 mod sqs_sdk;
 mod state_dir;
+mod unemulated;
