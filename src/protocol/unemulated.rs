@@ -14,14 +14,14 @@ use axum::response::Response;
 
 /// The code every such answer has: S3's own for what it does not implement (501), and a name
 /// every SDK shows as it is.
-pub const CODE: &str = "NotImplemented";
+pub(super) const CODE: &str = "NotImplemented";
 
 /// The signing names of the services that speak REST-XML (S3 and its control API, Route 53,
 /// CloudFront); S3's errors are a bare `<Error>`, the others' an `<ErrorResponse>`.
 const REST_XML: [&str; 4] = ["s3", "s3-control", "route53", "cloudfront"];
 
 /// What the answer says: the service asked for and the services switchyard emulates.
-pub fn message(service: &str) -> String {
+pub(super) fn message(service: &str) -> String {
     let mut emulated: Vec<&str> = ServiceId::SERVING.iter().map(|s| s.name()).collect();
     emulated.dedup();
     format!(
@@ -32,7 +32,7 @@ pub fn message(service: &str) -> String {
 }
 
 /// The answer to a request signed for `service`, which switchyard does not emulate.
-pub fn answer(parts: &Parts, service: &str, request_id: &str) -> Response {
+pub(super) fn answer(parts: &Parts, service: &str, request_id: &str) -> Response {
     let message = message(service);
     let content_type = header_str(parts, header::CONTENT_TYPE).unwrap_or_default();
     let query_action = content_type.starts_with("application/x-www-form-urlencoded")
