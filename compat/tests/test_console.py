@@ -480,3 +480,33 @@ def test_console_is_usable_by_keyboard_alone(sns, sqs, control, endpoint, url, p
         assert letter.startswith(key[phase]) and fill == f"url(#p-{phase})", (phase, letter, fill)
     legend = page.locator("#tl-legend").inner_text()
     assert all(f"{letter} = {phase}" in legend for phase, letter in key.items()), legend
+
+
+def test_console_shows_a_functions_invocations_and_its_attempts_on_the_timeline(make_client, sqs, control, url, page):
+    """A Lambda function in the tree: its last invocations (request id, duration, result, the log
+    folded), and the attempts of a failing asynchronous invocation on the timeline."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("app.py", "def ok(event, context):\n    return event\n"
+                             "def fails(event, context):\n    raise ValueError('no')\n")
+    awslambda = make_client("lambda")
+    for name, handler in [("hello", "app.ok"), ("broken", "app.fails")]:
+        awslambda.create_function(FunctionName=name, Role="arn:aws:iam::000000000000:role/l",
+                                  Runtime="python3.12", Handler=handler, Code={"ZipFile": buf.getvalue()})
+    out = awslambda.invoke(FunctionName="hello", Payload=b'{"n": 1}')
+    assert out["StatusCode"] == 200
+    awslambda.invoke(FunctionName="broken", InvocationType="Event", Payload=b"{}")
+    control.advance(180)
+    page.goto(url + "/_switchyard/ui")
+    hello = "arn:aws:lambda:us-east-1:000000000000:function:hello"
+    button = page.locator(f'#resource-tree button[data-arn="{hello}"]')
+    expect(button).to_contain_text("hello")
+    button.click()
+    expect(page.locator("#invocations")).to_contain_text("Success")
+    expect(page.locator("#invocations")).to_contain_text("RequestResponse")
+    broken = "arn:aws:lambda:us-east-1:000000000000:function:broken"
+    page.locator(f'#resource-tree button[data-arn="{broken}"]').click()
+    expect(page.locator("#invocations")).to_contain_text("ValueError")
+    expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(3)
