@@ -39,7 +39,14 @@ pub async fn call(
         (ServiceId::Sqs, "ReceiveMessage") => Box::pin(receive_message(rt, cx, input)).await,
         (ServiceId::Sns, "Publish") => Box::pin(publish(rt, cx, input, false)).await,
         (ServiceId::Sns, "PublishBatch") => Box::pin(publish(rt, cx, input, true)).await,
-        (ServiceId::Lambda, "Invoke") => Box::pin(super::invoke::invoke(rt, cx, input)).await,
+        (ServiceId::Lambda, "Invoke") => {
+            match Box::pin(super::invoke::invoke(rt, cx, input)).await? {
+                super::invoke::Handled::Answered(output) => Ok(output),
+                super::invoke::Handled::Queued(input) => {
+                    under_the_lock(rt, cx, service, operation, input).await
+                }
+            }
+        }
         (ServiceId::Lambda, "DeleteFunction") => {
             let name = input.get("FunctionName").and_then(Value::as_str);
             let arn = name.and_then(|n| crate::services::lambda::functions::resolve(cx, n).ok());
@@ -58,7 +65,7 @@ pub async fn call(
 }
 
 /// An operation run in one piece under the lock, then the token requests it asked for.
-pub(super) async fn under_the_lock(
+async fn under_the_lock(
     rt: &Runtime,
     cx: &Context,
     service: ServiceId,

@@ -2,9 +2,9 @@
 //! handler run off it in an execution environment (`lambda/`), the answer made as AWS makes it
 //! (the payload, `X-Amz-Function-Error`, `X-Amz-Log-Result` for `LogType: Tail`,
 //! `X-Amz-Executed-Version`: the version that ran, an alias's routed one). `InvocationType:
-//! DryRun` checks and answers 204; `Event` answers 202 and runs the invocation in the background, counted as work in flight so that a clock
-//! advance waits for it (its retries and destinations on the virtual clock are to come: issue
-//! 31, item 4).
+//! DryRun` checks and answers 204; an `Event` invocation, once checked, goes back to the caller
+//! (`calls.rs`) to be queued in the state as an operation of its own. Also the invocations that
+//! deliveries ask for ([`crate::engine::Effect::Invoke`]), and their records.
 //! It must not depend on the protocols or the server.
 
 use super::Runtime;
@@ -14,7 +14,6 @@ use crate::dispatch::commands::Command;
 use crate::engine::delivery::DeliveryId;
 use crate::error::AwsError;
 use crate::services::Context;
-use crate::services::ServiceId;
 use crate::services::lambda::run::{self, Runnable};
 use crate::state::lambda::invocations::{InvocationRecord, Invoked};
 use base64::Engine;
@@ -41,7 +40,15 @@ struct InvokeInput {
 
 use crate::services::lambda::errors::user as error;
 
-pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Value, AwsError> {
+/// What an Invoke comes to: the answer of an invocation run here, or an `Event` invocation
+/// checked, whose input goes to the state as an operation of its own (the function's queue, on
+/// the virtual clock: a change of the state, journaled).
+pub(super) enum Handled {
+    Answered(Value),
+    Queued(Value),
+}
+
+pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<Handled, AwsError> {
     let raw = input.clone();
     let input: InvokeInput = crate::services::parse(input)?;
     let payload = match &input.payload {
@@ -84,8 +91,7 @@ pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<V
         ));
     }
     if kind == "Event" {
-        // The function's own queue, on the virtual clock: a change of the state, journaled.
-        return super::calls::under_the_lock(rt, cx, ServiceId::Lambda, "Invoke", raw).await;
+        return Ok(Handled::Queued(raw));
     }
     // From the runtime's own generator: a synchronous invocation changes nothing in the state
     // (its record comes after, as a command of its own).
@@ -107,7 +113,7 @@ pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<V
         return Err(throttled(reserved));
     }
     if kind == "DryRun" {
-        return Ok(json!({"StatusCode": 204}));
+        return Ok(Handled::Answered(json!({"StatusCode": 204})));
     }
     let invocation = Invocation {
         request_id,
@@ -126,6 +132,7 @@ pub(super) async fn invoke(rt: &Runtime, cx: &Context, input: Value) -> Result<V
         input.log_type.as_deref() == Some("Tail"),
         reserved,
     )
+    .map(Handled::Answered)
 }
 
 /// An invocation a delivery asked for ([`crate::engine::Effect::Invoke`]).
@@ -341,35 +348,6 @@ impl Runtime {
     pub async fn stop_function(&self, function_arn: &str) {
         if let Some(environments) = self.lambda.get() {
             environments.stop_function(function_arn).await;
-        }
-    }
-}
-
-/// Work in flight outside the state (an `Event` invocation): a clock advance waits for it as it
-/// waits for HTTP deliveries. Done when dropped.
-pub struct InFlight(Option<Arc<Runtime>>);
-
-impl Runtime {
-    /// Counts work in flight until the answer is dropped.
-    pub fn in_flight(&self) -> InFlight {
-        let app = self.this.upgrade();
-        if let Some(app) = &app {
-            app.in_flight
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
-        InFlight(app)
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(app) = &self.0
-            && app
-                .in_flight
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
-                == 1
-        {
-            app.idle.notify_waiters();
         }
     }
 }

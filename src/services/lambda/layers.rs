@@ -6,7 +6,7 @@
 //! searches.
 
 use super::errors::{invalid_parameter, user, validation};
-use super::functions::{code_digest, code_of, last_modified};
+use super::lookup::{code_digest, code_of, last_modified};
 use super::paging::{page, page_size};
 use super::shapes::CodeInput;
 use crate::arn::Arn;

@@ -12,6 +12,7 @@ pub mod errors;
 pub mod functions;
 mod invoke_configs;
 mod layers;
+mod lookup;
 pub mod mappings;
 mod paging;
 pub mod policy;

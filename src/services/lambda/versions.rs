@@ -4,7 +4,7 @@
 //! it was when published.
 
 use super::errors::{function_not_found, invalid_parameter, user};
-use super::functions::{Seen, check_revision, code_digest, find_mut, resolve_in, shown};
+use super::lookup::{Seen, check_revision, code_digest, find_mut, resolve_in, shown};
 use super::paging::{page, page_size};
 use super::shapes::{
     FunctionConfiguration, FunctionNameInput, ListByFunctionInput, PublishVersionInput,
