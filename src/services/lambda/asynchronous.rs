@@ -208,7 +208,7 @@ pub fn ended(e: &mut State, event: &AsyncEvent, how: How) {
         (false, Some(BY_AGE)) => "EventAgeExceeded",
         (false, _) => "RetriesExhausted",
     };
-    let version = executed_version(e, &event.function);
+    let version = executed_version(&event.function);
     let mut response = json!({"statusCode": status, "executedVersion": version});
     if function_error && let Some(map) = response.as_object_mut() {
         map.insert("functionError".into(), json!("Unhandled"));
@@ -247,7 +247,7 @@ pub fn ended(e: &mut State, event: &AsyncEvent, how: How) {
 
 /// The version that ran an invocation of `invoked`: its own qualifier when it names a version,
 /// else `$LATEST`.
-fn executed_version(_e: &State, invoked: &str) -> String {
+fn executed_version(invoked: &str) -> String {
     let unqualified = super::functions::unqualified_arn(invoked);
     match invoked
         .strip_prefix(unqualified)
@@ -383,7 +383,7 @@ fn dead_letter(e: &mut State, event: &AsyncEvent, status: u16, message: &str) {
             },
         },
     };
-    let protocol = Arn::service_of(&target_name(&target)).to_string();
+    let protocol = Arn::service_of(target.name()).to_string();
     let delivery = Delivery::new(
         SERVICE,
         event.function.clone(),
@@ -394,8 +394,4 @@ fn dead_letter(e: &mut State, event: &AsyncEvent, status: u16, message: &str) {
         None,
     );
     e.deliver(delivery);
-}
-
-fn target_name(target: &Target) -> String {
-    target.name().to_string()
 }

@@ -186,7 +186,12 @@ pub fn keep(e: &mut State, record: InvocationRecord) {
 /// mapping's batches, `Event` for the attempts of an asynchronous invocation.
 pub fn invocation_type(e: &State, delivery: DeliveryId) -> &'static str {
     match e.engine.delivery_source(delivery) {
-        Some((_, source)) if source.contains(":event-source-mapping:") => "EventSourceMapping",
+        Some((_, source))
+            if crate::arn::Arn::parse(source)
+                .is_some_and(|a| a.resource.starts_with("event-source-mapping:")) =>
+        {
+            "EventSourceMapping"
+        }
         _ => "Event",
     }
 }
