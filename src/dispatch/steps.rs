@@ -43,17 +43,16 @@ impl State {
     ///
     /// Depth first, by a loop over one list rather than by recursion: the work a piece sets off
     /// goes to the front of the list, in the order it was set off, so it runs before the pieces
-    /// that were waiting, as a synchronous call chain would run it. A service that starts a
-    /// delivery while a piece runs ([`State::deliver`] inside a hand-over to a topic or a bus)
-    /// settles that delivery there, through the settle the state was given
-    /// ([`super::settle`]), before it goes on: its own loop, over the work set off since.
+    /// that were waiting, as a synchronous call chain would run it. There is one loop: a settle
+    /// started while one is under way (a service delivering, [`State::deliver`], inside a
+    /// hand-over to a topic or a bus) does nothing, and the loop under way takes the work that
+    /// delivery set off next, before the pieces that were waiting.
     ///
     /// An operation a target started (Scheduler's universal targets) is not run inside the
     /// settle: it waits in a queue until the work is done, then runs as a request's operation
     /// would, with its own settle, and its delivery completes with how it ended.
     pub(super) fn run_to_the_end(&mut self) {
         if self.settling {
-            self.run_work();
             return;
         }
         self.settling = true;

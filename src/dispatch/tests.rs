@@ -77,17 +77,19 @@ fn outside_a_settle_the_operation_has_run_when_the_delivery_returns() {
 }
 
 #[test]
-fn inside_a_settle_the_operation_waits_until_the_outer_settle_has_run_its_work() {
+fn inside_a_settle_the_delivery_and_its_operation_wait_for_the_outer_settle() {
     let mut state = State::for_tests(0);
     let url = queue(&mut state);
     // As when a hand-over starts the delivery while a settle is under way: the settle inside
-    // runs the work only; the operation waits, not run, and its delivery is not over.
+    // does nothing; the delivery's hand-over waits for the loop under way, and so does the
+    // operation it starts.
     state.settling = true;
     state.deliver(send_message(&url));
-    assert_eq!(state.calls.len(), 1);
+    assert!(state.calls.is_empty());
     assert_eq!(messages(&mut state, &url), "0");
     assert_eq!(outcomes(&state), Vec::<&str>::new());
-    // The outer settle runs it, then completes its delivery with how it ended.
+    // The outer settle hands it over, runs the operation, then completes its delivery with how
+    // it ended.
     state.settling = false;
     state.settle();
     assert!(state.calls.is_empty());
@@ -96,11 +98,15 @@ fn inside_a_settle_the_operation_waits_until_the_outer_settle_has_run_its_work()
 }
 
 #[test]
-fn a_reset_forgets_the_operations_waiting() {
+fn a_reset_forgets_the_work_waiting() {
     let mut state = State::for_tests(0);
     let url = queue(&mut state);
     state.settling = true;
     state.deliver(send_message(&url));
     state.reset();
     assert!(state.calls.is_empty() && !state.settling);
+    // Nothing of the delivery is left to run: a settle now hands nothing over.
+    state.settle();
+    assert!(state.calls.is_empty());
+    assert_eq!(outcomes(&state), Vec::<&str>::new());
 }

@@ -106,7 +106,7 @@ pub struct State {
     #[serde(skip)]
     pub(crate) calls: std::collections::VecDeque<(DeliveryId, crate::engine::delivery::Target)>,
     /// A settle is under way: one started inside it (a service delivering while a piece of work
-    /// runs) runs the work only, and leaves the queued operations to the outer one (the
+    /// runs) does nothing, and the one under way runs what that delivery set off (the
     /// dispatcher's).
     #[serde(skip)]
     pub(crate) settling: bool,
@@ -172,7 +172,8 @@ impl State {
     }
 
     /// Starts a delivery; in-process attempts (and whatever they set off) are over when this
-    /// returns.
+    /// returns, or, when it is called while a settle is under way (a service's delivery inside a
+    /// hand-over), when that settle is.
     pub fn deliver(&mut self, delivery: Delivery<Step>) -> DeliveryId {
         let id = self.engine.deliver(delivery);
         (self.settle)(self);
