@@ -41,7 +41,30 @@ enum Command {
         #[command(subcommand)]
         command: StateCommand,
     },
+    /// The model of the custom event bus (`aws eventsv2`), switchyard's own API, for boto3 and
+    /// the AWS CLI, which have none of their own.
+    Model {
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
 }
+
+#[derive(Subcommand)]
+enum ModelCommand {
+    /// Print the model (botocore's service-2.json format) to standard output.
+    Print,
+    /// Write the model where `aws configure add-model --service-name eventsv2` writes it,
+    /// DIR/eventsv2/2025-05-15/service-2.json, and print that path. boto3 and the AWS CLI read
+    /// ~/.aws/models; another DIR is one to name in AWS_DATA_PATH.
+    Install {
+        /// The models folder [default: ~/.aws/models].
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// The custom event bus's model, as it ships in the repository for boto3 and the AWS CLI.
+const EVENTSV2_MODEL: &str = include_str!("../compat/models/eventsv2/2025-05-15/service-2.json");
 
 #[derive(Subcommand)]
 enum StateCommand {
@@ -363,6 +386,46 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// `switchyard model print` and `switchyard model install`.
+fn model(command: ModelCommand) -> std::process::ExitCode {
+    let dir = match command {
+        ModelCommand::Print => {
+            let mut out = std::io::stdout().lock();
+            return match out.write_all(EVENTSV2_MODEL.as_bytes()) {
+                Ok(()) => std::process::ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("switchyard: cannot write the model: {e}");
+                    std::process::ExitCode::FAILURE
+                }
+            };
+        }
+        ModelCommand::Install { dir: Some(dir) } => dir,
+        ModelCommand::Install { dir: None } => match std::env::home_dir() {
+            Some(home) => home.join(".aws").join("models"),
+            None => {
+                eprintln!(
+                    "switchyard: no home folder to find ~/.aws/models in; name one with --dir"
+                );
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+    };
+    let folder = dir.join("eventsv2").join("2025-05-15");
+    let path = folder.join("service-2.json");
+    let written =
+        std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&path, EVENTSV2_MODEL));
+    match written {
+        Ok(()) => {
+            println!("{}", path.display());
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("switchyard: cannot write {}: {e}", path.display());
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 async fn run() -> std::process::ExitCode {
     let cli = Cli::parse();
     let args = match cli.command {
@@ -371,6 +434,7 @@ async fn run() -> std::process::ExitCode {
         Some(Command::State {
             command: StateCommand::Export { file, endpoint },
         }) => return export(&file, &endpoint).await,
+        Some(Command::Model { command }) => return model(command),
         Some(Command::Policy {
             command:
                 PolicyCommand::Simulate {

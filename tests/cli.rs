@@ -1040,3 +1040,60 @@ fn state_export_without_a_server_fails_with_a_message() {
     assert!(stderr.contains("cannot get"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+/// `switchyard model print` prints the custom bus's botocore model; `model install` writes it
+/// where `aws configure add-model` would (DIR/eventsv2/2025-05-15/service-2.json, ~/.aws/models
+/// by default) and prints the path; a folder it cannot write is an error naming it.
+#[test]
+fn the_custom_bus_model_prints_and_installs() {
+    let bin = env!("CARGO_BIN_EXE_switchyard");
+    let out = Command::new(bin).args(["model", "print"]).output().unwrap();
+    assert!(out.status.success());
+    let model: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(model["metadata"]["apiVersion"], "2025-05-15");
+    assert_eq!(model["metadata"]["targetPrefix"], "AWSEventsV2");
+    assert_eq!(model["metadata"]["signingName"], "events");
+    assert!(model["operations"]["PutEvents"].is_object());
+
+    let home = std::env::temp_dir().join(format!("switchyard-model-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let out = Command::new(bin)
+        .args(["model", "install"])
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = home.join(".aws/models/eventsv2/2025-05-15/service-2.json");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        path.display().to_string()
+    );
+    let installed: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(installed, model);
+
+    let dir = home.join("models");
+    let out = Command::new(bin)
+        .args(["model", "install", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(dir.join("eventsv2/2025-05-15/service-2.json").is_file());
+
+    // A file where the folder should be.
+    let blocked = home.join("file");
+    std::fs::write(&blocked, "").unwrap();
+    let out = Command::new(bin)
+        .args(["model", "install", "--dir"])
+        .arg(&blocked)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+    std::fs::remove_dir_all(&home).unwrap();
+}

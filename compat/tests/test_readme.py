@@ -18,9 +18,8 @@ Two things are added around a block, neither visible to it:
 - on exit, the block's background jobs are stopped by their process ids.
 
 Each block runs in a scratch directory of its own (files it writes, such as attributes.json, land
-there) in which `compat` is a link to the repository's compat/ (the custom-bus blocks add the
-eventsv2 model from `compat/models`, "from the repository's root"), with HOME in the scratch
-directory (`aws configure add-model` writes there). What the comments promise is checked per
+there) in which `compat` is a link to the repository's compat/, with HOME in the scratch
+directory (the custom-bus blocks' `switchyard model install` writes there). What the comments promise is checked per
 heading in EXPECTED; blocks that cannot run here are skipped only for a reason listed in SKIPPED.
 
 The switchyard binary comes from COMPAT_SWITCHYARD_BIN (compat/run sets it to the binary it built).
