@@ -189,10 +189,12 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     sub_button = tree.locator(f'button[data-arn="{sub}"]')
     expect(sub_button).to_contain_text(f"http → {endpoint.url} (confirmed)")
     tree.get_by_role("button", name="orders", exact=True).click()
-    expect(page.locator("#detail-json")).to_contain_text('"DeliveryPolicy"')
+    expect(page.locator('#detail-fields [data-field="arn"] > dd')).to_have_text(topic)
 
-    # Choose the subscription: its lane on the timeline, before the clock moves.
+    # Choose the subscription: its delivery policy among its fields, its lane on the timeline,
+    # before the clock moves.
     sub_button.click()
+    expect(page.locator('#detail-fields [data-field="deliveryPolicy"] summary')).to_contain_text("healthyRetryPolicy")
     expect(page.locator("#tl-source")).to_have_value(sub)
     # The subscription's lanes: the SubscriptionConfirmation (an attempt too) and the message.
     expect(page.locator("#tl-svg g.lane")).to_have_count(2)
@@ -510,3 +512,68 @@ def test_console_shows_a_functions_invocations_and_its_attempts_on_the_timeline(
     page.locator(f'#resource-tree button[data-arn="{broken}"]').click()
     expect(page.locator("#invocations")).to_contain_text("ValueError")
     expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(3)
+
+
+def field(page, name):
+    """The value (dd) of a top-level field of the chosen resource's details."""
+    return page.locator(f'#detail-fields > dl > [data-field="{name}"] > dd')
+
+
+def test_console_shows_attributes_as_fields_and_rules_under_their_bus(make_client, sqs, sns, control, url, page):
+    """A resource's details read as labelled fields, not a JSON dump (a queue's attributes each
+    with its value, a policy folded); every rule is listed under the bus it belongs to, its
+    targets under it."""
+    dlq = sqs.create_queue(QueueName="work-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "3"})
+    queue = sqs.create_queue(QueueName="work", Attributes={"VisibilityTimeout": "45", "RedrivePolicy": redrive})["QueueUrl"]
+    events = make_client("events")
+    bus = events.create_event_bus(Name="orders-bus")["EventBusArn"]
+    on_bus = events.put_rule(Name="big-orders", EventBusName="orders-bus", EventPattern='{"source":["shop"]}')["RuleArn"]
+    events.put_targets(Rule="big-orders", EventBusName="orders-bus", Targets=[{"Id": "to-work", "Arn": dlq_arn}])
+    on_default = events.put_rule(Name="every-minute", ScheduleExpression="rate(1 minute)")["RuleArn"]
+    default = next(b["arn"] for b in control.get("/resources").json()["regions"][0]["eventBuses"] if b["name"] == "default")
+
+    page.goto(url + "/_switchyard/ui")
+    page.locator(f'#resource-tree button[data-arn="{queue_arn(sqs, queue)}"]').click()
+    expect(page.locator("#detail-h")).to_have_text("queues: work")
+    assert page.locator("#detail-json").count() == 0  # no JSON dump
+    row = page.locator('#detail-fields [data-field="attributes"] [data-field="VisibilityTimeout"]')
+    expect(row.locator("dt")).to_have_text("VisibilityTimeout")
+    expect(row.locator("dd")).to_have_text("45")
+    expect(field(page, "url")).to_have_text(queue)
+    expect(page.locator('#detail-fields > dl > [data-field="maxReceiveCount"] > dt')).to_have_text("Max receive count")
+    expect(field(page, "maxReceiveCount")).to_have_text("3")
+    # The redrive policy, a JSON document, folded: its keys in the summary, the whole on opening.
+    policy = page.locator('#detail-fields [data-field="RedrivePolicy"] details')
+    expect(policy.locator("summary")).to_have_text("JSON document: deadLetterTargetArn, maxReceiveCount")
+    assert policy.evaluate_all("ds => ds.map(d => d.open)") == [False]
+    policy.locator("summary").click()
+    expect(policy.locator("pre")).to_be_visible()
+    expect(policy.locator("pre")).to_contain_text(f'"deadLetterTargetArn": "{dlq_arn}"')
+    # The console polls: the fields follow the queue, and the policy stays open.
+    sqs.send_message(QueueUrl=queue, MessageBody="one")
+    expect(field(page, "visible")).to_have_text("1")
+    assert policy.evaluate_all("ds => ds.map(d => d.open)") == [True]
+    screenshot(page, page.locator("#detail"), "queue-details")
+
+    # Each rule inside its own bus's entry of the tree (and not the other's), its target inside it.
+    tree = page.locator("#resource-tree")
+    expect(tree.locator(f'li[data-arn="{bus}"] li[data-arn="{on_bus}"] > button')).to_have_text("big-orders")
+    expect(tree.locator(f'li[data-arn="{default}"] li[data-arn="{on_default}"] > button')).to_have_text("every-minute")
+    assert tree.locator(f'li[data-arn="{default}"] [data-arn="{on_bus}"]').count() == 0
+    assert tree.locator(f'li[data-arn="{bus}"] [data-arn="{on_default}"]').count() == 0
+    expect(tree.locator(f'li[data-arn="{on_bus}"] button[data-arn="{on_bus}#to-work"]')).to_have_text("big-orders → to-work")
+    expect(tree.locator(f'li[data-arn="{on_default}"] > .counts')).to_contain_text("0 target(s)")
+    # A rule's details: its fields, its event pattern folded, its targets as fields too.
+    tree.locator(f'button[data-arn="{on_bus}"]').click()
+    expect(page.locator("#detail-h")).to_have_text("rules: big-orders")
+    expect(field(page, "state")).to_have_text("ENABLED")
+    expect(field(page, "eventPattern").locator("summary")).to_have_text("JSON document: source")
+    expect(page.locator('#detail-fields [data-field="targets"] li [data-field="Arn"] > dd')).to_have_text(dlq_arn)
+    screenshot(page, page.locator("main"), "rule-details")
+
+
+def queue_arn(sqs, queue_url):
+    return sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
