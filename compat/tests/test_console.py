@@ -217,9 +217,7 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     assert page.locator("#tl-now").get_attribute("data-now") != now_before
     assert int(page.locator("#tl-now").get_attribute("data-now")) - int(now_before) == 3_600_000
     assert endpoint.notifications == 51
-    page.locator("#tl-table-box summary").click()  # the picture: the chart, not the table
-    screenshot(page, page.locator("#timeline"), "timeline")
-    page.locator("#tl-table-box summary").click()
+    screenshot(page, page.locator("#timeline"), "timeline")  # the table stays folded
 
     # Peek into the DLQ from the console: the message is there, and stays there.
     page.locator("#resource-tree").get_by_role("button", name="dlq", exact=True).click()
@@ -370,7 +368,6 @@ def test_console_draws_the_23_day_schedule_whole_and_zooms_to_single_attempts(sn
     expect(page.locator("#tl-svg g.rec.dead-lettered")).to_have_count(1)
     assert "post-backoff" in bars.evaluate_all("gs => gs.map(g => g.dataset.phase)")
     assert {"+1 ms", "+1 s", "+1 min", "+1 h", "+1 d", "+7 d", "+14 d"} <= set(ticks(page)), ticks(page)
-    page.locator("#tl-table-box summary").click()
     screenshot(page, page.locator("#timeline"), "23-days")
 
     # Fitted on a linear axis: the 23 days, labelled in days.
@@ -577,3 +574,62 @@ def test_console_shows_attributes_as_fields_and_rules_under_their_bus(make_clien
 def queue_arn(sqs, queue_url):
     return sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
 
+
+def test_console_folds_the_attempts_table_and_labels_lanes_by_name(make_client, sns, sqs, control, endpoint, url, page):
+    """The attempts table is folded, its summary saying how many attempts there were and how the
+    deliveries ended; each lane is labelled with its source's name in legible type (the full ARN in
+    its tooltip), a long name shortened with an ellipsis, no label running into another or into
+    the chart."""
+    _, sub, message_id = retry_scenario(sns, sqs, control, endpoint)
+    events = make_client("events")
+    sqs.create_queue(QueueName="warehouse")
+    events.create_event_bus(Name="orders-bus")
+    long_rule = "notify-the-european-warehouse-team-about-every-single-order"
+    rule = events.put_rule(Name=long_rule, EventBusName="orders-bus", EventPattern='{"source":["shop"]}')["RuleArn"]
+    events.put_targets(Rule=long_rule, EventBusName="orders-bus",
+                       Targets=[{"Id": "wh", "Arn": "arn:aws:sqs:us-east-1:000000000000:warehouse"}])
+    events.put_events(Entries=[{"EventBusName": "orders-bus", "Source": "shop", "DetailType": "Order", "Detail": "{}"}])
+    control.advance(3600)
+    page.goto(url + "/_switchyard/ui")
+
+    # Every source: three lanes (the subscription's confirmation and message, the rule's event).
+    box = page.locator("#tl-table-box")
+    summary = box.locator("summary")
+    expect(page.locator("#tl-svg g.lane")).to_have_count(3)
+    expect(summary).to_have_text("Attempts table: 53 attempts in 3 lanes, final outcomes 2 delivered, 1 dead-lettered (54 records)")
+    assert box.evaluate_all("ds => ds.map(d => d.open)") == [False]
+    lanes = page.locator("#tl-svg g.lane")
+    names = dict(lanes.evaluate_all(
+        "gs => gs.map(g => [g.dataset.source + ' ' + g.dataset.messageId, g.querySelector('text.lane-name').textContent])"))
+    assert names[f"{sub} {message_id}"] == "orders → http", names
+    # The rule's lane: too long a name for the column, shortened at its end.
+    shown = next(v for k, v in names.items() if k.startswith(f"{rule}#wh "))
+    assert shown.endswith("…") and len(shown) > 12 and f"{long_rule} → wh".startswith(shown[:-1]), shown
+    titles = lanes.evaluate_all("gs => gs.map(g => g.querySelector('g.lane-label > title').textContent)")
+    assert {t.split("\n")[0] for t in titles} == {sub, f"{rule}#wh"}, titles
+    assert f"{sub}\nmessage {message_id}\ntarget {endpoint.url}" in titles, titles
+    # Legible: drawn at the page's scale (12 px names), each label inside its own lane, left of the
+    # chart, none over another.
+    geometry = page.evaluate("""() => {
+        const svg = document.getElementById('tl-svg');
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const chart = svg.querySelector('g.lane > line').getBoundingClientRect().left;
+        const boxes = [...svg.querySelectorAll('g.lane-label')].map((l) => l.getBoundingClientRect())
+            .map((r) => [r.left, r.right, r.top, r.bottom]);
+        const size = parseFloat(getComputedStyle(svg.querySelector('text.lane-name')).fontSize);
+        return [scale, chart, boxes, size]; }""")
+    scale, chart, boxes, size = geometry
+    assert 0.97 < scale < 1.03 and size * scale >= 12, geometry
+    assert all(right <= chart for _, right, _, _ in boxes), geometry
+    assert all(a[3] <= b[2] for a, b in zip(boxes, boxes[1:])), geometry
+
+    # One message: the summary says its attempts and how it ended; opening it shows the rows.
+    page.locator(f'#resource-tree button[data-arn="{sub}"]').click()
+    page.select_option("#tl-message", message_id)
+    expect(summary).to_have_text("Attempts table: 51 attempts, final outcome dead-lettered (52 records)")
+    drawn = "() => document.getElementById('tl-records').checkVisibility()"
+    assert page.evaluate(drawn) is False  # folded: the table is not drawn
+    summary.click()
+    assert box.evaluate_all("ds => ds.map(d => d.open)") == [True] and page.evaluate(drawn) is True
+    expect(page.locator("#tl-records tbody tr[data-event=attempt]")).to_have_count(51)
+    expect(page.locator("#tl-records tbody tr[data-event=dead-lettered]")).to_be_visible()

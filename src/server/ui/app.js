@@ -345,7 +345,31 @@ async function refreshTimeline() {
   table($('tl-table'), records);
   const total = lanes.reduce((n, l) => n + l.records, 0);
   $('tl-count').textContent = records.length < total ? `newest ${number(records.length)} of ${number(total)}` : String(records.length);
+  $('tl-outcome').textContent = outcomes(lanes);
   $('tl-span').textContent = ui.scale === 'log' ? 'log axis from the first record' : `window ${duration(ui.span)} from +${duration(ui.offset)}`;
+}
+
+/// How a lane ended: its dead-letter write, discard or block; else its last attempt's outcome, or
+/// that it is still being retried.
+function outcome(lane) {
+  if (lane.ending) return lane.ending.event;
+  const a = lane.lastAttempt;
+  if (!a) return lane.last.event;
+  if (a.outcome === 'delivered') return 'delivered';
+  if (a.nextAttemptAt) return 'retrying';
+  return a.outcome === 'permanent' ? 'failed permanently' : 'failed';
+}
+
+/// The folded table's summary: how many attempts, and how the chosen lanes ended.
+function outcomes(lanes) {
+  if (!lanes.length) return 'no attempts yet';
+  const attempts = lanes.reduce((n, l) => n + l.attempts, 0);
+  const tries = `${number(attempts)} attempt${attempts === 1 ? '' : 's'}`;
+  if (lanes.length === 1) return `${tries}, final outcome ${outcome(lanes[0])}`;
+  const counts = new Map();
+  for (const l of lanes) counts.set(outcome(l), (counts.get(outcome(l)) ?? 0) + 1);
+  const list = [...counts].sort((a, b) => b[1] - a[1]).map(([o, n]) => `${number(n)} ${o}`).join(', ');
+  return `${tries} in ${number(lanes.length)} lanes, final outcomes ${list}`;
 }
 
 /// One line under the chart: how many lanes, attempts and records, and what the log let go.
