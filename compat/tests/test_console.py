@@ -10,8 +10,11 @@ console's own button and sees the timeline move; adds a fault with the console's
 next delivery meet it; and peeks into the DLQ. Keyboard use (tab order, Enter and Space, a visible
 focus) and zoom, EventBridge's day-long default schedule read on one log axis from +1 ms to hours,
 and SNS's 23-day schedule of an SQS subscription (100,016 attempts, drawn whole from the server's
-bins, then zoomed in to single attempts) have tests of their own. Screenshots of the timeline are
-written next to the server log (compat/.logs/console-*.png).
+bins, then zoomed in to single attempts) have tests of their own, as do a resource's details read
+as labelled fields (a queue's attributes, its redrive policy folded), rules nested under their bus,
+the attempts table folded under a summary of its count and outcomes, and lane labels (the source's
+name, the full ARN in the tooltip, legible and not overlapping). Screenshots of the timeline and
+the details are written next to the server log (compat/.logs/console-*.png).
 
 Also: LocalStack's GET /_aws/sqs/messages, which the console peeks with (facts from LocalStack's
 public documentation and test suite: the ReceiveMessageResponse shape, IsVisible / IsDelayed, the
