@@ -10,8 +10,11 @@ console's own button and sees the timeline move; adds a fault with the console's
 next delivery meet it; and peeks into the DLQ. Keyboard use (tab order, Enter and Space, a visible
 focus) and zoom, EventBridge's day-long default schedule read on one log axis from +1 ms to hours,
 and SNS's 23-day schedule of an SQS subscription (100,016 attempts, drawn whole from the server's
-bins, then zoomed in to single attempts) have tests of their own. Screenshots of the timeline are
-written next to the server log (compat/.logs/console-*.png).
+bins, then zoomed in to single attempts) have tests of their own, as do a resource's details read
+as labelled fields (a queue's attributes, its redrive policy folded), rules nested under their bus,
+the attempts table folded under a summary of its count and outcomes, and lane labels (the source's
+name, the full ARN in the tooltip, legible and not overlapping). Screenshots of the timeline and
+the details are written next to the server log (compat/.logs/console-*.png).
 
 Also: LocalStack's GET /_aws/sqs/messages, which the console peeks with (facts from LocalStack's
 public documentation and test suite: the ReceiveMessageResponse shape, IsVisible / IsDelayed, the
@@ -189,10 +192,12 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     sub_button = tree.locator(f'button[data-arn="{sub}"]')
     expect(sub_button).to_contain_text(f"http → {endpoint.url} (confirmed)")
     tree.get_by_role("button", name="orders", exact=True).click()
-    expect(page.locator("#detail-json")).to_contain_text('"DeliveryPolicy"')
+    expect(page.locator('#detail-fields [data-field="arn"] > dd')).to_have_text(topic)
 
-    # Choose the subscription: its lane on the timeline, before the clock moves.
+    # Choose the subscription: its delivery policy among its fields, its lane on the timeline,
+    # before the clock moves.
     sub_button.click()
+    expect(page.locator('#detail-fields [data-field="deliveryPolicy"] summary')).to_contain_text("healthyRetryPolicy")
     expect(page.locator("#tl-source")).to_have_value(sub)
     # The subscription's lanes: the SubscriptionConfirmation (an attempt too) and the message.
     expect(page.locator("#tl-svg g.lane")).to_have_count(2)
@@ -215,9 +220,7 @@ def test_console_shows_the_retry_schedule_moves_with_the_clock_and_adds_faults(
     assert page.locator("#tl-now").get_attribute("data-now") != now_before
     assert int(page.locator("#tl-now").get_attribute("data-now")) - int(now_before) == 3_600_000
     assert endpoint.notifications == 51
-    page.locator("#tl-table-box summary").click()  # the picture: the chart, not the table
-    screenshot(page, page.locator("#timeline"), "timeline")
-    page.locator("#tl-table-box summary").click()
+    screenshot(page, page.locator("#timeline"), "timeline")  # the table stays folded
 
     # Peek into the DLQ from the console: the message is there, and stays there.
     page.locator("#resource-tree").get_by_role("button", name="dlq", exact=True).click()
@@ -368,7 +371,6 @@ def test_console_draws_the_23_day_schedule_whole_and_zooms_to_single_attempts(sn
     expect(page.locator("#tl-svg g.rec.dead-lettered")).to_have_count(1)
     assert "post-backoff" in bars.evaluate_all("gs => gs.map(g => g.dataset.phase)")
     assert {"+1 ms", "+1 s", "+1 min", "+1 h", "+1 d", "+7 d", "+14 d"} <= set(ticks(page)), ticks(page)
-    page.locator("#tl-table-box summary").click()
     screenshot(page, page.locator("#timeline"), "23-days")
 
     # Fitted on a linear axis: the 23 days, labelled in days.
@@ -510,3 +512,127 @@ def test_console_shows_a_functions_invocations_and_its_attempts_on_the_timeline(
     page.locator(f'#resource-tree button[data-arn="{broken}"]').click()
     expect(page.locator("#invocations")).to_contain_text("ValueError")
     expect(page.locator("#tl-svg g.rec.attempt")).to_have_count(3)
+
+
+def field(page, name):
+    """The value (dd) of a top-level field of the chosen resource's details."""
+    return page.locator(f'#detail-fields > dl > [data-field="{name}"] > dd')
+
+
+def test_console_shows_attributes_as_fields_and_rules_under_their_bus(make_client, sqs, sns, control, url, page):
+    """A resource's details read as labelled fields, not a JSON dump (a queue's attributes each
+    with its value, a policy folded); every rule is listed under the bus it belongs to, its
+    targets under it."""
+    dlq = sqs.create_queue(QueueName="work-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "3"})
+    queue = sqs.create_queue(QueueName="work", Attributes={"VisibilityTimeout": "45", "RedrivePolicy": redrive})["QueueUrl"]
+    events = make_client("events")
+    bus = events.create_event_bus(Name="orders-bus")["EventBusArn"]
+    on_bus = events.put_rule(Name="big-orders", EventBusName="orders-bus", EventPattern='{"source":["shop"]}')["RuleArn"]
+    events.put_targets(Rule="big-orders", EventBusName="orders-bus", Targets=[{"Id": "to-work", "Arn": dlq_arn}])
+    on_default = events.put_rule(Name="every-minute", ScheduleExpression="rate(1 minute)")["RuleArn"]
+    default = next(b["arn"] for b in control.get("/resources").json()["regions"][0]["eventBuses"] if b["name"] == "default")
+
+    page.goto(url + "/_switchyard/ui")
+    page.locator(f'#resource-tree button[data-arn="{queue_arn(sqs, queue)}"]').click()
+    expect(page.locator("#detail-h")).to_have_text("queues: work")
+    assert page.locator("#detail-json").count() == 0  # no JSON dump
+    row = page.locator('#detail-fields [data-field="attributes"] [data-field="VisibilityTimeout"]')
+    expect(row.locator("dt")).to_have_text("VisibilityTimeout")
+    expect(row.locator("dd")).to_have_text("45")
+    expect(field(page, "url")).to_have_text(queue)
+    expect(page.locator('#detail-fields > dl > [data-field="maxReceiveCount"] > dt')).to_have_text("Max receive count")
+    expect(field(page, "maxReceiveCount")).to_have_text("3")
+    # The redrive policy, a JSON document, folded: its keys in the summary, the whole on opening.
+    policy = page.locator('#detail-fields [data-field="RedrivePolicy"] details')
+    expect(policy.locator("summary")).to_have_text("JSON document: deadLetterTargetArn, maxReceiveCount")
+    assert policy.evaluate_all("ds => ds.map(d => d.open)") == [False]
+    policy.locator("summary").click()
+    expect(policy.locator("pre")).to_be_visible()
+    expect(policy.locator("pre")).to_contain_text(f'"deadLetterTargetArn": "{dlq_arn}"')
+    # The console polls: the fields follow the queue, and the policy stays open.
+    sqs.send_message(QueueUrl=queue, MessageBody="one")
+    expect(field(page, "visible")).to_have_text("1")
+    assert policy.evaluate_all("ds => ds.map(d => d.open)") == [True]
+    screenshot(page, page.locator("#detail"), "queue-details")
+
+    # Each rule inside its own bus's entry of the tree (and not the other's), its target inside it.
+    tree = page.locator("#resource-tree")
+    expect(tree.locator(f'li[data-arn="{bus}"] li[data-arn="{on_bus}"] > button')).to_have_text("big-orders")
+    expect(tree.locator(f'li[data-arn="{default}"] li[data-arn="{on_default}"] > button')).to_have_text("every-minute")
+    assert tree.locator(f'li[data-arn="{default}"] [data-arn="{on_bus}"]').count() == 0
+    assert tree.locator(f'li[data-arn="{bus}"] [data-arn="{on_default}"]').count() == 0
+    expect(tree.locator(f'li[data-arn="{on_bus}"] button[data-arn="{on_bus}#to-work"]')).to_have_text("big-orders → to-work")
+    expect(tree.locator(f'li[data-arn="{on_default}"] > .counts')).to_contain_text("0 target(s)")
+    # A rule's details: its fields, its event pattern folded, its targets as fields too.
+    tree.locator(f'button[data-arn="{on_bus}"]').click()
+    expect(page.locator("#detail-h")).to_have_text("rules: big-orders")
+    expect(field(page, "state")).to_have_text("ENABLED")
+    expect(field(page, "eventPattern").locator("summary")).to_have_text("JSON document: source")
+    expect(page.locator('#detail-fields [data-field="targets"] li [data-field="Arn"] > dd')).to_have_text(dlq_arn)
+    screenshot(page, page.locator("main"), "rule-details")
+
+
+def queue_arn(sqs, queue_url):
+    return sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
+
+def test_console_folds_the_attempts_table_and_labels_lanes_by_name(make_client, sns, sqs, control, endpoint, url, page):
+    """The attempts table is folded, its summary saying how many attempts there were and how the
+    deliveries ended; each lane is labelled with its source's name in legible type (the full ARN in
+    its tooltip), a long name shortened with an ellipsis, no label running into another or into
+    the chart."""
+    _, sub, message_id = retry_scenario(sns, sqs, control, endpoint)
+    events = make_client("events")
+    sqs.create_queue(QueueName="warehouse")
+    events.create_event_bus(Name="orders-bus")
+    long_rule = "notify-the-european-warehouse-team-about-every-single-order"
+    rule = events.put_rule(Name=long_rule, EventBusName="orders-bus", EventPattern='{"source":["shop"]}')["RuleArn"]
+    events.put_targets(Rule=long_rule, EventBusName="orders-bus",
+                       Targets=[{"Id": "wh", "Arn": "arn:aws:sqs:us-east-1:000000000000:warehouse"}])
+    events.put_events(Entries=[{"EventBusName": "orders-bus", "Source": "shop", "DetailType": "Order", "Detail": "{}"}])
+    control.advance(3600)
+    page.goto(url + "/_switchyard/ui")
+
+    # Every source: three lanes (the subscription's confirmation and message, the rule's event).
+    box = page.locator("#tl-table-box")
+    summary = box.locator("summary")
+    expect(page.locator("#tl-svg g.lane")).to_have_count(3)
+    expect(summary).to_have_text("Attempts table: 53 attempts in 3 lanes, final outcomes 2 delivered, 1 dead-lettered (54 records)")
+    assert box.evaluate_all("ds => ds.map(d => d.open)") == [False]
+    lanes = page.locator("#tl-svg g.lane")
+    names = dict(lanes.evaluate_all(
+        "gs => gs.map(g => [g.dataset.source + ' ' + g.dataset.messageId, g.querySelector('text.lane-name').textContent])"))
+    assert names[f"{sub} {message_id}"] == "orders → http", names
+    # The rule's lane: too long a name for the column, shortened at its end.
+    shown = next(v for k, v in names.items() if k.startswith(f"{rule}#wh "))
+    assert shown.endswith("…") and len(shown) > 12 and f"{long_rule} → wh".startswith(shown[:-1]), shown
+    titles = lanes.evaluate_all("gs => gs.map(g => g.querySelector('g.lane-label > title').textContent)")
+    assert {t.split("\n")[0] for t in titles} == {sub, f"{rule}#wh"}, titles
+    assert f"{sub}\nmessage {message_id}\ntarget {endpoint.url}" in titles, titles
+    # Legible: drawn at the page's scale (12 px names), each label inside its own lane, left of the
+    # chart, none over another.
+    geometry = page.evaluate("""() => {
+        const svg = document.getElementById('tl-svg');
+        const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        const chart = svg.querySelector('g.lane > line').getBoundingClientRect().left;
+        const boxes = [...svg.querySelectorAll('g.lane-label')].map((l) => l.getBoundingClientRect())
+            .map((r) => [r.left, r.right, r.top, r.bottom]);
+        const size = parseFloat(getComputedStyle(svg.querySelector('text.lane-name')).fontSize);
+        return [scale, chart, boxes, size]; }""")
+    scale, chart, boxes, size = geometry
+    assert 0.97 < scale < 1.03 and size * scale >= 12, geometry
+    assert all(right <= chart for _, right, _, _ in boxes), geometry
+    assert all(a[3] <= b[2] for a, b in zip(boxes, boxes[1:])), geometry
+
+    # One message: the summary says its attempts and how it ended; opening it shows the rows.
+    page.locator(f'#resource-tree button[data-arn="{sub}"]').click()
+    page.select_option("#tl-message", message_id)
+    expect(summary).to_have_text("Attempts table: 51 attempts, final outcome dead-lettered (52 records)")
+    drawn = "() => document.getElementById('tl-records').checkVisibility()"
+    assert page.evaluate(drawn) is False  # folded: the table is not drawn
+    summary.click()
+    assert box.evaluate_all("ds => ds.map(d => d.open)") == [True] and page.evaluate(drawn) is True
+    expect(page.locator("#tl-records tbody tr[data-event=attempt]")).to_have_count(51)
+    expect(page.locator("#tl-records tbody tr[data-event=dead-lettered]")).to_be_visible()

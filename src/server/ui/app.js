@@ -7,7 +7,7 @@ import { form, sendMessage, publish, putEvent, peek } from './forms.js';
 
 const $ = (id) => document.getElementById(id);
 const number = (n) => n.toLocaleString('en-US');
-const ui = { selected: null, view: null, clock: null, scale: 'log', span: 3600000, offset: 0, extent: null };
+const ui = { selected: null, items: new Map(), view: null, clock: null, scale: 'log', span: 3600000, offset: 0, extent: null };
 
 async function getJson(path, init) {
   const r = await fetch(path, init);
@@ -66,13 +66,50 @@ function resButton(item, kind, region, text) {
   b.textContent = text;
   b.dataset.arn = item.arn;
   if (ui.selected?.arn === item.arn) b.setAttribute('aria-current', 'true');
-  b.addEventListener('click', () => select({ ...item, kind, account: region.account, region: region.region }));
+  const chosen = { ...item, kind, account: region.account, region: region.region };
+  ui.items.set(item.arn, chosen);
+  b.addEventListener('click', () => select(chosen));
   return b;
+}
+
+/// One entry of the tree: its button, a short count beside it, and its children nested under it.
+function entry(item, kind, region, text, counts, children = []) {
+  const li = document.createElement('li');
+  li.dataset.arn = item.arn;
+  li.dataset.kind = kind;
+  li.append(resButton(item, kind, region, text));
+  if (counts) li.append(' ', Object.assign(document.createElement('span'), { className: 'counts', textContent: counts }));
+  if (children.length) {
+    const ul = document.createElement('ul');
+    ul.append(...children);
+    li.append(ul);
+  }
+  return li;
+}
+
+/// What a resource holds, nested under it: a topic's subscriptions, a bus's rules (each with its
+/// targets), a custom bus's subscribers.
+function children(item, region) {
+  const subscriptions = (item.subscriptions ?? []).map((s) => {
+    const label = `${s.protocol} → ${s.endpoint} (${s.confirmed ? 'confirmed' : 'pending'})`;
+    return entry({ name: label, ...s }, 'subscription', region, label);
+  });
+  const rules = (item.rules ?? []).map((r) => {
+    const targets = r.targets.map((t) => {
+      const label = `${r.name} → ${t.Id}`;
+      return entry({ name: label, arn: `${r.arn}#${t.Id}`, rule: r.name, ...t }, 'target', region, label);
+    });
+    const counts = `${r.state ?? ''} · ${r.targets.length} target(s)${r.scheduleExpression ? ` · ${r.scheduleExpression}` : ''}`;
+    return entry(r, 'rules', region, r.name, counts, targets);
+  });
+  const subscribers = (item.subscribers ?? []).map((s) => entry(s, 'subscriber', region, `${s.name} → ${s.targetArn}`));
+  return [...subscriptions, ...rules, ...subscribers];
 }
 
 function drawTree() {
   const box = $('resource-tree');
   const focused = document.activeElement?.dataset?.arn;
+  ui.items = new Map();
   const tree = document.createElement('div');
   tree.className = 'tree';
   const top = document.createElement('ul');
@@ -85,24 +122,7 @@ function drawTree() {
       const h = document.createElement('h3');
       h.textContent = title;
       const ul = document.createElement('ul');
-      for (const item of items) {
-        const entry = document.createElement('li');
-        entry.append(resButton(item, kind, region, item.name), ' ');
-        entry.append(Object.assign(document.createElement('span'), { className: 'counts', textContent: count(item) }));
-        const children = item.subscriptions ?? item.rules?.flatMap((r) => r.targets.map((t) => ({ ...t, rule: r }))) ?? item.subscribers ?? [];
-        if (children.length) {
-          const sub = document.createElement('ul');
-          for (const c of children) {
-            const cli = document.createElement('li');
-            const label = c.protocol ? `${c.protocol} → ${c.endpoint} (${c.confirmed ? 'confirmed' : 'pending'})` : c.rule ? `${c.rule.name} → ${c.Id}` : `${c.name} → ${c.targetArn}`;
-            const arn = c.arn ?? `${c.rule.arn}#${c.Id}`;
-            cli.append(resButton({ ...c, arn, name: label }, c.protocol ? 'subscription' : c.rule ? 'target' : 'subscriber', region, label));
-            sub.append(cli);
-          }
-          entry.append(sub);
-        }
-        ul.append(entry);
-      }
+      for (const item of items) ul.append(entry(item, kind, region, item.name, count(item), children(item, region)));
       li.append(h, ul);
     }
     top.append(li);
@@ -110,7 +130,7 @@ function drawTree() {
   if (!ui.view.regions.length) top.innerHTML = '<li class="muted">No resources yet.</li>';
   tree.append(top);
   box.replaceChildren(tree);
-  if (focused) box.querySelector(`[data-arn="${CSS.escape(focused)}"]`)?.focus();
+  if (focused) box.querySelector(`button[data-arn="${CSS.escape(focused)}"]`)?.focus();
 }
 
 // --- details and forms -----------------------------------------------------------------------
@@ -118,10 +138,8 @@ function select(item) {
   ui.selected = item;
   const box = $('detail');
   box.replaceChildren(Object.assign(document.createElement('h2'), { id: 'detail-h', textContent: `${item.kind}: ${item.name}` }));
-  const pre = document.createElement('pre');
-  pre.id = 'detail-json';
-  pre.textContent = JSON.stringify(item, null, 2);
-  box.append(pre);
+  box.append(Object.assign(document.createElement('div'), { id: 'detail-fields' }));
+  drawFields(item);
   if (item.kind === 'queues') queueForms(box, item);
   if (item.kind === 'topics') box.append(form([{ name: 'message', label: 'Message', value: '{"hello":"world"}', textarea: true }, { name: 'subject', label: 'Subject' }], 'Publish', (v) => publish(item, v.message, v.subject), status));
   if (item.kind === 'eventBuses') box.append(form([{ name: 'source', label: 'Source', value: 'console' }, { name: 'detailType', label: 'Detail type', value: 'Test' }, { name: 'detail', label: 'Detail (JSON)', value: '{}', textarea: true }], 'Put event', (v) => putEvent(item, v.source, v.detailType, v.detail), status));
@@ -134,6 +152,108 @@ function select(item) {
   }
   drawTree();
   refreshTimeline();
+}
+
+// --- a resource's details as labelled fields -------------------------------------------------
+// Shown elsewhere: in the heading and the tree (kind; a topic's subscriptions, a bus's rules, a
+// rule's targets and a custom bus's subscribers are its children there) or in a table of their own
+// (a function's invocations).
+const ELSEWHERE = new Set(['kind', 'subscriptions', 'rules', 'subscribers', 'invocations']);
+const WORDS = { arn: 'ARN', url: 'URL', fifo: 'FIFO', id: 'ID', dlq: 'DLQ' };
+const NESTED = 2; // objects deeper than this are folded JSON
+
+/// The control API's camelCase names read as words ("inFlight" → "In flight"); AWS's own
+/// attribute names (VisibilityTimeout, RedrivePolicy ...) are kept as AWS spells them.
+function fieldLabel(key) {
+  if (!/^[a-z]/.test(key)) return key;
+  const words = key.replace(/([A-Z])/g, ' $1').toLowerCase().split(' ').map((w) => WORDS[w] ?? w);
+  return words.join(' ').replace(/^./, (c) => c.toUpperCase());
+}
+
+/// A JSON document held as text (a policy, a filter, an event pattern), or null.
+function jsonText(value) {
+  if (!/^\s*[[{]/.test(value)) return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return null;
+  }
+}
+
+/// A JSON document folded: its summary names its top-level keys, the whole is pre-formatted.
+function folded(doc, path) {
+  const d = document.createElement('details');
+  d.className = 'json';
+  d.dataset.path = path;
+  const keys = Array.isArray(doc) ? `${doc.length} item(s)` : Object.keys(doc).join(', ');
+  d.append(Object.assign(document.createElement('summary'), { textContent: `JSON document: ${keys || 'empty'}` }));
+  d.append(Object.assign(document.createElement('pre'), { textContent: JSON.stringify(doc, null, 2) }));
+  return d;
+}
+
+const muted = (text) => Object.assign(document.createElement('span'), { className: 'muted', textContent: text });
+const complex = (v) => v !== null && typeof v === 'object';
+
+function fieldValue(value, depth, path) {
+  if (value === null || value === undefined || value === '') return muted('not set');
+  if (typeof value === 'string') {
+    const doc = jsonText(value);
+    return doc === null ? document.createTextNode(value) : folded(doc, path);
+  }
+  if (!complex(value)) return document.createTextNode(String(value));
+  const empty = Array.isArray(value) ? !value.length : !Object.keys(value).length;
+  if (empty) return muted('none');
+  if (depth >= NESTED) return folded(value, path);
+  if (Array.isArray(value)) {
+    if (!value.some(complex)) return document.createTextNode(value.join(', '));
+    const ol = document.createElement('ol');
+    value.forEach((v, i) => {
+      const li = document.createElement('li');
+      li.append(fieldValue(v, depth + 1, `${path}.${i}`));
+      ol.append(li);
+    });
+    return ol;
+  }
+  return fieldList(value, depth + 1, path);
+}
+
+/// `obj` as a list of name: value, plain values first (name and ARN leading), then lists and
+/// nested objects.
+function fieldList(obj, depth, path) {
+  const dl = document.createElement('dl');
+  dl.className = 'fields';
+  const lead = (k) => (k === 'name' ? 0 : k === 'arn' ? 1 : complex(obj[k]) ? 3 : 2);
+  const keys = Object.keys(obj).filter((k) => depth > 0 || !ELSEWHERE.has(k));
+  keys.sort((a, b) => lead(a) - lead(b));
+  for (const key of keys) {
+    const row = document.createElement('div');
+    row.className = 'field';
+    row.dataset.field = key;
+    const dd = document.createElement('dd');
+    dd.append(fieldValue(obj[key], depth, path ? `${path}.${key}` : key));
+    row.append(Object.assign(document.createElement('dt'), { textContent: fieldLabel(key) }), dd);
+    dl.append(row);
+  }
+  return dl;
+}
+
+/// Draws the chosen resource's fields; a redraw (the tree is polled) keeps the JSON documents the
+/// user unfolded open.
+function drawFields(item) {
+  const box = $('detail-fields');
+  if (!box) return;
+  const open = new Set([...box.querySelectorAll('details[open]')].map((d) => d.dataset.path));
+  box.replaceChildren(fieldList(item, 0, ''));
+  box.dataset.shown = JSON.stringify(item);
+  for (const d of box.querySelectorAll('details')) d.open = open.has(d.dataset.path);
+}
+
+/// The chosen resource as the latest poll sees it: its fields redrawn when they changed.
+function refreshFields() {
+  const fresh = ui.selected && ui.items.get(ui.selected.arn);
+  if (!fresh || $('detail-fields')?.dataset.shown === JSON.stringify(fresh)) return;
+  ui.selected = fresh;
+  drawFields(fresh);
 }
 
 // A function's last invocations: request id, start, duration, result, and the log's tail folded.
@@ -225,7 +345,31 @@ async function refreshTimeline() {
   table($('tl-table'), records);
   const total = lanes.reduce((n, l) => n + l.records, 0);
   $('tl-count').textContent = records.length < total ? `newest ${number(records.length)} of ${number(total)}` : String(records.length);
+  $('tl-outcome').textContent = outcomes(lanes);
   $('tl-span').textContent = ui.scale === 'log' ? 'log axis from the first record' : `window ${duration(ui.span)} from +${duration(ui.offset)}`;
+}
+
+/// How a lane ended: its dead-letter write, discard or block; else its last attempt's outcome, or
+/// that it is still being retried.
+function outcome(lane) {
+  if (lane.ending) return lane.ending.event;
+  const a = lane.lastAttempt;
+  if (!a) return lane.last.event;
+  if (a.outcome === 'delivered') return 'delivered';
+  if (a.nextAttemptAt) return 'retrying';
+  return a.outcome === 'permanent' ? 'failed permanently' : 'failed';
+}
+
+/// The folded table's summary: how many attempts, and how the chosen lanes ended.
+function outcomes(lanes) {
+  if (!lanes.length) return 'no attempts yet';
+  const attempts = lanes.reduce((n, l) => n + l.attempts, 0);
+  const tries = `${number(attempts)} attempt${attempts === 1 ? '' : 's'}`;
+  if (lanes.length === 1) return `${tries}, final outcome ${outcome(lanes[0])}`;
+  const counts = new Map();
+  for (const l of lanes) counts.set(outcome(l), (counts.get(outcome(l)) ?? 0) + 1);
+  const list = [...counts].sort((a, b) => b[1] - a[1]).map(([o, n]) => `${number(n)} ${o}`).join(', ');
+  return `${tries} in ${number(lanes.length)} lanes, final outcomes ${list}`;
 }
 
 /// One line under the chart: how many lanes, attempts and records, and what the log let go.
@@ -315,6 +459,7 @@ async function refresh() {
     ui.view = await getJson('/_switchyard/resources');
     drawClock();
     drawTree();
+    refreshFields();
     await drawFaults();
     await refreshTimeline();
     document.body.dataset.refreshedAt = ui.clock.now;

@@ -18,7 +18,9 @@ export const PHASES = {
 };
 const ENDINGS = { 'dead-lettered': 'DLQ', 'dlq-failed': 'DLQ failed', discarded: 'discarded', blocked: 'blocked', deduplicated: 'dedup', throttled: 'throttled' };
 const UNITS = [[86400000, 'd'], [3600000, 'h'], [60000, 'min'], [1000, 's'], [1, 'ms']];
-export const LEFT = 170, RIGHT = 1180;
+// The chart is drawn at the pixel width of its box (so 12 px text is 12 px on screen): lane labels
+// in the first LEFT pixels, the axis from LEFT to MARGIN pixels short of the right edge.
+const LEFT = 220, MARGIN = 30, WIDTH = 1200;
 const number = (n) => n.toLocaleString('en-US');
 
 export function duration(ms) {
@@ -76,17 +78,17 @@ export function visibleWindow(opts, start, end) {
   return { from, to: from + opts.span };
 }
 
-/// An axis from `start` (the first record) over the window onto [LEFT, RIGHT] pixels.
-function axis(opts, start, w) {
+/// An axis from `start` (the first record) over the window onto [LEFT, right] pixels.
+function axis(opts, start, w, right) {
   if (opts.scale === 'log') {
     const span = Math.max(w.to - start, 1);
-    const k = (RIGHT - LEFT) / Math.log10(1 + span);
+    const k = (right - LEFT) / Math.log10(1 + span);
     return { x: (t) => LEFT + k * Math.log10(1 + Math.max(0, t - start)), ticks: logTicks(span).map((d) => [start + d, `+${duration(d)}`]) };
   }
   const step = niceStep((w.to - w.from) / 8);
   const ticks = [];
   for (let d = Math.ceil((w.from - start) / step) * step; start + d <= w.to; d += step) ticks.push([start + d, `+${duration(d)}`]);
-  return { x: (t) => LEFT + ((t - w.from) / (w.to - w.from)) * (RIGHT - LEFT), ticks };
+  return { x: (t) => LEFT + ((t - w.from) / (w.to - w.from)) * (right - LEFT), ticks };
 }
 
 function logTicks(span) {
@@ -99,11 +101,53 @@ function niceStep(raw) {
   return steps.find((s) => s >= raw) ?? 604800000;
 }
 
-/// What one lane says of itself: its message, its totals, and what fell out of the log.
+/// What one lane says of itself: its totals, and (on a line of its own) what fell out of the log.
 function laneLabel(lane) {
   const span = Date.parse(lane.last.at) - Date.parse(lane.first.at);
   const label = `${number(lane.attempts)} attempt${lane.attempts === 1 ? '' : 's'} over ${duration(span)}`;
-  return lane.droppedAttempts ? `${label}; ${number(lane.droppedAttempts)} earlier dropped` : label;
+  return lane.droppedAttempts ? [`${label};`, `${number(lane.droppedAttempts)} earlier dropped`] : [label];
+}
+
+/// A readable short form of a source: the resource's name rather than its ARN ("orders → http" for
+/// a subscription of topic orders, "all-orders → q" for target q of rule all-orders, "hello" for
+/// a function); anything that is not an ARN as it is.
+export function laneName(lane) {
+  const [base, fragment] = lane.source.split('#');
+  const parts = base.split(':');
+  if (parts[0] !== 'arn' || parts.length < 6) return lane.source;
+  const service = parts[2];
+  const path = parts.slice(5).join(':').split(/[:/]/);
+  let name;
+  if (service === 'sns') name = `${path[0]}${lane.protocol ? ` → ${lane.protocol}` : ''}`;
+  else if (service === 'lambda' && path[0] === 'function') name = path.slice(1).join(':');
+  else name = path[path.length - 1];
+  return fragment ? `${name} → ${fragment}` : name;
+}
+
+/// Shortens `text` (an SVG text, drawn) with an ellipsis until it fits in `max` pixels.
+function fit(text, max) {
+  const full = text.textContent;
+  const width = text.getComputedTextLength();
+  if (!(width > max)) return;
+  for (let n = Math.floor((full.length * max) / width); n > 1; n--) {
+    text.textContent = `${full.slice(0, n - 1)}…`;
+    if (text.getComputedTextLength() <= max) return;
+  }
+}
+
+/// A lane's label in the left column: the source's name, the message, the totals; the full ARN,
+/// message id and target in its tooltip.
+function drawLabel(g, lane, y) {
+  const label = el('g', { class: 'lane-label' });
+  label.append(el('title', {}, `${lane.source}\nmessage ${lane.messageId}\ntarget ${lane.target}`));
+  const name = el('text', { x: 4, y: y - 13, 'font-size': 12, 'font-weight': 600, fill: '#1b1f24', class: 'lane-name' }, laneName(lane));
+  const message = el('text', { x: 4, y: y + 1, 'font-size': 10, fill: '#57606a', class: 'lane-message' }, `message ${lane.messageId}`);
+  const summary = el('text', { x: 4, y: y + 14, 'font-size': 10, fill: lane.droppedAttempts ? '#cf222e' : '#57606a', class: 'lane-summary' });
+  laneLabel(lane).forEach((line, i) => summary.append(el('tspan', i ? { x: 4, dy: 12 } : {}, line)));
+  label.append(name, message, summary);
+  g.append(label);
+  fit(name, LEFT - 12);
+  fit(message, LEFT - 12);
 }
 
 /// Draws `timeline` (the server's answer for window `w` of an axis from `start`) into `box`.
@@ -115,14 +159,18 @@ export function draw(box, timeline, start, w, now, opts) {
     box.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'No deliveries recorded for this choice yet.' }));
     return;
   }
-  const laneH = 40, top = 28;
+  const width = Math.max(Math.round(box.clientWidth) || WIDTH, 640);
+  const right = width - MARGIN;
+  const laneH = 56, top = 28;
   const height = top + timeline.lanes.length * laneH + 10;
-  const a = axis(opts, start, w);
-  const svg = el('svg', { viewBox: `0 0 1200 ${height}`, role: 'img', 'aria-labelledby': 'tl-svg-title', id: 'tl-svg' });
+  const a = axis(opts, start, w, right);
+  const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': 'tl-svg-title', id: 'tl-svg' });
+  // In the page from the start: the lane labels are measured to fit their column.
+  box.append(svg);
   const attempts = timeline.lanes.reduce((n, l) => n + l.attempts, 0);
   svg.append(el('title', { id: 'tl-svg-title' }, `Delivery timeline: ${number(attempts)} attempts in ${timeline.lanes.length} lane(s), ${opts.scale} axis`));
   svg.append(patternDefs());
-  const visible = (x) => x >= LEFT - 1 && x <= RIGHT + 1;
+  const visible = (x) => x >= LEFT - 1 && x <= right + 1;
   for (const [t, label] of a.ticks) {
     const x = a.x(t);
     if (!visible(x)) continue;
@@ -139,13 +187,11 @@ export function draw(box, timeline, start, w, now, opts) {
   timeline.lanes.forEach((lane, i) => {
     const y = top + i * laneH + laneH / 2;
     const g = el('g', { class: 'lane', 'data-source': lane.source, 'data-message-id': lane.messageId, 'data-attempts': lane.attempts, 'data-records': lane.records, 'data-dropped': lane.droppedAttempts });
-    g.append(el('text', { x: 4, y: y - 2, 'font-size': 11 }, `${lane.messageId.slice(0, 8)}… ${lane.source.split(/[:/#]/).pop().slice(0, 10)}`));
-    g.append(el('text', { x: 4, y: y + 11, 'font-size': 9, fill: lane.droppedAttempts ? '#cf222e' : '#57606a', class: 'lane-summary' }, laneLabel(lane)));
-    g.append(el('line', { x1: LEFT, x2: RIGHT, y1: y, y2: y, stroke: '#eaeef2' }));
-    drawLane(g, lane, a, y, visible);
     svg.append(g);
+    drawLabel(g, lane, y);
+    g.append(el('line', { x1: LEFT, x2: right, y1: y, y2: y, stroke: '#eaeef2' }));
+    drawLane(g, lane, a, y, visible);
   });
-  box.append(svg);
 }
 
 function drawLane(lane, data, a, y, visible) {
