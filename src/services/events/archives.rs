@@ -23,7 +23,7 @@ use crate::arn::Arn;
 use crate::engine::time::{Millis, parse_rfc3339};
 use crate::error::AwsError;
 use crate::services::event::pattern::EventPattern;
-use crate::services::{Context, typed};
+use crate::services::{Context, set_given, typed};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -411,15 +411,11 @@ pub(super) fn update_archive(
         .map(|(text, _)| managed_rule_pattern(Some(text)))
         .transpose()?;
     let archive = archive_mut(e, cx, &input.archive_name)?;
-    if input.description.is_some() {
-        archive.description = input.description;
-    }
+    set_given(&mut archive.description, input.description);
     if let Some(days) = input.retention_days {
         archive.retention_days = days;
     }
-    if input.kms_key_identifier.is_some() {
-        archive.kms_key_identifier = input.kms_key_identifier;
-    }
+    set_given(&mut archive.kms_key_identifier, input.kms_key_identifier);
     if pattern.is_some() {
         archive.event_pattern = pattern;
     }

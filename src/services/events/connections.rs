@@ -28,7 +28,7 @@ use super::store::{AuthParameters, Connection};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::error::AwsError;
-use crate::services::{Context, typed};
+use crate::services::{Context, set_given, typed};
 use crate::state::State;
 use auth::{check_auth_parameters, check_fit, merge, shown};
 use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, Violations};
@@ -222,15 +222,12 @@ pub fn update_connection(
         c.authorization_type = new_type;
         c.auth_parameters = merged;
     }
-    if input.description.is_some() {
-        c.description = input.description;
-    }
-    if input.invocation_connectivity_parameters.is_some() {
-        c.invocation_connectivity_parameters = input.invocation_connectivity_parameters;
-    }
-    if input.kms_key_identifier.is_some() {
-        c.kms_key_identifier = input.kms_key_identifier;
-    }
+    set_given(&mut c.description, input.description);
+    set_given(
+        &mut c.invocation_connectivity_parameters,
+        input.invocation_connectivity_parameters,
+    );
+    set_given(&mut c.kms_key_identifier, input.kms_key_identifier);
     c.modified_at = now;
     let mut token = None;
     if reauthorize {

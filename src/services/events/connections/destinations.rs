@@ -5,10 +5,10 @@
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::invocation::{by_arn, key, usable};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::events::errors::EventsError;
 use crate::services::events::store::{ApiDestination, Connection};
 use crate::services::events::times::epoch_seconds;
+use crate::services::{Context, set_given};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -247,9 +247,7 @@ pub(super) fn update_api_destination(
         connection_for(e, arn, "update")?;
     }
     let now = e.now();
-    if input.description.is_some() {
-        d.description = input.description;
-    }
+    set_given(&mut d.description, input.description);
     if let Some(arn) = input.connection_arn {
         d.connection_arn = arn;
     }
