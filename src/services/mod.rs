@@ -242,6 +242,14 @@ pub fn validation_message(value: impl std::fmt::Display, member: &str, rule: &st
     )
 }
 
+/// An update's optional member: what the caller gave replaces what `slot` holds; a member left
+/// out keeps it.
+pub fn set_given<T>(slot: &mut Option<T>, given: Option<T>) {
+    if given.is_some() {
+        *slot = given;
+    }
+}
+
 /// An operation the model has but switchyard does not answer yet.
 pub fn not_yet(operation: &str) -> AwsError {
     AwsError::client(

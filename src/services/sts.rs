@@ -10,17 +10,12 @@ use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub fn call(
-    state: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     match operation {
         "GetCallerIdentity" => typed(input, |_: Empty| {
-            Ok::<_, AwsError>(get_caller_identity(state, cx))
+            Ok::<_, AwsError>(get_caller_identity(e, cx))
         }),
-        "AssumeRole" => assume_role(state, cx, parse(input)?),
+        "AssumeRole" => assume_role(e, cx, parse(input)?),
         _ => Err(not_yet(operation)),
     }
 }

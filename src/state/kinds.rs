@@ -27,27 +27,14 @@ pub enum Render {
     Scheduler,
 }
 
-/// Every retry schedule a delivery of this emulator follows.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub enum Policy {
-    /// One attempt (SMS, push, pipes).
-    NoRetries(NoRetries),
-    /// An SNS delivery policy (HTTP/S, and the fixed schedules of the other protocols).
-    Sns(Schedule),
-    /// SNS to Firehose.
-    Firehose(Firehose),
-    /// EventBridge rule targets and Scheduler targets.
-    Target(TargetRetry),
-    /// Custom-bus subscribers.
-    Subscriber(SubscriberRetry),
-    /// Event streams.
-    Stream(StreamRetry),
-    /// Lambda's asynchronous invocations.
-    LambdaAsync(AsyncRetry),
-}
-
 macro_rules! policies {
-    ($($variant:ident($ty:ty)),*) => {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty)),* $(,)?) => {
+        /// Every retry schedule a delivery of this emulator follows.
+        #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+        pub enum Policy {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
         $(impl From<$ty> for Policy {
             fn from(policy: $ty) -> Policy {
                 Policy::$variant(policy)
@@ -65,13 +52,20 @@ macro_rules! policies {
 }
 
 policies!(
+    /// One attempt (SMS, push, pipes).
     NoRetries(NoRetries),
+    /// An SNS delivery policy (HTTP/S, and the fixed schedules of the other protocols).
     Sns(Schedule),
+    /// SNS to Firehose.
     Firehose(Firehose),
+    /// EventBridge rule targets and Scheduler targets.
     Target(TargetRetry),
+    /// Custom-bus subscribers.
     Subscriber(SubscriberRetry),
+    /// Event streams.
     Stream(StreamRetry),
-    LambdaAsync(AsyncRetry)
+    /// Lambda's asynchronous invocations.
+    LambdaAsync(AsyncRetry),
 );
 
 impl RetryPolicy for Policy {

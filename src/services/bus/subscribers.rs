@@ -12,7 +12,7 @@ use crate::arn::Arn;
 use crate::services::event::input::{self, TargetInput};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::times::{epoch_seconds, millis_of};
-use crate::services::{Context, SetMember};
+use crate::services::{Context, SetMember, set_given};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -574,9 +574,7 @@ pub fn update_subscriber(
     if let Some(o) = on_failure {
         s.on_failure = o;
     }
-    if input.description.is_some() {
-        s.description = input.description;
-    }
+    set_given(&mut s.description, input.description);
     s.modified_at = now;
     let arn = s.arn.clone();
     if refile {

@@ -10,7 +10,7 @@
 //! archived when the rule matches it (`capture`), so a replayed event is never archived.
 //! Operations over the state: they must not depend on the runtime, the protocols or the server.
 
-mod replays;
+pub(super) mod replays;
 
 use super::arns::rule_arn;
 use super::buses::Empty;
@@ -21,9 +21,8 @@ use super::store::{Archive, ArchivedEvent, InputTransformer, Rule, Target};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::engine::time::{Millis, parse_rfc3339};
-use crate::error::AwsError;
 use crate::services::event::pattern::EventPattern;
-use crate::services::{Context, typed};
+use crate::services::{Context, set_given};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -34,26 +33,6 @@ const MANAGED_BY: &str = "prod.vhs.events.aws.internal";
 const DAY_MS: Millis = 86_400_000;
 const ARCHIVE_STATES: &str =
     "[ENABLED, DISABLED, CREATING, UPDATING, CREATE_FAILED, UPDATE_FAILED]";
-
-pub(super) fn call(
-    e: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
-    match operation {
-        "CreateArchive" => typed(input, |i| create_archive(e, cx, i)),
-        "DescribeArchive" => typed(input, |i| describe_archive(e, cx, i)),
-        "UpdateArchive" => typed(input, |i| update_archive(e, cx, i)),
-        "DeleteArchive" => typed(input, |i| delete_archive(e, cx, i)),
-        "ListArchives" => typed(input, |i| list_archives(e, cx, i)),
-        "StartReplay" => typed(input, |i| replays::start_replay(e, cx, i)),
-        "DescribeReplay" => typed(input, |i| replays::describe_replay(e, cx, i)),
-        "CancelReplay" => typed(input, |i| replays::cancel_replay(e, cx, i)),
-        "ListReplays" => typed(input, |i| replays::list_replays(e, cx, i)),
-        _ => Err(crate::services::not_yet(operation)),
-    }
-}
 
 fn archive_arn(cx: &Context, name: &str) -> String {
     let resource = format!("archive/{name}");
@@ -411,15 +390,11 @@ pub(super) fn update_archive(
         .map(|(text, _)| managed_rule_pattern(Some(text)))
         .transpose()?;
     let archive = archive_mut(e, cx, &input.archive_name)?;
-    if input.description.is_some() {
-        archive.description = input.description;
-    }
+    set_given(&mut archive.description, input.description);
     if let Some(days) = input.retention_days {
         archive.retention_days = days;
     }
-    if input.kms_key_identifier.is_some() {
-        archive.kms_key_identifier = input.kms_key_identifier;
-    }
+    set_given(&mut archive.kms_key_identifier, input.kms_key_identifier);
     if pattern.is_some() {
         archive.event_pattern = pattern;
     }

@@ -9,7 +9,7 @@ use super::lookup::{existing, page};
 use super::store::{Bus, Store};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
-use crate::services::{Context, SetMember};
+use crate::services::{Context, SetMember, set_given};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -226,18 +226,10 @@ pub(super) fn update_event_bus(
     check_dead_letter_config(&input.dead_letter_config)?;
     let now = e.now();
     let bus = existing(e, cx, input.name.as_deref())?;
-    if input.description.is_some() {
-        bus.description = input.description;
-    }
-    if input.kms_key_identifier.is_some() {
-        bus.kms_key_identifier = input.kms_key_identifier;
-    }
-    if input.dead_letter_config.is_some() {
-        bus.dead_letter_config = input.dead_letter_config;
-    }
-    if input.log_config.is_some() {
-        bus.log_config = input.log_config;
-    }
+    set_given(&mut bus.description, input.description);
+    set_given(&mut bus.kms_key_identifier, input.kms_key_identifier);
+    set_given(&mut bus.dead_letter_config, input.dead_letter_config);
+    set_given(&mut bus.log_config, input.log_config);
     bus.modified_at = now;
     let out = describe(bus);
     Ok(BusOutput {

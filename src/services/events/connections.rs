@@ -19,7 +19,7 @@
 
 mod auth;
 mod checks;
-mod destinations;
+pub(super) mod destinations;
 pub mod invocation;
 mod oauth;
 
@@ -27,8 +27,7 @@ use super::errors::EventsError;
 use super::store::{AuthParameters, Connection};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
-use crate::error::AwsError;
-use crate::services::{Context, typed};
+use crate::services::{Context, set_given};
 use crate::state::State;
 use auth::{check_auth_parameters, check_fit, merge, shown};
 use checks::{AUTHORIZATION_TYPES, CONNECTION_STATES, Violations};
@@ -37,24 +36,6 @@ use oauth::authorization;
 pub use oauth::token_answered;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    use destinations::*;
-    match operation {
-        "CreateConnection" => typed(input, |i| create_connection(e, cx, i)),
-        "UpdateConnection" => typed(input, |i| update_connection(e, cx, i)),
-        "DescribeConnection" => typed(input, |i| describe_connection(e, cx, i)),
-        "DeleteConnection" => typed(input, |i| delete_connection(e, cx, i)),
-        "DeauthorizeConnection" => typed(input, |i| deauthorize_connection(e, cx, i)),
-        "ListConnections" => typed(input, |i| list_connections(e, cx, i)),
-        "CreateApiDestination" => typed(input, |i| create_api_destination(e, cx, i)),
-        "DescribeApiDestination" => typed(input, |i| describe_api_destination(e, cx, i)),
-        "UpdateApiDestination" => typed(input, |i| update_api_destination(e, cx, i)),
-        "DeleteApiDestination" => typed(input, |i| delete_api_destination(e, cx, i)),
-        "ListApiDestinations" => typed(input, |i| list_api_destinations(e, cx, i)),
-        _ => Err(crate::services::not_yet(operation)),
-    }
-}
 
 /// The store key of the connection a request names, once the name is checked.
 fn named_key(cx: &Context, name: &str) -> Result<String, EventsError> {
@@ -222,15 +203,12 @@ pub fn update_connection(
         c.authorization_type = new_type;
         c.auth_parameters = merged;
     }
-    if input.description.is_some() {
-        c.description = input.description;
-    }
-    if input.invocation_connectivity_parameters.is_some() {
-        c.invocation_connectivity_parameters = input.invocation_connectivity_parameters;
-    }
-    if input.kms_key_identifier.is_some() {
-        c.kms_key_identifier = input.kms_key_identifier;
-    }
+    set_given(&mut c.description, input.description);
+    set_given(
+        &mut c.invocation_connectivity_parameters,
+        input.invocation_connectivity_parameters,
+    );
+    set_given(&mut c.kms_key_identifier, input.kms_key_identifier);
     c.modified_at = now;
     let mut token = None;
     if reauthorize {

@@ -50,7 +50,12 @@ pub fn fire(e: &mut State, timer: Timer) {
 }
 
 pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
+    use archives::replays::*;
+    use archives::*;
     use buses::*;
+    use connections::destinations::*;
+    use connections::*;
+    use partners::*;
     use rules::*;
     match operation {
         "CreateEventBus" => typed(input, |i| create_event_bus(e, cx, i)),
@@ -75,34 +80,26 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         "ListTargetsByRule" => typed(input, |i| list_targets_by_rule(e, cx, i)),
         "TestEventPattern" => typed(input, test_event_pattern),
         "PutEvents" => typed(input, |i| put_events::put_events(e, cx, i)),
-        "CreateArchive" | "DescribeArchive" | "UpdateArchive" | "DeleteArchive"
-        | "ListArchives" | "StartReplay" | "DescribeReplay" | "CancelReplay" | "ListReplays" => {
-            archives::call(e, cx, operation, input)
-        }
-        "CreateConnection"
-        | "DescribeConnection"
-        | "UpdateConnection"
-        | "DeleteConnection"
-        | "DeauthorizeConnection"
-        | "ListConnections"
-        | "CreateApiDestination"
-        | "DescribeApiDestination"
-        | "UpdateApiDestination"
-        | "DeleteApiDestination"
-        | "ListApiDestinations" => connections::call(e, cx, operation, input),
-        _ => partner_call(e, cx, operation, input),
-    }
-}
-
-/// The partner event source operations (`partners`), both the partner's and the customer's.
-fn partner_call(
-    e: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
-    use partners::*;
-    match operation {
+        "CreateArchive" => typed(input, |i| create_archive(e, cx, i)),
+        "DescribeArchive" => typed(input, |i| describe_archive(e, cx, i)),
+        "UpdateArchive" => typed(input, |i| update_archive(e, cx, i)),
+        "DeleteArchive" => typed(input, |i| delete_archive(e, cx, i)),
+        "ListArchives" => typed(input, |i| list_archives(e, cx, i)),
+        "StartReplay" => typed(input, |i| start_replay(e, cx, i)),
+        "DescribeReplay" => typed(input, |i| describe_replay(e, cx, i)),
+        "CancelReplay" => typed(input, |i| cancel_replay(e, cx, i)),
+        "ListReplays" => typed(input, |i| list_replays(e, cx, i)),
+        "CreateConnection" => typed(input, |i| create_connection(e, cx, i)),
+        "UpdateConnection" => typed(input, |i| update_connection(e, cx, i)),
+        "DescribeConnection" => typed(input, |i| describe_connection(e, cx, i)),
+        "DeleteConnection" => typed(input, |i| delete_connection(e, cx, i)),
+        "DeauthorizeConnection" => typed(input, |i| deauthorize_connection(e, cx, i)),
+        "ListConnections" => typed(input, |i| list_connections(e, cx, i)),
+        "CreateApiDestination" => typed(input, |i| create_api_destination(e, cx, i)),
+        "DescribeApiDestination" => typed(input, |i| describe_api_destination(e, cx, i)),
+        "UpdateApiDestination" => typed(input, |i| update_api_destination(e, cx, i)),
+        "DeleteApiDestination" => typed(input, |i| delete_api_destination(e, cx, i)),
+        "ListApiDestinations" => typed(input, |i| list_api_destinations(e, cx, i)),
         "CreatePartnerEventSource" => typed(input, |i| create_partner_event_source(e, cx, i)),
         "DeletePartnerEventSource" => typed(input, |i| delete_partner_event_source(e, cx, i)),
         "DescribePartnerEventSource" => typed(input, |i| describe_partner_event_source(e, cx, i)),

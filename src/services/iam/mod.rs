@@ -25,38 +25,33 @@ use shapes::Paging;
 
 /// Runs an IAM operation on its typed input. The shapes read leniently, so only an input that is
 /// not a JSON object fails to parse (the front-ends never hand one over).
-pub fn call(
-    state: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     use policies::*;
     use roles::*;
     match operation {
-        "CreateRole" => create_role(state, cx, parse(input)?),
-        "GetRole" => get_role(state, cx, parse(input)?),
-        "ListRoles" => list_roles(state, cx, parse(input)?),
-        "UpdateAssumeRolePolicy" => update_assume_role_policy(state, cx, parse(input)?),
-        "DeleteRole" => delete_role(state, cx, parse(input)?),
-        "TagRole" => tag_role(state, cx, parse(input)?),
-        "UntagRole" => untag_role(state, cx, parse(input)?),
-        "ListRoleTags" => list_role_tags(state, cx, parse(input)?),
-        "PutRolePolicy" => put_role_policy(state, cx, parse(input)?),
-        "GetRolePolicy" => get_role_policy(state, cx, parse(input)?),
-        "ListRolePolicies" => list_role_policies(state, cx, parse(input)?),
-        "DeleteRolePolicy" => delete_role_policy(state, cx, parse(input)?),
-        "AttachRolePolicy" => attach_role_policy(state, cx, parse(input)?),
-        "DetachRolePolicy" => detach_role_policy(state, cx, parse(input)?),
-        "ListAttachedRolePolicies" => list_attached_role_policies(state, cx, parse(input)?),
-        "CreatePolicy" => create_policy(state, cx, parse(input)?),
-        "GetPolicy" => get_policy(state, cx, parse(input)?),
-        "GetPolicyVersion" => get_policy_version(state, cx, parse(input)?),
-        "ListPolicies" => list_policies(state, cx, parse(input)?),
-        "DeletePolicy" => delete_policy(state, cx, parse(input)?),
-        "TagPolicy" => tag_policy(state, cx, parse(input)?),
-        "UntagPolicy" => untag_policy(state, cx, parse(input)?),
-        "ListPolicyTags" => list_policy_tags(state, cx, parse(input)?),
+        "CreateRole" => create_role(e, cx, parse(input)?),
+        "GetRole" => get_role(e, cx, parse(input)?),
+        "ListRoles" => list_roles(e, cx, parse(input)?),
+        "UpdateAssumeRolePolicy" => update_assume_role_policy(e, cx, parse(input)?),
+        "DeleteRole" => delete_role(e, cx, parse(input)?),
+        "TagRole" => tag_role(e, cx, parse(input)?),
+        "UntagRole" => untag_role(e, cx, parse(input)?),
+        "ListRoleTags" => list_role_tags(e, cx, parse(input)?),
+        "PutRolePolicy" => put_role_policy(e, cx, parse(input)?),
+        "GetRolePolicy" => get_role_policy(e, cx, parse(input)?),
+        "ListRolePolicies" => list_role_policies(e, cx, parse(input)?),
+        "DeleteRolePolicy" => delete_role_policy(e, cx, parse(input)?),
+        "AttachRolePolicy" => attach_role_policy(e, cx, parse(input)?),
+        "DetachRolePolicy" => detach_role_policy(e, cx, parse(input)?),
+        "ListAttachedRolePolicies" => list_attached_role_policies(e, cx, parse(input)?),
+        "CreatePolicy" => create_policy(e, cx, parse(input)?),
+        "GetPolicy" => get_policy(e, cx, parse(input)?),
+        "GetPolicyVersion" => get_policy_version(e, cx, parse(input)?),
+        "ListPolicies" => list_policies(e, cx, parse(input)?),
+        "DeletePolicy" => delete_policy(e, cx, parse(input)?),
+        "TagPolicy" => tag_policy(e, cx, parse(input)?),
+        "UntagPolicy" => untag_policy(e, cx, parse(input)?),
+        "ListPolicyTags" => list_policy_tags(e, cx, parse(input)?),
         _ => Err(super::not_yet(operation)),
     }
 }

@@ -79,12 +79,14 @@ fn check_version(f: &Function, version: &str) -> Result<(), AwsError> {
     }
 }
 
-/// A routing configuration: at most one other version, published, with a weight in [0, 1].
+/// The version an alias points to, which must exist, and its routing configuration: at most
+/// one other version, published, with a weight in [0, 1].
 fn check_routing(
     f: &Function,
     version: &str,
     weights: &BTreeMap<String, f64>,
 ) -> Result<(), AwsError> {
+    check_version(f, version)?;
     let member = "routingConfig.additionalVersionWeights";
     if weights.len() > 1 {
         return Err(invalid_parameter(
@@ -132,16 +134,26 @@ fn not_found(f: &Function, name: &str) -> AwsError {
     )
 }
 
+/// The function CreateAlias or UpdateAlias writes to, once the alias's name is valid, and the
+/// alias's new revision.
+fn written<'s>(
+    state: &'s mut State,
+    cx: &Context,
+    input: &AliasInput,
+) -> Result<(&'s mut Function, String), AwsError> {
+    check_name(&input.name)?;
+    let revision = state.engine.rng.uuid();
+    let f = find_mut(state, cx, &input.function_name)?;
+    Ok((f, revision))
+}
+
 pub(super) fn create(
     state: &mut State,
     cx: &Context,
     input: AliasInput,
 ) -> Result<Value, AwsError> {
-    check_name(&input.name)?;
-    let revision = state.engine.rng.uuid();
-    let f = find_mut(state, cx, &input.function_name)?;
+    let (f, revision) = written(state, cx, &input)?;
     let version = input.function_version.unwrap_or_else(|| "$LATEST".into());
-    check_version(f, &version)?;
     let weights = input.routing_config.unwrap_or_default();
     let weights = weights.additional_version_weights;
     check_routing(f, &version, &weights)?;
@@ -179,9 +191,7 @@ pub(super) fn update(
     cx: &Context,
     input: AliasInput,
 ) -> Result<Value, AwsError> {
-    check_name(&input.name)?;
-    let revision = state.engine.rng.uuid();
-    let f = find_mut(state, cx, &input.function_name)?;
+    let (f, revision) = written(state, cx, &input)?;
     let Some(alias) = f.aliases.get(&input.name) else {
         return Err(not_found(f, &input.name));
     };
@@ -189,7 +199,6 @@ pub(super) fn update(
     let version = input
         .function_version
         .unwrap_or_else(|| alias.version.clone());
-    check_version(f, &version)?;
     let weights = match input.routing_config {
         Some(routing) => routing.additional_version_weights,
         None => alias.weights.clone(),

@@ -6,7 +6,7 @@
 
 use super::errors::{invalid_parameter, user, validation};
 use super::functions::check_revision_id;
-use super::versions::{find_qualified, show};
+use super::versions::find_named;
 use crate::error::AwsError;
 use crate::services::Context;
 use crate::state::State;
@@ -103,14 +103,8 @@ fn target(
     cx: &Context,
     input: &PermissionInput,
 ) -> Result<(String, Option<String>), AwsError> {
-    let (f, qualifier) = find_qualified(
-        state,
-        &cx.account,
-        &cx.region,
-        &input.function_name,
-        input.qualifier.as_deref(),
-    )?;
-    show(f, qualifier.as_deref())?;
+    let (f, qualifier, _) =
+        find_named(state, cx, &input.function_name, input.qualifier.as_deref())?;
     Ok((f.arn.clone(), qualifier))
 }
 
@@ -252,14 +246,8 @@ pub fn policy_of(statements: &[Statement]) -> Value {
 }
 
 pub fn get(state: &State, cx: &Context, input: PermissionInput) -> Result<Value, AwsError> {
-    let (f, qualifier) = find_qualified(
-        state,
-        &cx.account,
-        &cx.region,
-        &input.function_name,
-        input.qualifier.as_deref(),
-    )?;
-    let shown = show(f, qualifier.as_deref())?;
+    let (f, qualifier, shown) =
+        find_named(state, cx, &input.function_name, input.qualifier.as_deref())?;
     let revision = match qualifier.as_deref().and_then(|q| f.aliases.get(q)) {
         Some(alias) => alias.revision.clone(),
         None => shown.config.revision.clone(),

@@ -105,15 +105,21 @@ pub fn find_shown<'s>(
     cx: &Context,
     input: &FunctionNameInput,
 ) -> Result<(&'s Function, FunctionConfiguration), AwsError> {
-    let (f, qualifier) = find_qualified(
-        state,
-        &cx.account,
-        &cx.region,
-        &input.function_name,
-        input.qualifier.as_deref(),
-    )?;
-    let shown = show(f, qualifier.as_deref())?;
+    let (f, _, shown) = find_named(state, cx, &input.function_name, input.qualifier.as_deref())?;
     Ok((f, shown.configuration()))
+}
+
+/// The function a caller's `FunctionName` and `Qualifier` name, the qualifier, and what it
+/// shows ([`show`]: the version or alias must exist).
+pub fn find_named<'s>(
+    state: &'s State,
+    cx: &Context,
+    name: &str,
+    qualifier: Option<&str>,
+) -> Result<(&'s Function, Option<String>, Shown<'s>), AwsError> {
+    let (f, qualifier) = find_qualified(state, &cx.account, &cx.region, name, qualifier)?;
+    let shown = show(f, qualifier.as_deref())?;
+    Ok((f, qualifier, shown))
 }
 
 /// The version an invocation of `qualifier` runs: an alias's own, or with the probability of

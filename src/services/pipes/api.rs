@@ -623,25 +623,7 @@ pub(super) fn start_pipe(
     cx: &Context,
     input: NameInput,
 ) -> Result<Value, PipesError> {
-    let now = e.now();
-    let p = own(e, cx, &input.name)?;
-    match p.state {
-        s if s.in_transition() => return Err(busy(p)),
-        PipeState::Running | PipeState::CreateFailed => {
-            let message = format!(
-                "Pipe {} cannot be started while it is {}.",
-                p.name,
-                p.state.name()
-            );
-            return Err(conflict(p, message));
-        }
-        _ => {}
-    }
-    p.settings.desired = PipeState::Running;
-    p.modified_at = now;
-    let arn = p.arn.clone();
-    run::begin(e, &arn, PipeState::Starting);
-    begun(e, &arn, &input.name)
+    turn(e, cx, &input.name, PipeState::Running)
 }
 
 pub(super) fn stop_pipe(
@@ -649,25 +631,35 @@ pub(super) fn stop_pipe(
     cx: &Context,
     input: NameInput,
 ) -> Result<Value, PipesError> {
+    turn(e, cx, &input.name, PipeState::Stopped)
+}
+
+/// StartPipe (`desired` Running) and StopPipe (Stopped): refused while the pipe is changing,
+/// already there, or failed to create; otherwise it begins Starting or Stopping.
+fn turn(e: &mut State, cx: &Context, name: &str, desired: PipeState) -> Result<Value, PipesError> {
+    let (verb, passing) = if desired == PipeState::Running {
+        ("started", PipeState::Starting)
+    } else {
+        ("stopped", PipeState::Stopping)
+    };
     let now = e.now();
-    let p = own(e, cx, &input.name)?;
-    match p.state {
-        s if s.in_transition() => return Err(busy(p)),
-        PipeState::Stopped | PipeState::CreateFailed => {
-            let message = format!(
-                "Pipe {} cannot be stopped while it is {}.",
-                p.name,
-                p.state.name()
-            );
-            return Err(conflict(p, message));
-        }
-        _ => {}
+    let p = own(e, cx, name)?;
+    if p.state.in_transition() {
+        return Err(busy(p));
     }
-    p.settings.desired = PipeState::Stopped;
+    if p.state == desired || p.state == PipeState::CreateFailed {
+        let message = format!(
+            "Pipe {} cannot be {verb} while it is {}.",
+            p.name,
+            p.state.name()
+        );
+        return Err(conflict(p, message));
+    }
+    p.settings.desired = desired;
     p.modified_at = now;
     let arn = p.arn.clone();
-    run::begin(e, &arn, PipeState::Stopping);
-    begun(e, &arn, &input.name)
+    run::begin(e, &arn, passing);
+    begun(e, &arn, name)
 }
 
 fn refuse_size(asked: i64, max: usize) -> PipesError {

@@ -22,12 +22,7 @@ use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-pub fn call(
-    state: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     let idempotent = matches!(
         operation,
         "CreateSchedule"
@@ -41,21 +36,21 @@ pub fn call(
         .then(|| shapes::Idempotent::deserialize(&input).unwrap_or_default())
         .and_then(|i| i.client_token);
     let Some(token) = token else {
-        return dispatch(state, cx, operation, input);
+        return dispatch(e, cx, operation, input);
     };
     check_client_token(&token)?;
     // A request repeated with its ClientToken gets the first one's answer and changes nothing
     // again; the same token with other members is a request of its own.
     let key = (groups::scope(cx), operation.to_string(), token);
-    let now = state.now();
-    if let Some((at, seen, answer)) = state.scheduler.tokens.get(&key)
+    let now = e.now();
+    if let Some((at, seen, answer)) = e.scheduler.tokens.get(&key)
         && now - at < TOKEN_LIFETIME_MS
         && *seen == input
     {
         return Ok(answer.clone());
     }
-    let answer = dispatch(state, cx, operation, input.clone())?;
-    let tokens = &mut state.scheduler.tokens;
+    let answer = dispatch(e, cx, operation, input.clone())?;
+    let tokens = &mut e.scheduler.tokens;
     if tokens.len() >= TOKENS_KEPT {
         tokens.retain(|_, (at, _, _)| now - *at < TOKEN_LIFETIME_MS);
     }
@@ -70,25 +65,20 @@ const TOKENS_KEPT: usize = 1_000;
 
 /// Runs `operation` on its typed input. The shapes read leniently, so only an input that is not
 /// a JSON object fails to parse (the front-ends never hand one over).
-fn dispatch(
-    state: &mut State,
-    cx: &Context,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
+fn dispatch(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
     match operation {
-        "CreateSchedule" => schedules::create(state, cx, parse(input)?),
-        "GetSchedule" => schedules::get(state, cx, parse(input)?),
-        "UpdateSchedule" => schedules::update(state, cx, parse(input)?),
-        "DeleteSchedule" => schedules::delete(state, cx, parse(input)?),
-        "ListSchedules" => schedules::list(state, cx, parse(input)?),
-        "CreateScheduleGroup" => groups::create(state, cx, parse(input)?),
-        "GetScheduleGroup" => groups::get(state, cx, parse(input)?),
-        "ListScheduleGroups" => groups::list(state, cx, parse(input)?),
-        "DeleteScheduleGroup" => groups::delete(state, cx, parse(input)?),
-        "TagResource" => groups::tag(state, cx, parse(input)?),
-        "UntagResource" => groups::untag(state, cx, parse(input)?),
-        "ListTagsForResource" => groups::list_tags(state, cx, parse(input)?),
+        "CreateSchedule" => schedules::create(e, cx, parse(input)?),
+        "GetSchedule" => schedules::get(e, cx, parse(input)?),
+        "UpdateSchedule" => schedules::update(e, cx, parse(input)?),
+        "DeleteSchedule" => schedules::delete(e, cx, parse(input)?),
+        "ListSchedules" => schedules::list(e, cx, parse(input)?),
+        "CreateScheduleGroup" => groups::create(e, cx, parse(input)?),
+        "GetScheduleGroup" => groups::get(e, cx, parse(input)?),
+        "ListScheduleGroups" => groups::list(e, cx, parse(input)?),
+        "DeleteScheduleGroup" => groups::delete(e, cx, parse(input)?),
+        "TagResource" => groups::tag(e, cx, parse(input)?),
+        "UntagResource" => groups::untag(e, cx, parse(input)?),
+        "ListTagsForResource" => groups::list_tags(e, cx, parse(input)?),
         _ => Err(super::not_yet(operation)),
     }
 }

@@ -293,15 +293,25 @@ pub fn delete_message(e: &mut State, cx: &Context, input: ReceiptInput) -> Resul
     Ok(Empty {})
 }
 
-/// A batch of receipt-handle operations: the whole-batch checks, then `one` per entry, each
-/// succeeding or failing on its own.
-fn receipt_batch(
+/// What DeleteMessageBatch and ChangeMessageVisibilityBatch do to each entry's message.
+#[derive(Clone, Copy)]
+pub enum ReceiptAction {
+    Delete,
+    ChangeVisibility,
+}
+
+/// DeleteMessageBatch and ChangeMessageVisibilityBatch: the whole-batch checks, then `action`
+/// per entry, each succeeding or failing on its own.
+pub fn receipt_batch(
     e: &mut State,
     cx: &Context,
     input: ReceiptBatchInput,
-    entry_name: &str,
-    mut one: impl FnMut(&mut State, &QueueKey, &ReceiptBatchEntry) -> Result<(), SqsError>,
+    action: ReceiptAction,
 ) -> Result<BatchOutput<BatchId>, SqsError> {
+    let entry_name = match action {
+        ReceiptAction::Delete => "DeleteMessageBatchRequestEntry",
+        ReceiptAction::ChangeVisibility => "ChangeMessageVisibilityBatchRequestEntry",
+    };
     let key = key_from_url(cx, &input.queue_url)?;
     queue_mut(e, &key)?;
     check_batch(input.entries.iter().map(|x| x.id.as_str()), entry_name)?;
@@ -310,26 +320,19 @@ fn receipt_batch(
         failed: Vec::new(),
     };
     for entry in input.entries {
-        match one(e, &key, &entry) {
+        let handle = &entry.receipt_handle;
+        let done = match action {
+            ReceiptAction::Delete => delete_one(e, &key, handle),
+            ReceiptAction::ChangeVisibility => {
+                change_one(e, &key, handle, entry.visibility_timeout)
+            }
+        };
+        match done {
             Ok(()) => out.successful.push(BatchId { id: entry.id }),
             Err(err) => out.failed.push(failure(entry.id, err)),
         }
     }
     Ok(out)
-}
-
-pub fn delete_message_batch(
-    e: &mut State,
-    cx: &Context,
-    input: ReceiptBatchInput,
-) -> Result<BatchOutput<BatchId>, SqsError> {
-    receipt_batch(
-        e,
-        cx,
-        input,
-        "DeleteMessageBatchRequestEntry",
-        |e, key, entry| delete_one(e, key, &entry.receipt_handle),
-    )
 }
 
 fn change_one(
@@ -383,20 +386,6 @@ pub fn change_message_visibility(
     queue_mut(e, &key)?;
     change_one(e, &key, &input.receipt_handle, input.visibility_timeout)?;
     Ok(Empty {})
-}
-
-pub fn change_message_visibility_batch(
-    e: &mut State,
-    cx: &Context,
-    input: ReceiptBatchInput,
-) -> Result<BatchOutput<BatchId>, SqsError> {
-    receipt_batch(
-        e,
-        cx,
-        input,
-        "ChangeMessageVisibilityBatchRequestEntry",
-        |e, key, entry| change_one(e, key, &entry.receipt_handle, entry.visibility_timeout),
-    )
 }
 
 fn wanted(names: &[String], name: &str) -> bool {

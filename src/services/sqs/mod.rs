@@ -49,11 +49,11 @@ pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Resul
         "SendMessage" => typed(input, |i| send_message(e, cx, i)),
         "SendMessageBatch" => typed(input, |i| send_message_batch(e, cx, i)),
         "DeleteMessage" => typed(input, |i| delete_message(e, cx, i)),
-        "DeleteMessageBatch" => typed(input, |i| delete_message_batch(e, cx, i)),
+        "DeleteMessageBatch" => typed(input, |i| receipt_batch(e, cx, i, ReceiptAction::Delete)),
         "ChangeMessageVisibility" => typed(input, |i| change_message_visibility(e, cx, i)),
-        "ChangeMessageVisibilityBatch" => {
-            typed(input, |i| change_message_visibility_batch(e, cx, i))
-        }
+        "ChangeMessageVisibilityBatch" => typed(input, |i| {
+            receipt_batch(e, cx, i, ReceiptAction::ChangeVisibility)
+        }),
         "StartMessageMoveTask" => typed(input, |i| start_message_move_task(e, cx, i)),
         "CancelMessageMoveTask" => typed(input, |i| cancel_message_move_task(e, cx, i)),
         "ListMessageMoveTasks" => typed(input, |i| list_message_move_tasks(e, cx, i)),

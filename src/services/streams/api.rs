@@ -15,7 +15,7 @@ use crate::services::bus::{V2Error, length, not_one_of, one_of};
 use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
 use crate::services::sqs::store::QueueKey;
-use crate::services::{Context, SetMember};
+use crate::services::{Context, SetMember, set_given};
 use crate::state::State;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -396,9 +396,7 @@ pub fn update_event_stream(
     if let Some(r) = run {
         s.run = r;
     }
-    if input.description.is_some() {
-        s.description = input.description;
-    }
+    set_given(&mut s.description, input.description);
     s.modified_at = now;
     Ok(json!({ "EventStreamArn": s.arn }))
 }

@@ -50,7 +50,7 @@ fn replay_not_found(name: &str) -> EventsError {
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ReplayDestination {
+pub(in crate::services::events) struct ReplayDestination {
     pub arn: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filter_arns: Vec<String>,
@@ -58,7 +58,7 @@ pub(super) struct ReplayDestination {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct StartReplayInput {
+pub(in crate::services::events) struct StartReplayInput {
     pub replay_name: String,
     pub description: Option<String>,
     pub event_source_arn: String,
@@ -69,7 +69,7 @@ pub(super) struct StartReplayInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct StartReplayOutput {
+pub(in crate::services::events) struct StartReplayOutput {
     pub replay_arn: String,
     pub state: String,
     pub replay_start_time: Value,
@@ -112,7 +112,7 @@ fn next_slice(pending: &mut VecDeque<ArchivedEvent>, start: Millis) -> Vec<Archi
     slice
 }
 
-pub(super) fn start_replay(
+pub(in crate::services::events) fn start_replay(
     e: &mut State,
     cx: &Context,
     input: StartReplayInput,
@@ -272,13 +272,13 @@ pub(super) fn step(e: &mut State, replay_arn: &str) {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ReplayNameInput {
+pub(in crate::services::events) struct ReplayNameInput {
     pub replay_name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct DescribeReplayOutput {
+pub(in crate::services::events) struct DescribeReplayOutput {
     pub replay_name: String,
     pub replay_arn: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -295,7 +295,7 @@ pub(super) struct DescribeReplayOutput {
 /// A replay's times, the last members of both DescribeReplay's answer and a ListReplays entry.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ReplayTimes {
+pub(in crate::services::events) struct ReplayTimes {
     pub event_start_time: Value,
     pub event_end_time: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -329,7 +329,7 @@ fn replay_of<'e>(
         .ok_or_else(|| replay_not_found(name))
 }
 
-pub(super) fn describe_replay(
+pub(in crate::services::events) fn describe_replay(
     e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
@@ -352,12 +352,12 @@ pub(super) fn describe_replay(
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct CancelReplayOutput {
+pub(in crate::services::events) struct CancelReplayOutput {
     pub replay_arn: String,
     pub state: String,
 }
 
-pub(super) fn cancel_replay(
+pub(in crate::services::events) fn cancel_replay(
     e: &mut State,
     cx: &Context,
     input: ReplayNameInput,
@@ -379,7 +379,7 @@ pub(super) fn cancel_replay(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ListReplaysInput {
+pub(in crate::services::events) struct ListReplaysInput {
     pub name_prefix: Option<String>,
     pub state: Option<String>,
     pub event_source_arn: Option<String>,
@@ -389,7 +389,7 @@ pub(super) struct ListReplaysInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ReplaySummary {
+pub(in crate::services::events) struct ReplaySummary {
     pub replay_name: String,
     pub event_source_arn: String,
     pub state: String,
@@ -401,13 +401,13 @@ pub(super) struct ReplaySummary {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ListReplaysOutput {
+pub(in crate::services::events) struct ListReplaysOutput {
     pub replays: Vec<ReplaySummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub(super) fn list_replays(
+pub(in crate::services::events) fn list_replays(
     e: &mut State,
     cx: &Context,
     input: ListReplaysInput,

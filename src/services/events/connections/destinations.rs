@@ -5,10 +5,10 @@
 use super::checks::{self, DESTINATION_METHODS, Violations};
 use super::invocation::{by_arn, key, usable};
 use crate::arn::Arn;
-use crate::services::Context;
 use crate::services::events::errors::EventsError;
 use crate::services::events::store::{ApiDestination, Connection};
 use crate::services::events::times::epoch_seconds;
+use crate::services::{Context, set_given};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -57,7 +57,7 @@ fn state_of(e: &State, d: &ApiDestination) -> &'static str {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct CreateApiDestinationInput {
+pub(in crate::services::events) struct CreateApiDestinationInput {
     pub name: String,
     pub description: Option<String>,
     pub connection_arn: String,
@@ -68,7 +68,7 @@ pub(super) struct CreateApiDestinationInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ApiDestinationStateOutput {
+pub(in crate::services::events) struct ApiDestinationStateOutput {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub creation_time: Value,
@@ -114,7 +114,7 @@ fn rate_limit(n: i64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-pub(super) fn create_api_destination(
+pub(in crate::services::events) fn create_api_destination(
     e: &mut State,
     cx: &Context,
     input: CreateApiDestinationInput,
@@ -162,13 +162,13 @@ pub(super) fn create_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ApiDestinationNameInput {
+pub(in crate::services::events) struct ApiDestinationNameInput {
     pub name: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct DescribeApiDestinationOutput {
+pub(in crate::services::events) struct DescribeApiDestinationOutput {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub connection_arn: String,
@@ -197,7 +197,7 @@ fn describe(e: &State, d: &ApiDestination) -> DescribeApiDestinationOutput {
     }
 }
 
-pub(super) fn describe_api_destination(
+pub(in crate::services::events) fn describe_api_destination(
     e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
@@ -213,7 +213,7 @@ pub(super) fn describe_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct UpdateApiDestinationInput {
+pub(in crate::services::events) struct UpdateApiDestinationInput {
     pub name: String,
     pub description: Option<String>,
     pub connection_arn: Option<String>,
@@ -222,7 +222,7 @@ pub(super) struct UpdateApiDestinationInput {
     pub invocation_rate_limit_per_second: Option<i64>,
 }
 
-pub(super) fn update_api_destination(
+pub(in crate::services::events) fn update_api_destination(
     e: &mut State,
     cx: &Context,
     input: UpdateApiDestinationInput,
@@ -247,9 +247,7 @@ pub(super) fn update_api_destination(
         connection_for(e, arn, "update")?;
     }
     let now = e.now();
-    if input.description.is_some() {
-        d.description = input.description;
-    }
+    set_given(&mut d.description, input.description);
     if let Some(arn) = input.connection_arn {
         d.connection_arn = arn;
     }
@@ -269,9 +267,9 @@ pub(super) fn update_api_destination(
 }
 
 #[derive(Debug, Serialize)]
-pub(super) struct Empty {}
+pub(in crate::services::events) struct Empty {}
 
-pub(super) fn delete_api_destination(
+pub(in crate::services::events) fn delete_api_destination(
     e: &mut State,
     cx: &Context,
     input: ApiDestinationNameInput,
@@ -286,7 +284,7 @@ pub(super) fn delete_api_destination(
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ListApiDestinationsInput {
+pub(in crate::services::events) struct ListApiDestinationsInput {
     pub name_prefix: Option<String>,
     pub connection_arn: Option<String>,
     pub next_token: Option<String>,
@@ -295,7 +293,7 @@ pub(super) struct ListApiDestinationsInput {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ApiDestinationSummary {
+pub(in crate::services::events) struct ApiDestinationSummary {
     pub api_destination_arn: String,
     pub api_destination_state: String,
     pub connection_arn: String,
@@ -309,13 +307,13 @@ pub(super) struct ApiDestinationSummary {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct ListApiDestinationsOutput {
+pub(in crate::services::events) struct ListApiDestinationsOutput {
     pub api_destinations: Vec<ApiDestinationSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_token: Option<String>,
 }
 
-pub(super) fn list_api_destinations(
+pub(in crate::services::events) fn list_api_destinations(
     e: &mut State,
     cx: &Context,
     input: ListApiDestinationsInput,
