@@ -516,22 +516,7 @@ pub fn publish_batch(
             ));
         }
     }
-    let total: usize = entries
-        .iter()
-        .map(|x| {
-            x.fields.message.len()
-                + x.fields
-                    .message_attributes
-                    .iter()
-                    .map(|(k, v)| {
-                        k.len()
-                            + v.data_type.len()
-                            + v.string_value.as_ref().map_or(0, String::len)
-                            + v.binary_value.as_deref().map_or(0, decoded_len)
-                    })
-                    .sum::<usize>()
-        })
-        .sum();
+    let total: usize = entries.iter().map(|x| size(&x.fields)).sum();
     if total > MAX_MESSAGE_BYTES {
         return Err(SnsError::BatchRequestTooLong(
             "The length of all the messages put together is more than the limit.".into(),
@@ -577,6 +562,23 @@ pub fn publish_batch(
         }
     }
     Ok(out)
+}
+
+/// The bytes an entry counts toward a batch's size limit: its message and its attributes' names,
+/// types and values (binary ones decoded).
+fn size(fields: &PublishFields) -> usize {
+    let attribute = |(name, value): (&String, &MessageAttributeValue)| {
+        name.len()
+            + value.data_type.len()
+            + value.string_value.as_ref().map_or(0, String::len)
+            + value.binary_value.as_deref().map_or(0, decoded_len)
+    };
+    fields.message.len()
+        + fields
+            .message_attributes
+            .iter()
+            .map(attribute)
+            .sum::<usize>()
 }
 
 /// The members of a Publish or a PublishBatch entry that the checks and the publish read.
