@@ -4,7 +4,7 @@
 //! It must not depend on the runtime, the protocols or the server.
 
 use super::Step;
-use crate::engine::delivery::{Layer, NoRetries, Outcome, Retry, RetryPolicy};
+use crate::engine::delivery::{Draw, Layer, NoRetries, Outcome, Retry, RetryPolicy, Verdict};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use crate::state::bus::retry::SubscriberRetry;
@@ -73,33 +73,20 @@ impl RetryPolicy for Policy {
         self.get().next(attempts, rng, jitter)
     }
 
-    fn next_after(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Option<Retry> {
-        self.get().next_after(attempts, outcome, rng, jitter)
+    fn after(&self, attempts: u32, outcome: &Outcome, draw: &mut Draw) -> Option<Retry> {
+        self.get().after(attempts, outcome, draw)
     }
 
-    fn retry(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        self.get().retry(attempts, outcome, age_ms, rng, jitter)
+    fn decide(&self, attempts: u32, outcome: &Outcome, age_ms: Millis, draw: &mut Draw) -> Verdict {
+        self.get().decide(attempts, outcome, age_ms, draw)
     }
 
     fn retries_permanent(&self) -> bool {
         self.get().retries_permanent()
     }
 
-    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        self.get().internal_delay_ms(failures, rng, jitter)
+    fn internal_delay_ms(&self, failures: u32, draw: &mut Draw) -> Millis {
+        self.get().internal_delay_ms(failures, draw)
     }
 }
 

@@ -72,20 +72,17 @@ fn check_enum(value: &Option<String>, allowed: &str) -> Result<(), EventsError> 
 
 /// What CreateArchive and UpdateArchive may set, checked; answers the compiled pattern.
 fn check_settings(
-    description: &Option<String>,
-    pattern: Option<String>,
-    retention_days: Option<i64>,
-    kms_key: &Option<String>,
+    settings: &ArchiveSettings,
 ) -> Result<Option<(String, EventPattern)>, EventsError> {
-    check_description(description)?;
-    if let Some(days) = retention_days.filter(|d| *d < 0) {
+    check_description(&settings.description)?;
+    if let Some(days) = settings.retention_days.filter(|d| *d < 0) {
         return Err(constraint(
             &days.to_string(),
             "retentionDays",
             "Member must have value greater than or equal to 0",
         ));
     }
-    if let Some(key) = kms_key {
+    if let Some(key) = &settings.kms_key_identifier {
         let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | ':');
         if key.chars().count() > 2048 || !key.chars().all(allowed) {
             return Err(constraint(
@@ -95,8 +92,9 @@ fn check_settings(
             ));
         }
     }
+    let pattern = settings.event_pattern.as_deref();
     pattern
-        .map(|text| parse_pattern(&text).map(|p| (text, p)))
+        .map(|text| parse_pattern(text).map(|p| (text.to_string(), p)))
         .transpose()
 }
 
@@ -231,6 +229,14 @@ pub(super) fn capture(e: &mut State, bus_arn: &str, event: &Value, size: usize) 
 pub(super) struct CreateArchiveInput {
     pub archive_name: String,
     pub event_source_arn: String,
+    #[serde(flatten)]
+    pub settings: ArchiveSettings,
+}
+
+/// The members CreateArchive and UpdateArchive share: what an archive keeps and how.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct ArchiveSettings {
     pub description: Option<String>,
     pub event_pattern: Option<String>,
     pub retention_days: Option<i64>,
@@ -253,12 +259,7 @@ pub(super) fn create_archive(
 ) -> Result<ArchiveStateOutput, EventsError> {
     let name = input.archive_name;
     check_name(&name, "archiveName", 48, NAME_PATTERN, name_char)?;
-    let pattern = check_settings(
-        &input.description,
-        input.event_pattern,
-        input.retention_days,
-        &input.kms_key_identifier,
-    )?;
+    let pattern = check_settings(&input.settings)?;
     let (bus_arn, bus_name) = own_bus(e, cx, &input.event_source_arn)?;
     let arn = archive_arn(cx, &name);
     if e.events.archives.contains_key(&arn) {
@@ -302,10 +303,10 @@ pub(super) fn create_archive(
             region: cx.region.clone(),
             source_arn: bus_arn,
             rule_arn,
-            description: input.description,
+            description: input.settings.description,
             event_pattern: pattern,
-            retention_days: input.retention_days.unwrap_or(0),
-            kms_key_identifier: input.kms_key_identifier,
+            retention_days: input.settings.retention_days.unwrap_or(0),
+            kms_key_identifier: input.settings.kms_key_identifier,
             state: "ENABLED".into(),
             created_at: now,
             events: Vec::new(),
@@ -368,10 +369,8 @@ pub(super) fn describe_archive(
 #[serde(rename_all = "PascalCase")]
 pub(super) struct UpdateArchiveInput {
     pub archive_name: String,
-    pub description: Option<String>,
-    pub event_pattern: Option<String>,
-    pub retention_days: Option<i64>,
-    pub kms_key_identifier: Option<String>,
+    #[serde(flatten)]
+    pub settings: ArchiveSettings,
 }
 
 pub(super) fn update_archive(
@@ -379,22 +378,20 @@ pub(super) fn update_archive(
     cx: &Context,
     input: UpdateArchiveInput,
 ) -> Result<ArchiveStateOutput, EventsError> {
-    let pattern = check_settings(
-        &input.description,
-        input.event_pattern,
-        input.retention_days,
-        &input.kms_key_identifier,
-    )?;
+    let pattern = check_settings(&input.settings)?;
     let rule_pattern = pattern
         .as_ref()
         .map(|(text, _)| managed_rule_pattern(Some(text)))
         .transpose()?;
     let archive = archive_mut(e, cx, &input.archive_name)?;
-    set_given(&mut archive.description, input.description);
-    if let Some(days) = input.retention_days {
+    set_given(&mut archive.description, input.settings.description);
+    if let Some(days) = input.settings.retention_days {
         archive.retention_days = days;
     }
-    set_given(&mut archive.kms_key_identifier, input.kms_key_identifier);
+    set_given(
+        &mut archive.kms_key_identifier,
+        input.settings.kms_key_identifier,
+    );
     if pattern.is_some() {
         archive.event_pattern = pattern;
     }

@@ -50,12 +50,8 @@ pub struct ScalingConfig {
 pub struct CreateInput {
     pub event_source_arn: Option<String>,
     pub function_name: String,
-    pub enabled: Option<bool>,
-    pub batch_size: Option<i64>,
-    pub maximum_batching_window_in_seconds: Option<i64>,
-    pub filter_criteria: Option<FilterCriteria>,
-    pub function_response_types: Option<Vec<String>>,
-    pub scaling_config: Option<ScalingConfig>,
+    #[serde(flatten)]
+    pub settings: MappingSettings,
     pub tags: Option<BTreeMap<String, String>>,
 }
 
@@ -65,6 +61,15 @@ pub struct UpdateInput {
     #[serde(rename = "UUID")]
     pub uuid: String,
     pub function_name: Option<String>,
+    #[serde(flatten)]
+    pub settings: MappingSettings,
+}
+
+/// The members CreateEventSourceMapping and UpdateEventSourceMapping share: how the mapping
+/// polls and invokes.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct MappingSettings {
     pub enabled: Option<bool>,
     pub batch_size: Option<i64>,
     pub maximum_batching_window_in_seconds: Option<i64>,
@@ -227,13 +232,16 @@ pub fn create(state: &mut State, cx: &Context, input: CreateInput) -> Result<Val
     }
     let (function, timeout) = function_arn(state, cx, &input.function_name)?;
     let (visibility, fifo) = queue(state, &source)?;
-    let size = input.batch_size.unwrap_or(10);
-    let window = input.maximum_batching_window_in_seconds.unwrap_or(0);
+    let size = input.settings.batch_size.unwrap_or(10);
+    let window = input
+        .settings
+        .maximum_batching_window_in_seconds
+        .unwrap_or(0);
     check_batch(size, window, fifo)?;
     check_timeouts(visibility, timeout)?;
-    let filters = filters_of(input.filter_criteria)?.unwrap_or_default();
-    let report = response_types(input.function_response_types)?.unwrap_or(false);
-    let max_concurrency = concurrency(input.scaling_config)?.flatten();
+    let filters = filters_of(input.settings.filter_criteria)?.unwrap_or_default();
+    let report = response_types(input.settings.function_response_types)?.unwrap_or(false);
+    let max_concurrency = concurrency(input.settings.scaling_config)?.flatten();
     if let Some(other) = state
         .lambda
         .mappings
@@ -271,7 +279,7 @@ pub fn create(state: &mut State, cx: &Context, input: CreateInput) -> Result<Val
         filters,
         report_batch_item_failures: report,
         max_concurrency,
-        enabled: input.enabled.unwrap_or(true),
+        enabled: input.settings.enabled.unwrap_or(true),
         state: MappingState::Creating,
         state_reason: "USER_INITIATED".into(),
         last_modified: state.now(),
@@ -411,15 +419,16 @@ pub fn update(state: &mut State, cx: &Context, input: UpdateInput) -> Result<Val
         }
     };
     let (visibility, fifo) = queue(state, &source)?;
-    let size = input.batch_size.unwrap_or(i64::from(old_size));
+    let size = input.settings.batch_size.unwrap_or(i64::from(old_size));
     let window = input
+        .settings
         .maximum_batching_window_in_seconds
         .unwrap_or(i64::from(old_window));
     check_batch(size, window, fifo)?;
     check_timeouts(visibility, timeout)?;
-    let filters = filters_of(input.filter_criteria)?;
-    let report = response_types(input.function_response_types)?;
-    let max_concurrency = concurrency(input.scaling_config)?;
+    let filters = filters_of(input.settings.filter_criteria)?;
+    let report = response_types(input.settings.function_response_types)?;
+    let max_concurrency = concurrency(input.settings.scaling_config)?;
     let Some(m) = state.lambda.mappings.get_mut(&input.uuid) else {
         return Err(not_found(&input.uuid));
     };
@@ -435,12 +444,12 @@ pub fn update(state: &mut State, cx: &Context, input: UpdateInput) -> Result<Val
     if let Some(n) = max_concurrency {
         m.max_concurrency = n;
     }
-    let to = match input.enabled {
+    let to = match input.settings.enabled {
         Some(true) if !m.enabled => MappingState::Enabling,
         Some(false) if m.enabled => MappingState::Disabling,
         _ => MappingState::Updating,
     };
-    if let Some(enabled) = input.enabled {
+    if let Some(enabled) = input.settings.enabled {
         m.enabled = enabled;
     }
     begin(state, &input.uuid, to);

@@ -132,13 +132,7 @@ pub fn prepare(e: &mut State, input: &PublishInput) -> Option<(Prepared, Vec<Sig
     if input.target_arn.is_some() || input.phone_number.is_some() {
         return None;
     }
-    prepare_entry(
-        e,
-        input.topic_arn.as_deref()?,
-        &input.message,
-        input.subject.as_deref(),
-        input.message_structure.as_deref(),
-    )
+    prepare_entry(e, input.topic_arn.as_deref()?, &input.fields)
 }
 
 /// [`prepare`] for each entry of a PublishBatch, in order (`None` for an entry it leaves to the
@@ -153,28 +147,19 @@ pub fn prepare_batch(
     }
     entries
         .iter()
-        .map(|entry| {
-            prepare_entry(
-                e,
-                &input.topic_arn,
-                &entry.message,
-                entry.subject.as_deref(),
-                entry.message_structure.as_deref(),
-            )
-        })
+        .map(|entry| prepare_entry(e, &input.topic_arn, &entry.fields))
         .collect()
 }
 
 fn prepare_entry(
     e: &mut State,
     arn: &str,
-    message: &str,
-    subject: Option<&str>,
-    structure: Option<&str>,
+    fields: &PublishFields,
 ) -> Option<(Prepared, Vec<SignAhead>)> {
     let topic = e.sns.topics.get(arn).filter(|t| !t.fifo)?;
     let version = topic.signature_version;
-    let structure = match structure {
+    let (message, subject) = (fields.message.as_str(), fields.subject.as_deref());
+    let structure = match fields.message_structure.as_deref() {
         None => None,
         Some("json") => Some(serde_json::from_str::<Map<String, Value>>(message).ok()?),
         Some(_) => return None,
@@ -394,14 +379,7 @@ pub fn publish(
     input: PublishInput,
     prepared: Option<Prepared>,
 ) -> Result<PublishOutput, SnsError> {
-    let fields = PublishBatchEntryRef {
-        message: &input.message,
-        subject: input.subject.as_deref(),
-        structure: input.message_structure.as_deref(),
-        attributes: &input.message_attributes,
-        group_id: input.message_group_id.as_deref(),
-        dedup_id: input.message_deduplication_id.as_deref(),
-    };
+    let fields = view(&input.fields);
     let targets = [&input.topic_arn, &input.target_arn, &input.phone_number]
         .iter()
         .filter(|t| t.is_some())
@@ -427,7 +405,7 @@ pub fn publish(
             e,
             cx,
             &arn,
-            &input.message,
+            fields.message,
             structure.as_ref(),
             fields.attributes,
         )?;
@@ -538,21 +516,7 @@ pub fn publish_batch(
             ));
         }
     }
-    let total: usize = entries
-        .iter()
-        .map(|x| {
-            x.message.len()
-                + x.message_attributes
-                    .iter()
-                    .map(|(k, v)| {
-                        k.len()
-                            + v.data_type.len()
-                            + v.string_value.as_ref().map_or(0, String::len)
-                            + v.binary_value.as_deref().map_or(0, decoded_len)
-                    })
-                    .sum::<usize>()
-        })
-        .sum();
+    let total: usize = entries.iter().map(|x| size(&x.fields)).sum();
     if total > MAX_MESSAGE_BYTES {
         return Err(SnsError::BatchRequestTooLong(
             "The length of all the messages put together is more than the limit.".into(),
@@ -560,7 +524,7 @@ pub fn publish_batch(
     }
     // Some faults of one entry fail the whole request (see `check_batch_entry`).
     for (i, entry) in entries.iter().enumerate() {
-        check_batch_entry(&entry_fields(entry), fifo, content_based).map_err(|err| match err {
+        check_batch_entry(&view(&entry.fields), fifo, content_based).map_err(|err| match err {
             SnsError::ValidationError(m) => SnsError::ValidationError(m.replace(
                 "'messageAttributes.",
                 &format!(
@@ -577,7 +541,7 @@ pub fn publish_batch(
     };
     let mut prepared = prepared.into_iter();
     for entry in entries {
-        let fields = entry_fields(entry);
+        let fields = view(&entry.fields);
         let prepared = prepared.next().flatten();
         match publish_to_topic(e, cx, &input.topic_arn, &fields, prepared) {
             Ok(r) => out.successful.push(PublishBatchResultEntry {
@@ -600,15 +564,32 @@ pub fn publish_batch(
     Ok(out)
 }
 
-/// The fields of a PublishBatch entry that the checks and the publish read.
-fn entry_fields(entry: &PublishBatchEntry) -> PublishBatchEntryRef<'_> {
+/// The bytes an entry counts toward a batch's size limit: its message and its attributes' names,
+/// types and values (binary ones decoded).
+fn size(fields: &PublishFields) -> usize {
+    let attribute = |(name, value): (&String, &MessageAttributeValue)| {
+        name.len()
+            + value.data_type.len()
+            + value.string_value.as_ref().map_or(0, String::len)
+            + value.binary_value.as_deref().map_or(0, decoded_len)
+    };
+    fields.message.len()
+        + fields
+            .message_attributes
+            .iter()
+            .map(attribute)
+            .sum::<usize>()
+}
+
+/// The members of a Publish or a PublishBatch entry that the checks and the publish read.
+fn view(fields: &PublishFields) -> PublishBatchEntryRef<'_> {
     PublishBatchEntryRef {
-        message: &entry.message,
-        subject: entry.subject.as_deref(),
-        structure: entry.message_structure.as_deref(),
-        attributes: &entry.message_attributes,
-        group_id: entry.message_group_id.as_deref(),
-        dedup_id: entry.message_deduplication_id.as_deref(),
+        message: &fields.message,
+        subject: fields.subject.as_deref(),
+        structure: fields.message_structure.as_deref(),
+        attributes: &fields.message_attributes,
+        group_id: fields.message_group_id.as_deref(),
+        dedup_id: fields.message_deduplication_id.as_deref(),
     }
 }
 

@@ -13,7 +13,9 @@
 //! included (AWS counts the function's errors alone); its delays have no jitter.
 //! Pure: the engine's values only.
 
-use crate::engine::delivery::{BY_AGE, BY_ATTEMPTS, Failure, Outcome, Retry, RetryPolicy};
+use crate::engine::delivery::{
+    BY_AGE, BY_ATTEMPTS, Draw, Failure, Outcome, Retry, RetryPolicy, Verdict,
+};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use serde::{Deserialize, Serialize};
@@ -65,19 +67,14 @@ impl RetryPolicy for AsyncRetry {
         })
     }
 
-    fn retry(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
+    fn decide(&self, attempts: u32, outcome: &Outcome, age_ms: Millis, draw: &mut Draw) -> Verdict {
         let function_error = outcome
             .failure()
             .is_some_and(|f| f.meaning() == Failure::Function);
         let retry = match function_error {
-            true => self.next(attempts, rng, jitter).ok_or(Some(BY_ATTEMPTS))?,
+            true => self
+                .next(attempts, draw.rng, draw.jitter)
+                .ok_or(Some(BY_ATTEMPTS))?,
             false => Retry {
                 delay_ms: Self::backoff_ms(attempts),
                 phase: "backoff",

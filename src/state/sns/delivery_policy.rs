@@ -4,7 +4,7 @@
 //! written down in docs/sns-retries.md.
 
 use super::protocol::Protocol;
-use crate::engine::delivery::{Outcome, Retry, RetryPolicy};
+use crate::engine::delivery::{Draw, Outcome, Retry, RetryPolicy};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 use serde_json::{Map, Value, json};
@@ -219,13 +219,7 @@ impl RetryPolicy for Firehose {
         Schedule::AWS_MANAGED.next(attempts, rng, jitter)
     }
 
-    fn next_after(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Option<Retry> {
+    fn after(&self, attempts: u32, outcome: &Outcome, draw: &mut Draw) -> Option<Retry> {
         let throttled = match outcome {
             Outcome::Retryable(failure) => failure.throttled(),
             _ => false,
@@ -235,7 +229,7 @@ impl RetryPolicy for Firehose {
         } else {
             Schedule::AWS_MANAGED
         };
-        schedule.next(attempts, rng, jitter)
+        schedule.next(attempts, draw.rng, draw.jitter)
     }
 }
 

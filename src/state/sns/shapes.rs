@@ -142,6 +142,14 @@ pub struct PublishInput {
     pub topic_arn: Option<String>,
     pub target_arn: Option<String>,
     pub phone_number: Option<String>,
+    #[serde(flatten)]
+    pub fields: PublishFields,
+}
+
+/// The members Publish and a PublishBatch entry share: the message and how it is delivered.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(rename_all = "PascalCase")]
+pub struct PublishFields {
     pub message: String,
     pub subject: Option<String>,
     pub message_structure: Option<String>,
@@ -170,13 +178,8 @@ pub struct PublishBatchInput {
 #[serde(rename_all = "PascalCase")]
 pub struct PublishBatchEntry {
     pub id: String,
-    pub message: String,
-    pub subject: Option<String>,
-    pub message_structure: Option<String>,
-    #[serde(default)]
-    pub message_attributes: BTreeMap<String, MessageAttributeValue>,
-    pub message_deduplication_id: Option<String>,
-    pub message_group_id: Option<String>,
+    #[serde(flatten)]
+    pub fields: PublishFields,
 }
 
 #[derive(Debug, Serialize)]

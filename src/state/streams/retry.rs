@@ -12,7 +12,7 @@
 //! delivery at once, and the stream goes to `START_FAILED`.
 //! Pure: it depends on the engine only.
 
-use crate::engine::delivery::{Failure, Outcome, Retry, RetryPolicy};
+use crate::engine::delivery::{Draw, Failure, Outcome, Retry, RetryPolicy, Verdict};
 use crate::engine::rng::Rng;
 use crate::engine::time::Millis;
 
@@ -57,13 +57,15 @@ impl Strategy {
     }
 
     /// The wait before retry `n` (1 = the first retry).
-    pub fn delay_ms(self, n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+    pub fn delay_ms(self, n: u32, draw: &mut Draw) -> Millis {
         match self {
-            Strategy::Backoff if jitter => {
-                let span = (BACKOFF_MAX_MS - BACKOFF_MIN_MS + 1) as u64;
-                BACKOFF_MIN_MS + (rng.next_u64() % span) as Millis
-            }
-            Strategy::Backoff => (BACKOFF_MIN_MS + BACKOFF_MAX_MS) / 2,
+            Strategy::Backoff => match draw.random() {
+                Some(rng) => {
+                    let span = (BACKOFF_MAX_MS - BACKOFF_MIN_MS + 1) as u64;
+                    BACKOFF_MIN_MS + (rng.next_u64() % span) as Millis
+                }
+                None => (BACKOFF_MIN_MS + BACKOFF_MAX_MS) / 2,
+            },
             // Classic EventBridge's target backoff without its jitter: 1 s doubling to 512 s.
             Strategy::ExponentialDecay => crate::engine::delivery::Backoff {
                 base_ms: 1000,
@@ -96,23 +98,18 @@ impl RetryPolicy for StreamRetry {
     fn next(&self, attempts: u32, rng: &mut Rng, jitter: bool) -> Option<Retry> {
         let retries = attempts.saturating_sub(1);
         (retries < self.0.max_retries()).then(|| Retry {
-            delay_ms: self.0.delay_ms(retries + 1, rng, jitter),
+            delay_ms: self.0.delay_ms(retries + 1, &mut Draw { rng, jitter }),
             phase: "retry",
         })
     }
 
-    fn retry(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
+    fn decide(&self, attempts: u32, outcome: &Outcome, age_ms: Millis, draw: &mut Draw) -> Verdict {
         if non_retryable(outcome) {
             return Err(Some(NON_RETRYABLE));
         }
-        let retry = self.next(attempts, rng, jitter).ok_or(Some(BY_ATTEMPTS))?;
+        let retry = self
+            .next(attempts, draw.rng, draw.jitter)
+            .ok_or(Some(BY_ATTEMPTS))?;
         if self.0 == Strategy::ExponentialDecay && age_ms + retry.delay_ms > DECAY_MAX_AGE_MS {
             return Err(Some(BY_AGE));
         }

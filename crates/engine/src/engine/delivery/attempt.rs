@@ -4,7 +4,7 @@
 //! Part of the engine: it must not depend on anything above it (services, state, runtime).
 
 use super::{
-    Counters, Delivery, DeliveryId, Ending, Failure, Finish, GiveUp, Layer, Outcome, Retry,
+    Counters, Delivery, DeliveryId, Draw, Ending, Failure, Finish, GiveUp, Layer, Outcome, Retry,
     RetryPolicy, Target, Work,
 };
 use crate::engine::log::DeliveryRecord;
@@ -117,9 +117,11 @@ impl<T: Layer> Engine<T> {
             return false;
         };
         d.internal_failures += 1;
-        let delay = d
-            .policy
-            .internal_delay_ms(d.internal_failures, &mut self.rng, self.jitter);
+        let draw = &mut Draw {
+            rng: &mut self.rng,
+            jitter: self.jitter,
+        };
+        let delay = d.policy.internal_delay_ms(d.internal_failures, draw);
         let record = DeliveryRecord {
             attempt: d.attempts + 1,
             phase: "internal",
@@ -262,8 +264,7 @@ impl<T: Layer> Engine<T> {
         d: &mut Delivery<T>,
         outcome: &Outcome,
         now: Millis,
-        rng: &mut crate::engine::rng::Rng,
-        jitter: bool,
+        draw: &mut Draw,
     ) -> Option<Retry> {
         let age = now - d.born_at.unwrap_or(now);
         let floor = d.retry_after_ms.take();
@@ -273,12 +274,12 @@ impl<T: Layer> Engine<T> {
             Outcome::Retryable { .. } if floor.is_some_and(|f| f < 0) => None,
             Outcome::Retryable { .. } | Outcome::Permanent { .. } => {
                 let attempts = d.attempts;
-                let decided = d.policy.retry(attempts, outcome, age, rng, jitter);
+                let decided = d.policy.decide(attempts, outcome, age, draw);
                 // A longer Retry-After must still fit the policy's limits when waited out.
                 let decided = match (decided, floor) {
                     (Ok(r), Some(f)) if f > r.delay_ms => d
                         .policy
-                        .retry(attempts, outcome, age + f - r.delay_ms, rng, jitter)
+                        .decide(attempts, outcome, age + f - r.delay_ms, draw)
                         .map(|r| Retry { delay_ms: f, ..r }),
                     (decided, _) => decided,
                 };
@@ -300,7 +301,11 @@ impl<T: Layer> Engine<T> {
             .map_or(0.0, |at| (now - at) as f64 / 1000.0);
         d.last_attempt_at = Some(now);
         let (name, status, error_code) = outcome.parts();
-        let retry = Self::decide(d, &outcome, now, &mut self.rng, self.jitter);
+        let draw = &mut Draw {
+            rng: &mut self.rng,
+            jitter: self.jitter,
+        };
+        let retry = Self::decide(d, &outcome, now, draw);
         d.last_outcome = Some(outcome);
         let record = DeliveryRecord {
             delay_seconds,

@@ -18,6 +18,26 @@ pub struct Retry {
     pub phase: &'static str,
 }
 
+/// The random draws a retry's delay may make: the seeded generator, and whether jitter is on
+/// (`--jitter`). Policies draw only through it, so a seeded run makes the same draws every time.
+#[derive(Debug)]
+pub struct Draw<'a> {
+    pub rng: &'a mut Rng,
+    pub jitter: bool,
+}
+
+impl Draw<'_> {
+    /// The generator to draw from when jitter is on; `None` keeps delays at their nominal value.
+    pub fn random(&mut self) -> Option<&mut Rng> {
+        self.jitter.then_some(&mut *self.rng)
+    }
+}
+
+/// The retry a policy decides, or why there is none: the name of the limit that ended the
+/// retries, where the service reports one (EventBridge: `MaximumRetryAttempts`,
+/// `MaximumEventAgeInSeconds`).
+pub type Verdict = Result<Retry, Option<&'static str>>;
+
 /// A retry schedule: pure, so each service's schedule is unit-tested on its own.
 pub trait RetryPolicy: Send + Debug {
     /// The retry after `attempts` attempts have failed (1 = the first attempt), or `None` when
@@ -26,28 +46,20 @@ pub trait RetryPolicy: Send + Debug {
 
     /// The retry after a failed attempt that ended with `outcome`; schedules that depend on the
     /// kind of failure (SNS to Firehose: throttling) look at it.
-    fn next_after(
-        &self,
-        attempts: u32,
-        _outcome: &Outcome,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Option<Retry> {
-        self.next(attempts, rng, jitter)
+    fn after(&self, attempts: u32, _outcome: &Outcome, draw: &mut Draw) -> Option<Retry> {
+        self.next(attempts, draw.rng, draw.jitter)
     }
 
-    /// The retry after a failed attempt when the message is `age_ms` old, or why there is none:
-    /// the name of the limit that ended it, where the service reports one (EventBridge:
-    /// `MaximumRetryAttempts`, `MaximumEventAgeInSeconds`).
-    fn retry(
+    /// The retry after a failed attempt when the message is `age_ms` old, or the limit that
+    /// ended the retries.
+    fn decide(
         &self,
         attempts: u32,
         outcome: &Outcome,
         _age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        self.next_after(attempts, outcome, rng, jitter).ok_or(None)
+        draw: &mut Draw,
+    ) -> Verdict {
+        self.after(attempts, outcome, draw).ok_or(None)
     }
 
     /// Whether failures that are not worth retrying elsewhere (4xx, a missing target, a failed
@@ -58,8 +70,33 @@ pub trait RetryPolicy: Send + Debug {
 
     /// The wait after the `failures`-th failure inside the emulator itself (see
     /// [`Delivery::internal_faults`]): such failures are retried without limit.
-    fn internal_delay_ms(&self, _failures: u32, _rng: &mut Rng, _jitter: bool) -> Millis {
+    fn internal_delay_ms(&self, _failures: u32, _draw: &mut Draw) -> Millis {
         1000
+    }
+
+    /// [`RetryPolicy::after`] with the generator and the flag apart, as the tests hold them.
+    #[cfg(any(test, feature = "test-support"))]
+    fn next_after(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Option<Retry> {
+        self.after(attempts, outcome, &mut Draw { rng, jitter })
+    }
+
+    /// [`RetryPolicy::decide`] with the generator and the flag apart, as the tests hold them.
+    #[cfg(any(test, feature = "test-support"))]
+    fn retry(
+        &self,
+        attempts: u32,
+        outcome: &Outcome,
+        age_ms: Millis,
+        rng: &mut Rng,
+        jitter: bool,
+    ) -> Verdict {
+        self.decide(attempts, outcome, age_ms, &mut Draw { rng, jitter })
     }
 }
 
@@ -79,33 +116,20 @@ impl RetryPolicy for Box<dyn RetryPolicy> {
         (**self).next(attempts, rng, jitter)
     }
 
-    fn next_after(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Option<Retry> {
-        (**self).next_after(attempts, outcome, rng, jitter)
+    fn after(&self, attempts: u32, outcome: &Outcome, draw: &mut Draw) -> Option<Retry> {
+        (**self).after(attempts, outcome, draw)
     }
 
-    fn retry(
-        &self,
-        attempts: u32,
-        outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
-        (**self).retry(attempts, outcome, age_ms, rng, jitter)
+    fn decide(&self, attempts: u32, outcome: &Outcome, age_ms: Millis, draw: &mut Draw) -> Verdict {
+        (**self).decide(attempts, outcome, age_ms, draw)
     }
 
     fn retries_permanent(&self) -> bool {
         (**self).retries_permanent()
     }
 
-    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        (**self).internal_delay_ms(failures, rng, jitter)
+    fn internal_delay_ms(&self, failures: u32, draw: &mut Draw) -> Millis {
+        (**self).internal_delay_ms(failures, draw)
     }
 }
 
@@ -130,12 +154,12 @@ impl Backoff {
         self.base_ms.saturating_mul(1 << shift).min(self.cap_ms)
     }
 
-    pub fn delay_ms(self, n: u32, rng: &mut Rng, jitter: bool) -> Millis {
+    /// The wait before retry `n`, times a random factor in [0.9, 1.1) when jitter is on.
+    pub fn delay_ms(self, n: u32, draw: &mut Draw) -> Millis {
         let nominal = self.nominal_ms(n);
-        if jitter {
-            (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis
-        } else {
-            nominal
+        match draw.random() {
+            Some(rng) => (nominal as f64 * (0.9 + 0.2 * rng.next_f64())).round() as Millis,
+            None => nominal,
         }
     }
 
@@ -146,14 +170,13 @@ impl Backoff {
         (max_retries, max_age_ms): (u32, Millis),
         attempts: u32,
         age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
+        draw: &mut Draw,
+    ) -> Verdict {
         let retries = attempts.saturating_sub(1);
         if retries >= max_retries {
             return Err(Some(BY_ATTEMPTS));
         }
-        let delay_ms = self.delay_ms(retries + 1, rng, jitter);
+        let delay_ms = self.delay_ms(retries + 1, draw);
         // No attempt is made once the event is older than the limit.
         if age_ms + delay_ms > max_age_ms {
             return Err(Some(BY_AGE));
@@ -204,7 +227,7 @@ impl<S: BackoffSchedule> BackoffRetry<S> {
 
     /// The wait before retry `n`, with jitter when it is on.
     pub fn delay_ms(n: u32, rng: &mut Rng, jitter: bool) -> Millis {
-        S::BACKOFF.delay_ms(n, rng, jitter)
+        S::BACKOFF.delay_ms(n, &mut Draw { rng, jitter })
     }
 }
 
@@ -217,25 +240,18 @@ impl<S: BackoffSchedule> RetryPolicy for BackoffRetry<S> {
         })
     }
 
-    fn retry(
-        &self,
-        attempts: u32,
-        _outcome: &Outcome,
-        age_ms: Millis,
-        rng: &mut Rng,
-        jitter: bool,
-    ) -> Result<Retry, Option<&'static str>> {
+    fn decide(&self, attempts: u32, _: &Outcome, age_ms: Millis, draw: &mut Draw) -> Verdict {
         let limits = (self.max_retries, self.max_age_ms);
-        S::BACKOFF.within(limits, attempts, age_ms, rng, jitter)
+        S::BACKOFF.within(limits, attempts, age_ms, draw)
     }
 
     fn retries_permanent(&self) -> bool {
         S::RETRIES_EVERY_FAILURE
     }
 
-    fn internal_delay_ms(&self, failures: u32, rng: &mut Rng, jitter: bool) -> Millis {
+    fn internal_delay_ms(&self, failures: u32, draw: &mut Draw) -> Millis {
         match S::RETRIES_EVERY_FAILURE {
-            true => Self::delay_ms(failures, rng, jitter),
+            true => S::BACKOFF.delay_ms(failures, draw),
             false => 1000,
         }
     }
