@@ -388,42 +388,38 @@ fn main() -> std::process::ExitCode {
 
 /// `switchyard model print` and `switchyard model install`.
 fn model(command: ModelCommand) -> std::process::ExitCode {
-    let dir = match command {
-        ModelCommand::Print => {
-            let mut out = std::io::stdout().lock();
-            return match out.write_all(EVENTSV2_MODEL.as_bytes()) {
-                Ok(()) => std::process::ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("switchyard: cannot write the model: {e}");
-                    std::process::ExitCode::FAILURE
-                }
-            };
-        }
-        ModelCommand::Install { dir: Some(dir) } => dir,
-        ModelCommand::Install { dir: None } => match std::env::home_dir() {
-            Some(home) => home.join(".aws").join("models"),
-            None => {
-                eprintln!(
-                    "switchyard: no home folder to find ~/.aws/models in; name one with --dir"
-                );
-                return std::process::ExitCode::FAILURE;
-            }
-        },
+    let done = match command {
+        ModelCommand::Print => std::io::stdout()
+            .lock()
+            .write_all(EVENTSV2_MODEL.as_bytes())
+            .map_err(|e| format!("cannot write the model: {e}")),
+        ModelCommand::Install { dir } => install_model(dir),
     };
-    let folder = dir.join("eventsv2").join("2025-05-15");
-    let path = folder.join("service-2.json");
-    let written =
-        std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&path, EVENTSV2_MODEL));
-    match written {
-        Ok(()) => {
-            println!("{}", path.display());
-            std::process::ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("switchyard: cannot write {}: {e}", path.display());
+    match done {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("switchyard: {message}");
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Writes the model below `dir` (~/.aws/models when `None`) and prints the file's path.
+fn install_model(dir: Option<PathBuf>) -> Result<(), String> {
+    let dir = match dir {
+        Some(dir) => dir,
+        None => std::env::home_dir()
+            .ok_or("no home folder to find ~/.aws/models in; name one with --dir")?
+            .join(".aws")
+            .join("models"),
+    };
+    let folder = dir.join("eventsv2").join("2025-05-15");
+    let path = folder.join("service-2.json");
+    std::fs::create_dir_all(&folder)
+        .and_then(|()| std::fs::write(&path, EVENTSV2_MODEL))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("{}", path.display());
+    Ok(())
 }
 
 async fn run() -> std::process::ExitCode {

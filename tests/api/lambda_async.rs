@@ -106,6 +106,21 @@ async fn invoke_event(h: &Harness, name: &str, payload: Value) {
 }
 
 /// The delivery log's attempts at `target`.
+/// Gives function `name` an event invoke config whose only setting is an OnSuccess destination.
+async fn on_success(h: &Harness, name: &str, destination: &str) {
+    h.lambda()
+        .put_function_event_invoke_config()
+        .function_name(name)
+        .destination_config(
+            DestinationConfig::builder()
+                .on_success(OnSuccess::builder().destination(destination).build())
+                .build(),
+        )
+        .send()
+        .await
+        .unwrap();
+}
+
 async fn attempts(h: &Harness, target: &str) -> Vec<Value> {
     let log = h.control_get("deliveries").await;
     log["records"]
@@ -371,17 +386,7 @@ async fn sns_subscriptions_and_rule_targets_invoke_the_function() {
     let h = Harness::start().await;
     let (ok_url, ok_arn) = queue(&h, "seen").await;
     let arn = python_function(&h, "sink", "app.ok", PYTHON).await;
-    h.lambda()
-        .put_function_event_invoke_config()
-        .function_name("sink")
-        .destination_config(
-            DestinationConfig::builder()
-                .on_success(OnSuccess::builder().destination(&ok_arn).build())
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
+    on_success(&h, "sink", &ok_arn).await;
     let topic = h
         .sns()
         .create_topic()
@@ -500,17 +505,7 @@ def ok(event, context):\n    return {'seen': event}\n";
     assert_eq!(got[0].0, json!({"upper": "ADA"}));
 
     python_function(&h, "scheduled", "app.ok", source).await;
-    h.lambda()
-        .put_function_event_invoke_config()
-        .function_name("scheduled")
-        .destination_config(
-            DestinationConfig::builder()
-                .on_success(OnSuccess::builder().destination(&ok_arn).build())
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
+    on_success(&h, "scheduled", &ok_arn).await;
     let now = h.control_get("clock").await["now"]
         .as_str()
         .unwrap()
@@ -568,17 +563,7 @@ async fn with_enforced_policies_a_topic_invokes_only_a_function_that_permits_it(
     .await;
     let (ok_url, ok_arn) = queue(&h, "seen").await;
     let arn = python_function(&h, "sink", "app.ok", PYTHON).await;
-    h.lambda()
-        .put_function_event_invoke_config()
-        .function_name("sink")
-        .destination_config(
-            DestinationConfig::builder()
-                .on_success(OnSuccess::builder().destination(&ok_arn).build())
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
+    on_success(&h, "sink", &ok_arn).await;
     let topic = h
         .sns()
         .create_topic()
@@ -630,17 +615,7 @@ async fn custom_bus_subscribers_and_event_streams_invoke_the_function() {
     let h = Harness::start().await;
     let (ok_url, ok_arn) = queue(&h, "seen").await;
     let arn = python_function(&h, "sink", "app.ok", PYTHON).await;
-    h.lambda()
-        .put_function_event_invoke_config()
-        .function_name("sink")
-        .destination_config(
-            DestinationConfig::builder()
-                .on_success(OnSuccess::builder().destination(&ok_arn).build())
-                .build(),
-        )
-        .send()
-        .await
-        .unwrap();
+    on_success(&h, "sink", &ok_arn).await;
     let bus = crate::custom_bus::bus(&h, "orders").await;
     crate::custom_bus::subscriber(&h, "fn", &bus, &arn, json!({})).await;
     crate::custom_bus::put(
