@@ -17,6 +17,7 @@ pub enum AuthMode {
 /// The shape of the queue URLs SQS hands back (`--queue-url-style`), with LocalStack's
 /// `SQS_ENDPOINT_STRATEGY` values and switchyard's default, `auto` (docs/localstack.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum QueueUrlStyle {
     /// The host URLs carry keeps the shape its name has: `sqs.<region>.<domain>` gives the
     /// standard shape, `<region>.queue.<domain>` the domain shape (each with the queue's region),

@@ -5,6 +5,9 @@
 
 use std::fmt;
 
+/// What an operation answers: its output in the model's JSON form, or the AWS error.
+pub(crate) type Answer = Result<serde_json::Value, AwsError>;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AwsError {
     /// The error shape's name, e.g. `QueueDoesNotExist`, or a common AWS error code.

@@ -128,23 +128,6 @@ enum Auth {
     Verify,
 }
 
-/// The shapes of queue URLs: LocalStack's `SQS_ENDPOINT_STRATEGY` values and `auto`.
-#[derive(Clone, Copy, ValueEnum)]
-enum UrlStyle {
-    /// The host's own shape: sqs.<region>.<domain>, <region>.queue.<domain>, else <host>/<account>/<name>.
-    Auto,
-    /// sqs.<region>.<domain>/<account>/<name> (LocalStack's default).
-    Standard,
-    /// <region>.queue.<domain>/<account>/<name>.
-    Domain,
-    /// <host>/queue/<region>/<account>/<name>.
-    Path,
-    /// As auto, but the path shape on any other host.
-    Dynamic,
-    /// <host>/<account>/<name>.
-    Off,
-}
-
 #[derive(Args)]
 struct ServeArgs {
     /// Address to listen on [default: GATEWAY_LISTEN's, else 127.0.0.1].
@@ -173,7 +156,7 @@ struct ServeArgs {
     #[arg(long, env = "SWITCHYARD_AUTH", value_enum, default_value = "off")]
     auth: Auth,
     /// ACCESS_KEY:SECRET pairs for --auth verify (any other key's secret is `test`).
-    #[arg(long = "credentials", env = "SWITCHYARD_CREDENTIALS", value_delimiter = ',', value_parser = credential)]
+    #[arg(long, env = "SWITCHYARD_CREDENTIALS", value_delimiter = ',', value_parser = credential)]
     credentials: Vec<(String, String)>,
     /// FUNCTION_ARN=URL pairs: SNS and EventBridge invoke these Lambda functions with an HTTP POST
     /// of the event to URL (e.g. a Lambda Runtime Interface Emulator); others go to the outbox.
@@ -186,42 +169,34 @@ struct ServeArgs {
     lambda_runtimes: Vec<(String, PathBuf)>,
     /// PEM file of CA certificates trusted for HTTPS deliveries besides the system's roots (e.g.
     /// the CA of a local HTTPS test server).
-    #[arg(long = "https-ca", env = "SWITCHYARD_HTTPS_CA", value_name = "PEM_FILE", value_parser = https_ca)]
+    #[arg(long, env = "SWITCHYARD_HTTPS_CA", value_name = "PEM_FILE", value_parser = https_ca)]
     https_ca: Option<PathBuf>,
     /// Deliveries by a service within one account (SNS topic or EventBridge rule to a queue or
     /// topic) need the target's resource policy, as in AWS.
-    #[arg(long = "enforce-policies", env = "SWITCHYARD_ENFORCE_POLICIES")]
+    #[arg(long, env = "SWITCHYARD_ENFORCE_POLICIES")]
     enforce_policies: bool,
     /// Keep the state in DIR, so that it survives restarts and crashes (every answered change is
     /// on disk); without it the state is in memory only.
-    #[arg(long = "state-dir", env = "SWITCHYARD_STATE_DIR", value_name = "DIR")]
+    #[arg(long, env = "SWITCHYARD_STATE_DIR", value_name = "DIR")]
     state_dir: Option<PathBuf>,
     /// Records kept in the delivery log.
     #[arg(long, env = "SWITCHYARD_DELIVERY_LOG_SIZE", default_value_t = 100_000)]
     delivery_log_size: usize,
     /// JSON or YAML file of resources (queues, topics, rules, ...) to create before the ready
     /// line; an entry that fails stops switchyard.
-    #[arg(
-        long = "init-resources",
-        env = "SWITCHYARD_INIT_RESOURCES",
-        value_name = "FILE"
-    )]
+    #[arg(long, env = "SWITCHYARD_INIT_RESOURCES", value_name = "FILE")]
     init_resources: Option<PathBuf>,
     /// A shell script, or a directory of *.sh scripts (run in name order, as LocalStack's
     /// ready.d), to run once the server answers and before the ready line.
-    #[arg(long = "init", env = "SWITCHYARD_INIT", value_name = "PATH")]
+    #[arg(long, env = "SWITCHYARD_INIT", value_name = "PATH")]
     init: Option<PathBuf>,
     /// HOST[:PORT] that queue URLs and other URLs handed back carry instead of the host the
     /// client used (without a port, the one switchyard listens on); LOCALSTACK_HOST is read too.
     #[arg(long, env = "SWITCHYARD_HOSTNAME", value_name = "HOST[:PORT]", value_parser = hostname)]
     hostname: Option<String>,
     /// Shape of queue URLs (default auto); SQS_ENDPOINT_STRATEGY is read too.
-    #[arg(
-        long = "queue-url-style",
-        env = "SWITCHYARD_QUEUE_URL_STYLE",
-        value_enum
-    )]
-    queue_url_style: Option<UrlStyle>,
+    #[arg(long, env = "SWITCHYARD_QUEUE_URL_STYLE", value_enum)]
+    queue_url_style: Option<QueueUrlStyle>,
     /// Seconds a connection may take to send a request's headers, from when it opened or got
     /// its previous answer; a client that stalls mid-header or idles longer is disconnected.
     #[arg(long, env = "SWITCHYARD_IDLE_TIMEOUT", value_name = "SECONDS", default_value_t = 60,
@@ -229,11 +204,7 @@ struct ServeArgs {
     idle_timeout: u64,
     /// A state snapshot to start from (written by `switchyard state export` or
     /// GET /_switchyard/state); a file that cannot be read stops switchyard.
-    #[arg(
-        long = "state-file",
-        env = "SWITCHYARD_STATE_FILE",
-        value_name = "FILE"
-    )]
+    #[arg(long, env = "SWITCHYARD_STATE_FILE", value_name = "FILE")]
     state_file: Option<PathBuf>,
 }
 
@@ -251,7 +222,7 @@ impl ServeArgs {
         if self.queue_url_style.is_none()
             && let Some(v) = var("SQS_ENDPOINT_STRATEGY")
         {
-            let style = UrlStyle::from_str(&v, false).map_err(|_| {
+            let style = QueueUrlStyle::from_str(&v, false).map_err(|_| {
                 format!(
                     "SQS_ENDPOINT_STRATEGY={v:?}: expected auto, standard, domain, path, dynamic \
                      or off"
@@ -351,14 +322,7 @@ impl From<ServeArgs> for Config {
             state_dir: a.state_dir,
             state_file: a.state_file,
             hostname: a.hostname,
-            queue_url_style: match a.queue_url_style.unwrap_or(UrlStyle::Auto) {
-                UrlStyle::Auto => QueueUrlStyle::Auto,
-                UrlStyle::Standard => QueueUrlStyle::Standard,
-                UrlStyle::Domain => QueueUrlStyle::Domain,
-                UrlStyle::Path => QueueUrlStyle::Path,
-                UrlStyle::Dynamic => QueueUrlStyle::Dynamic,
-                UrlStyle::Off => QueueUrlStyle::Off,
-            },
+            queue_url_style: a.queue_url_style.unwrap_or_default(),
         }
     }
 }

@@ -3,46 +3,39 @@
 //! operations Scheduler's universal targets start, called by their names.
 //! It must not depend on the runtime, the protocols or the server.
 
+use super::Dispatch;
 use crate::engine::delivery::{Failure, Publisher};
-use crate::error::AwsError;
+use crate::error::{Answer, AwsError};
 use crate::services::{
     Context, ServiceId, bus, events, iam, lambda, pipes, scheduler, sns, sqs, streams, sts,
 };
 use crate::state::State;
 use serde_json::Value;
 
-impl State {
-    /// [`super::Dispatch::call`].
-    pub(super) fn call_service(
-        &mut self,
-        cx: &Context,
-        service: ServiceId,
-        operation: &str,
-        input: Value,
-    ) -> Result<Value, AwsError> {
-        self.authorize(cx, service, operation, &input)?;
-        let output = match service {
-            ServiceId::Sqs => sqs::call(self, cx, operation, input),
-            ServiceId::Sts => sts::call(self, cx, operation, input),
-            ServiceId::Iam => iam::call(self, cx, operation, input),
-            ServiceId::Sns => sns::call(self, cx, operation, input),
-            ServiceId::Events => events::call(self, cx, operation, input),
-            ServiceId::EventsV2 if streams::is_stream_operation(operation) => {
-                streams::call(self, cx, operation, input)
-            }
-            ServiceId::EventsV2 => bus::call(self, cx, operation, input),
-            ServiceId::Scheduler => scheduler::call(self, cx, operation, input),
-            ServiceId::Pipes => pipes::call(self, cx, operation, input),
-            ServiceId::Lambda => lambda::call(self, cx, operation, input),
-        };
-        self.run_to_the_end();
-        output
-    }
+/// A service's operations: `call` of the service's module.
+pub(super) type ServiceCall = fn(&mut State, &Context, &str, Value) -> Answer;
 
+/// The operations of `service` (the custom bus's API carries the event streams' too).
+pub(super) fn service_call(service: ServiceId, operation: &str) -> ServiceCall {
+    match service {
+        ServiceId::Sqs => sqs::call,
+        ServiceId::Sts => sts::call,
+        ServiceId::Iam => iam::call,
+        ServiceId::Sns => sns::call,
+        ServiceId::Events => events::call,
+        ServiceId::EventsV2 if streams::is_stream_operation(operation) => streams::call,
+        ServiceId::EventsV2 => bus::call,
+        ServiceId::Scheduler => scheduler::call,
+        ServiceId::Pipes => pipes::call,
+        ServiceId::Lambda => lambda::call,
+    }
+}
+
+impl State {
     /// Whether the caller may run `operation` on the resource its input names: a resource of
     /// another account is the resource policy's to decide (docs/policies.md). Asked before the
     /// operation runs, under the same lock.
-    fn authorize(
+    pub(super) fn authorize(
         &self,
         cx: &Context,
         service: ServiceId,
@@ -101,7 +94,7 @@ impl State {
             queue_url_style: Default::default(),
             trace_header: None,
         };
-        match self.call_service(&cx, service, operation, input) {
+        match self.call(&cx, service, operation, input) {
             Ok(_) => Ok(()),
             Err(err) if err.is_server_fault() => Err(Failure::Status(err.status)),
             Err(err) => Err(Failure::InvalidParameter(err.code)),

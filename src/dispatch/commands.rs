@@ -216,7 +216,7 @@ impl State {
                 operation,
                 input,
             } => {
-                let output = self.call_service(&cx, service, &operation, input);
+                let output = self.call(&cx, service, &operation, input);
                 Applied::Output(output, std::mem::take(&mut self.events.token_requests))
             }
             Command::Receive { cx, input, wait } => {

@@ -22,7 +22,7 @@ mod tests;
 
 use crate::engine::Settings;
 use crate::engine::time::Millis;
-use crate::error::AwsError;
+use crate::error::{Answer, AwsError};
 use crate::services::sqs::messages::Wait;
 use crate::services::{Context, ServiceId};
 use crate::state::State;
@@ -36,13 +36,7 @@ use std::collections::HashMap;
 pub trait Dispatch {
     /// Runs `operation` of `service` on its input (the model's JSON form), then whatever it set
     /// off (in-process deliveries, arrivals).
-    fn call(
-        &mut self,
-        cx: &Context,
-        service: ServiceId,
-        operation: &str,
-        input: Value,
-    ) -> Result<Value, AwsError>;
+    fn call(&mut self, cx: &Context, service: ServiceId, operation: &str, input: Value) -> Answer;
 
     /// Runs the work the engine handed back, and the work that work sets off, to the end.
     fn settle(&mut self);
@@ -70,14 +64,11 @@ pub trait Dispatch {
 }
 
 impl Dispatch for State {
-    fn call(
-        &mut self,
-        cx: &Context,
-        service: ServiceId,
-        operation: &str,
-        input: Value,
-    ) -> Result<Value, AwsError> {
-        self.call_service(cx, service, operation, input)
+    fn call(&mut self, cx: &Context, service: ServiceId, operation: &str, input: Value) -> Answer {
+        self.authorize(cx, service, operation, &input)?;
+        let output = calls::service_call(service, operation)(self, cx, operation, input);
+        self.run_to_the_end();
+        output
     }
 
     fn settle(&mut self) {

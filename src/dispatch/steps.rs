@@ -6,6 +6,7 @@
 
 use crate::engine::Fired;
 use crate::engine::delivery::{Failure, Outcome, SqsMessage, Target, Work};
+use crate::services::target::Hop;
 use crate::services::{bus, events, lambda, pipes, scheduler, sns, sqs, streams};
 use crate::state::{State, Step};
 
@@ -243,15 +244,12 @@ impl State {
                 publisher,
                 event,
                 trail,
-            } if bus::is_bus_arn(&bus_arn) => {
-                bus::forward(self, &bus_arn, &publisher, &event, trail)
-            }
-            Target::Bus {
-                bus_arn,
-                publisher,
-                event,
+            } => self.forward(Hop {
+                bus_arn: &bus_arn,
+                publisher: &publisher,
+                event: &event,
                 trail,
-            } => events::forward(self, &bus_arn, &publisher, &event, trail),
+            }),
             Target::Call {
                 service,
                 operation,
@@ -281,14 +279,24 @@ impl State {
         bus: Option<crate::engine::delivery::Publisher>,
         message: SqsMessage,
     ) -> bool {
-        match bus {
-            Some(publisher) if bus::is_bus_arn(arn) => {
-                bus::forward(self, arn, &publisher, &message.body.text(), Vec::new()).is_ok()
-            }
-            Some(publisher) => {
-                events::forward(self, arn, &publisher, &message.body.text(), Vec::new()).is_ok()
-            }
-            None => sqs::enqueue(self, arn, message).is_ok(),
+        let written = match bus {
+            Some(publisher) => self.forward(Hop {
+                bus_arn: arn,
+                publisher: &publisher,
+                event: &message.body.text(),
+                trail: Vec::new(),
+            }),
+            None => sqs::enqueue(self, arn, message),
+        };
+        written.is_ok()
+    }
+
+    /// Puts `hop`'s event on its bus: a custom bus or EventBridge's.
+    fn forward(&mut self, hop: Hop) -> Result<(), Failure> {
+        if bus::is_bus_arn(hop.bus_arn) {
+            bus::forward(self, hop)
+        } else {
+            events::forward(self, hop)
         }
     }
 

@@ -8,7 +8,7 @@ use super::Runtime;
 use crate::clock::Clock;
 use crate::dispatch::Dispatch;
 use crate::dispatch::commands::{Applied, Command, CommandRef, encode};
-use crate::error::AwsError;
+use crate::error::{Answer, AwsError};
 use crate::services::sqs::messages::{Wait, check_receive};
 use crate::services::sqs::shapes::{ReceiveMessageInput, ReceiveMessageOutput};
 use crate::services::{Context, ServiceId, parse, sns};
@@ -31,7 +31,7 @@ pub async fn call(
     service: ServiceId,
     operation: &str,
     input: Value,
-) -> Result<Value, AwsError> {
+) -> Answer {
     match (service, operation) {
         // Boxed: a future is as large as its largest state, and every request's future is moved
         // into the heap whole; these two (long polls, signing on all cores) would make every
@@ -43,14 +43,14 @@ pub async fn call(
             match Box::pin(super::invoke::invoke(rt, cx, input)).await? {
                 super::invoke::Handled::Answered(output) => Ok(output),
                 super::invoke::Handled::Queued(input) => {
-                    under_the_lock(rt, cx, service, operation, input).await
+                    rt.under_the_lock(cx, service, operation, input).await
                 }
             }
         }
         (ServiceId::Lambda, "DeleteFunction") => {
             let name = input.get("FunctionName").and_then(Value::as_str);
             let arn = name.and_then(|n| crate::services::lambda::functions::resolve(cx, n).ok());
-            let deleted = under_the_lock(rt, cx, service, operation, input).await?;
+            let deleted = rt.under_the_lock(cx, service, operation, input).await?;
             if let Some((arn, _)) = arn {
                 rt.stop_function(&arn).await;
             }
@@ -58,45 +58,47 @@ pub async fn call(
         }
         (ServiceId::Lambda, "CreateFunction" | "UpdateFunctionCode" | "PublishLayerVersion") => {
             let input = Box::pin(unpack_code(rt, operation, input)).await?;
-            under_the_lock(rt, cx, service, operation, input).await
+            rt.under_the_lock(cx, service, operation, input).await
         }
-        _ => under_the_lock(rt, cx, service, operation, input).await,
+        _ => rt.under_the_lock(cx, service, operation, input).await,
     }
 }
 
-/// An operation run in one piece under the lock, then the token requests it asked for.
-async fn under_the_lock(
-    rt: &Runtime,
-    cx: &Context,
-    service: ServiceId,
-    operation: &str,
-    input: Value,
-) -> Result<Value, AwsError> {
-    let encoded = rt.encode(&CommandRef::Call {
-        cx,
-        service,
-        operation,
-        input: &input,
-    });
-    let (output, tokens, ticket) = {
-        let mut state = rt.state_async().await?;
-        let ticket = rt.record(&state, encoded);
-        let output = state.call(cx, service, operation, input);
-        (
-            output,
-            std::mem::take(&mut state.events.token_requests),
-            ticket,
-        )
-    };
-    rt.durable(ticket).await?;
-    if !tokens.is_empty()
-        && let Some(app) = rt.this.upgrade()
-    {
-        // Off the request: the answer waits at most TOKEN_WAIT for it.
-        let exchange = tokio::spawn(async move { exchange_tokens(&app, tokens).await });
-        let _ = Clock::within(TOKEN_WAIT, exchange).await;
+impl Runtime {
+    /// An operation run in one piece under the lock, then the token requests it asked for.
+    async fn under_the_lock(
+        &self,
+        cx: &Context,
+        service: ServiceId,
+        operation: &str,
+        input: Value,
+    ) -> Answer {
+        let encoded = self.encode(&CommandRef::Call {
+            cx,
+            service,
+            operation,
+            input: &input,
+        });
+        let (output, tokens, ticket) = {
+            let mut state = self.state_async().await?;
+            let ticket = self.record(&state, encoded);
+            let output = state.call(cx, service, operation, input);
+            (
+                output,
+                std::mem::take(&mut state.events.token_requests),
+                ticket,
+            )
+        };
+        self.durable(ticket).await?;
+        if !tokens.is_empty()
+            && let Some(app) = self.this.upgrade()
+        {
+            // Off the request: the answer waits at most TOKEN_WAIT for it.
+            let exchange = tokio::spawn(async move { exchange_tokens(&app, tokens).await });
+            let _ = Clock::within(TOKEN_WAIT, exchange).await;
+        }
+        output
     }
-    output
 }
 
 /// A Lambda function's zip (`Code.ZipFile` of CreateFunction, `ZipFile` of UpdateFunctionCode)

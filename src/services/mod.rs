@@ -229,6 +229,33 @@ where
     serde_json::to_value(output).map_err(|e| AwsError::internal(format!("encoding output: {e}")))
 }
 
+/// A service's `call`: its operations by name, each run by [`typed`] on its typed input with the
+/// state and the request's context. `"Name" => module::function` runs
+/// `module::function(e, cx, input)`; an operation that needs more is a closure `|e, cx, i| ...`.
+/// An operation not in the table answers `otherwise(operation)`, by default [`not_yet`].
+macro_rules! operations {
+    ($(#[$doc:meta])* otherwise: $otherwise:path; $($name:literal => $op:expr),* $(,)?) => {
+        $(#[$doc])*
+        pub fn call(
+            e: &mut $crate::state::State,
+            cx: &$crate::services::Context,
+            operation: &str,
+            input: serde_json::Value,
+        ) -> Result<serde_json::Value, $crate::error::AwsError> {
+            match operation {
+                $($name => $crate::services::typed(input, |i| ($op)(e, cx, i)),)*
+                _ => Err($otherwise(operation)),
+            }
+        }
+    };
+    ($(#[$doc:meta])* $($name:literal => $op:expr),* $(,)?) => {
+        $crate::services::operations! {
+            $(#[$doc])* otherwise: $crate::services::not_yet; $($name => $op),*
+        }
+    };
+}
+pub(crate) use operations;
+
 pub fn parse<I: DeserializeOwned>(input: Value) -> Result<I, AwsError> {
     serde_json::from_value(input)
         .map_err(|e| AwsError::serialization(format!("Invalid request: {e}.")))

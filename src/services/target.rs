@@ -220,8 +220,6 @@ pub fn lambda_with(
     }
 }
 
-/// Whether the target `arn` names exists or can be invoked (the checks of an event stream's
-/// start): queues, topics and buses must exist, an API destination must be usable; Lambda
 /// An event handed to a bus it already passed (its `trail`) goes no further: LOOP_DETECTED, on
 /// both kinds of bus.
 pub fn refuse_loop(trail: &[String], bus_arn: &str) -> Result<(), Failure> {
@@ -231,6 +229,20 @@ pub fn refuse_loop(trail: &[String], bus_arn: &str) -> Result<(), Failure> {
     }
 }
 
+/// An event handed to a bus of this emulator, EventBridge's or a custom one: a target's
+/// (`Target::Bus`) or a dead letter put on a bus.
+pub struct Hop<'a> {
+    pub bus_arn: &'a str,
+    /// The account that puts it there.
+    pub publisher: &'a Publisher,
+    /// The event's JSON text.
+    pub event: &'a str,
+    /// The buses the event already passed.
+    pub trail: Vec<String>,
+}
+
+/// Whether the target `arn` names exists or can be invoked (the checks of an event stream's
+/// start): queues, topics and buses must exist, an API destination must be usable; Lambda
 /// functions, Firehose streams and the like always can (a mapped URL or the outbox takes them).
 pub fn exists(e: &State, arn: &str) -> bool {
     match Arn::service_of(arn) {

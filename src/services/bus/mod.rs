@@ -22,10 +22,8 @@ pub fn is_bus_arn(arn: &str) -> bool {
     arn.contains(":event-busv2/")
 }
 
-use super::{Context, typed};
+use super::operations;
 use crate::error::AwsError;
-use crate::state::State;
-use serde_json::Value;
 
 /// The custom bus's errors, named as its API model names them.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,23 +113,18 @@ pub(crate) fn length(value: &str, member: &str, low: usize, high: usize) -> Resu
     Ok(())
 }
 
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    use buses::*;
-    use subscribers::*;
-    match operation {
-        "CreateEventBus" => typed(input, |i| create_event_bus(e, cx, i)),
-        "GetEventBus" => typed(input, |i| get_event_bus(e, cx, i)),
-        "ListEventBuses" => typed(input, |i| list_event_buses(e, cx, i)),
-        "DeleteEventBus" => typed(input, |i| delete_event_bus(e, cx, i)),
-        "CreateSubscriber" => typed(input, |i| create_subscriber(e, cx, i)),
-        "GetSubscriber" => typed(input, |i| get_subscriber(e, cx, i)),
-        "ListSubscribers" => typed(input, |i| list_subscribers(e, cx, i)),
-        "UpdateSubscriber" => typed(input, |i| update_subscriber(e, cx, i)),
-        "DeleteSubscriber" => typed(input, |i| delete_subscriber(e, cx, i)),
-        "TagResource" => typed(input, |i| tag_resource(e, cx, i)),
-        "UntagResource" => typed(input, |i| untag_resource(e, cx, i)),
-        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(e, cx, i)),
-        "PutEvents" => typed(input, |i| publish::put_events(e, cx, i)),
-        _ => Err(super::not_yet(operation)),
-    }
+operations! {
+    "CreateEventBus" => buses::create_event_bus,
+    "GetEventBus" => buses::get_event_bus,
+    "ListEventBuses" => buses::list_event_buses,
+    "DeleteEventBus" => buses::delete_event_bus,
+    "CreateSubscriber" => subscribers::create_subscriber,
+    "GetSubscriber" => subscribers::get_subscriber,
+    "ListSubscribers" => subscribers::list_subscribers,
+    "UpdateSubscriber" => subscribers::update_subscriber,
+    "DeleteSubscriber" => subscribers::delete_subscriber,
+    "TagResource" => buses::tag_resource,
+    "UntagResource" => buses::untag_resource,
+    "ListTagsForResource" => buses::list_tags_for_resource,
+    "PutEvents" => publish::put_events,
 }

@@ -7,12 +7,12 @@
 use super::store::{DEDUP_WINDOW_MS, DedupKey, Retained};
 use super::{V2Error, constraint, deliver, length, one_of};
 use crate::arn::Arn;
-use crate::engine::delivery::{Failure, Publisher};
+use crate::engine::delivery::Failure;
 use crate::engine::time::parse_rfc3339;
 use crate::services::Context;
 use crate::services::deduplicated;
 use crate::services::event::entry::{Checked, EventFields, PutEventsOutput, ResultEntry};
-use crate::services::target;
+use crate::services::target::{self, Hop};
 use crate::state::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -271,18 +271,15 @@ fn log_duplicate(
 /// subscriber's account as a new event (new id; source, detail-type, detail, resources, time,
 /// event group and dedup id kept; no dedup check). An event coming back to a bus it already
 /// passed is refused: LOOP_DETECTED.
-pub fn forward(
-    e: &mut State,
-    bus_arn: &str,
-    publisher: &Publisher,
-    event: &str,
-    mut trail: Vec<String>,
-) -> Result<(), Failure> {
-    let bus = e
-        .bus
-        .buses
-        .get(bus_arn)
-        .ok_or(Failure::NotFound("RESOURCE_NOT_FOUND"))?;
+pub fn forward(e: &mut State, hop: Hop) -> Result<(), Failure> {
+    let Hop {
+        bus_arn,
+        publisher,
+        event,
+        mut trail,
+    } = hop;
+    let found = e.bus.buses.get(bus_arn);
+    let bus = found.ok_or(Failure::NotFound("RESOURCE_NOT_FOUND"))?;
     if bus.account != publisher.account {
         return Err(Failure::AccessDenied("ACCESS_DENIED"));
     }

@@ -32,10 +32,8 @@ pub use put_events::forward;
 pub use rules::{TriggerError, trigger_schedule};
 pub(crate) use times::epoch_seconds;
 
-use super::{Context, typed};
-use crate::error::AwsError;
+use super::operations;
 use crate::state::State;
-use serde_json::Value;
 
 pub use store::Timer;
 
@@ -49,69 +47,57 @@ pub fn fire(e: &mut State, timer: Timer) {
     }
 }
 
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    use archives::replays::*;
-    use archives::*;
-    use buses::*;
-    use connections::destinations::*;
-    use connections::*;
-    use partners::*;
-    use rules::*;
-    match operation {
-        "CreateEventBus" => typed(input, |i| create_event_bus(e, cx, i)),
-        "DescribeEventBus" => typed(input, |i| describe_event_bus(e, cx, i)),
-        "UpdateEventBus" => typed(input, |i| update_event_bus(e, cx, i)),
-        "DeleteEventBus" => typed(input, |i| delete_event_bus(e, cx, i)),
-        "ListEventBuses" => typed(input, |i| list_event_buses(e, cx, i)),
-        "PutPermission" => typed(input, |i| put_permission(e, cx, i)),
-        "RemovePermission" => typed(input, |i| remove_permission(e, cx, i)),
-        "TagResource" => typed(input, |i| tag_resource(e, cx, i)),
-        "UntagResource" => typed(input, |i| untag_resource(e, cx, i)),
-        "ListTagsForResource" => typed(input, |i| list_tags_for_resource(e, cx, i)),
-        "PutRule" => typed(input, |i| put_rule(e, cx, i)),
-        "DescribeRule" => typed(input, |i| describe_rule(e, cx, i)),
-        "EnableRule" => typed(input, |i| set_rule_state(e, cx, i, "ENABLED")),
-        "DisableRule" => typed(input, |i| set_rule_state(e, cx, i, "DISABLED")),
-        "DeleteRule" => typed(input, |i| delete_rule(e, cx, i)),
-        "ListRules" => typed(input, |i| list_rules(e, cx, i)),
-        "ListRuleNamesByTarget" => typed(input, |i| list_rule_names_by_target(e, cx, i)),
-        "PutTargets" => typed(input, |i| put_targets(e, cx, i)),
-        "RemoveTargets" => typed(input, |i| remove_targets(e, cx, i)),
-        "ListTargetsByRule" => typed(input, |i| list_targets_by_rule(e, cx, i)),
-        "TestEventPattern" => typed(input, test_event_pattern),
-        "PutEvents" => typed(input, |i| put_events::put_events(e, cx, i)),
-        "CreateArchive" => typed(input, |i| create_archive(e, cx, i)),
-        "DescribeArchive" => typed(input, |i| describe_archive(e, cx, i)),
-        "UpdateArchive" => typed(input, |i| update_archive(e, cx, i)),
-        "DeleteArchive" => typed(input, |i| delete_archive(e, cx, i)),
-        "ListArchives" => typed(input, |i| list_archives(e, cx, i)),
-        "StartReplay" => typed(input, |i| start_replay(e, cx, i)),
-        "DescribeReplay" => typed(input, |i| describe_replay(e, cx, i)),
-        "CancelReplay" => typed(input, |i| cancel_replay(e, cx, i)),
-        "ListReplays" => typed(input, |i| list_replays(e, cx, i)),
-        "CreateConnection" => typed(input, |i| create_connection(e, cx, i)),
-        "UpdateConnection" => typed(input, |i| update_connection(e, cx, i)),
-        "DescribeConnection" => typed(input, |i| describe_connection(e, cx, i)),
-        "DeleteConnection" => typed(input, |i| delete_connection(e, cx, i)),
-        "DeauthorizeConnection" => typed(input, |i| deauthorize_connection(e, cx, i)),
-        "ListConnections" => typed(input, |i| list_connections(e, cx, i)),
-        "CreateApiDestination" => typed(input, |i| create_api_destination(e, cx, i)),
-        "DescribeApiDestination" => typed(input, |i| describe_api_destination(e, cx, i)),
-        "UpdateApiDestination" => typed(input, |i| update_api_destination(e, cx, i)),
-        "DeleteApiDestination" => typed(input, |i| delete_api_destination(e, cx, i)),
-        "ListApiDestinations" => typed(input, |i| list_api_destinations(e, cx, i)),
-        "CreatePartnerEventSource" => typed(input, |i| create_partner_event_source(e, cx, i)),
-        "DeletePartnerEventSource" => typed(input, |i| delete_partner_event_source(e, cx, i)),
-        "DescribePartnerEventSource" => typed(input, |i| describe_partner_event_source(e, cx, i)),
-        "ListPartnerEventSources" => typed(input, |i| list_partner_event_sources(e, cx, i)),
-        "ListPartnerEventSourceAccounts" => {
-            typed(input, |i| list_partner_event_source_accounts(e, cx, i))
-        }
-        "PutPartnerEvents" => typed(input, |i| put_partner_events(e, cx, i)),
-        "DescribeEventSource" => typed(input, |i| describe_event_source(e, cx, i)),
-        "ListEventSources" => typed(input, |i| list_event_sources(e, cx, i)),
-        "ActivateEventSource" => typed(input, |i| set_event_source_active(e, cx, i, true)),
-        "DeactivateEventSource" => typed(input, |i| set_event_source_active(e, cx, i, false)),
-        _ => Err(super::not_yet(operation)),
-    }
+operations! {
+    "CreateEventBus" => buses::create_event_bus,
+    "DescribeEventBus" => buses::describe_event_bus,
+    "UpdateEventBus" => buses::update_event_bus,
+    "DeleteEventBus" => buses::delete_event_bus,
+    "ListEventBuses" => buses::list_event_buses,
+    "PutPermission" => buses::put_permission,
+    "RemovePermission" => buses::remove_permission,
+    "TagResource" => buses::tag_resource,
+    "UntagResource" => buses::untag_resource,
+    "ListTagsForResource" => buses::list_tags_for_resource,
+    "PutRule" => rules::put_rule,
+    "DescribeRule" => rules::describe_rule,
+    "EnableRule" => |e, cx, i| rules::set_rule_state(e, cx, i, "ENABLED"),
+    "DisableRule" => |e, cx, i| rules::set_rule_state(e, cx, i, "DISABLED"),
+    "DeleteRule" => rules::delete_rule,
+    "ListRules" => rules::list_rules,
+    "ListRuleNamesByTarget" => rules::list_rule_names_by_target,
+    "PutTargets" => rules::put_targets,
+    "RemoveTargets" => rules::remove_targets,
+    "ListTargetsByRule" => rules::list_targets_by_rule,
+    "TestEventPattern" => |_, _, i| rules::test_event_pattern(i),
+    "PutEvents" => put_events::put_events,
+    "CreateArchive" => archives::create_archive,
+    "DescribeArchive" => archives::describe_archive,
+    "UpdateArchive" => archives::update_archive,
+    "DeleteArchive" => archives::delete_archive,
+    "ListArchives" => archives::list_archives,
+    "StartReplay" => archives::replays::start_replay,
+    "DescribeReplay" => archives::replays::describe_replay,
+    "CancelReplay" => archives::replays::cancel_replay,
+    "ListReplays" => archives::replays::list_replays,
+    "CreateConnection" => connections::create_connection,
+    "UpdateConnection" => connections::update_connection,
+    "DescribeConnection" => connections::describe_connection,
+    "DeleteConnection" => connections::delete_connection,
+    "DeauthorizeConnection" => connections::deauthorize_connection,
+    "ListConnections" => connections::list_connections,
+    "CreateApiDestination" => connections::destinations::create_api_destination,
+    "DescribeApiDestination" => connections::destinations::describe_api_destination,
+    "UpdateApiDestination" => connections::destinations::update_api_destination,
+    "DeleteApiDestination" => connections::destinations::delete_api_destination,
+    "ListApiDestinations" => connections::destinations::list_api_destinations,
+    "CreatePartnerEventSource" => partners::create_partner_event_source,
+    "DeletePartnerEventSource" => partners::delete_partner_event_source,
+    "DescribePartnerEventSource" => partners::describe_partner_event_source,
+    "ListPartnerEventSources" => partners::list_partner_event_sources,
+    "ListPartnerEventSourceAccounts" => partners::list_partner_event_source_accounts,
+    "PutPartnerEvents" => partners::put_partner_events,
+    "DescribeEventSource" => partners::describe_event_source,
+    "ListEventSources" => partners::list_event_sources,
+    "ActivateEventSource" => |e, cx, i| partners::set_event_source_active(e, cx, i, true),
+    "DeactivateEventSource" => |e, cx, i| partners::set_event_source_active(e, cx, i, false),
 }

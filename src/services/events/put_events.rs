@@ -18,7 +18,7 @@ use crate::services::event::entry::{Checked, EventFields, PutEventsOutput, Resul
 use crate::services::event::envelope::envelope;
 use crate::services::event::input::{self, Reserved, TargetInput};
 use crate::services::sqs::shapes::MessageAttributeValue;
-use crate::services::target::{self, Buses, Payload, adapt};
+use crate::services::target::{self, Buses, Hop, Payload, adapt};
 use crate::state::{State, Step};
 use serde::Deserialize;
 use serde_json::Value;
@@ -249,26 +249,18 @@ pub fn fire_rule(e: &mut State, rule: &Rule, event: &Value) {
 /// An event a rule target hands to another bus (`Target::Bus`). The bus must exist and, in
 /// another account, its policy must let the rule's account put events; an event coming back to
 /// a bus it already passed is refused (AWS would loop until its own limits stopped it).
-pub fn forward(
-    e: &mut State,
-    bus_arn: &str,
-    publisher: &Publisher,
-    event: &str,
-    mut trail: Vec<String>,
-) -> Result<(), Failure> {
-    let bus = e
-        .events
-        .buses
-        .get(bus_arn)
-        .ok_or(Failure::NotFound("NO_RESOURCE"))?;
-    if bus.account != publisher.account
-        && !buses::allows(bus, &publisher.account, "events:PutEvents")
+pub fn forward(e: &mut State, hop: Hop) -> Result<(), Failure> {
+    let found = e.events.buses.get(hop.bus_arn);
+    let bus = found.ok_or(Failure::NotFound("NO_RESOURCE"))?;
+    if bus.account != hop.publisher.account
+        && !buses::allows(bus, &hop.publisher.account, "events:PutEvents")
     {
         return Err(Failure::AccessDenied("NO_PERMISSIONS"));
     }
-    target::refuse_loop(&trail, bus_arn)?;
+    target::refuse_loop(&hop.trail, hop.bus_arn)?;
     // A third account is one hop too far (THIRD_ACCOUNT_HOP_DETECTED in AWS's list).
-    let accounts: std::collections::BTreeSet<&str> = trail
+    let accounts: std::collections::BTreeSet<&str> = hop
+        .trail
         .iter()
         .chain([&bus.arn])
         .map(|arn| Arn::account_of(arn))
@@ -276,11 +268,12 @@ pub fn forward(
     if accounts.len() > 2 {
         return Err(Failure::Loop("THIRD_ACCOUNT_HOP_DETECTED"));
     }
-    let event: Value = serde_json::from_str(event).map_err(|_| Failure::InvalidJson)?;
-    trail.push(bus_arn.to_string());
+    let event: Value = serde_json::from_str(hop.event).map_err(|_| Failure::InvalidJson)?;
+    let mut trail = hop.trail;
+    trail.push(hop.bus_arn.to_string());
     ingest(
         e,
-        bus_arn,
+        hop.bus_arn,
         event,
         Ingest {
             trail,

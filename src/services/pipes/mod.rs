@@ -14,24 +14,18 @@ mod tests;
 
 pub use run::{delivered, fire, wake_all, wake_source};
 
-use crate::error::AwsError;
-use crate::services::{Context, typed};
-use crate::state::State;
-use serde_json::Value;
+use crate::services::operations;
 
-/// Runs a Pipes operation.
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    match operation {
-        "CreatePipe" => typed(input, |i| api::create_pipe(e, cx, i)),
-        "DescribePipe" => typed(input, |i| api::describe_pipe(e, cx, i)),
-        "UpdatePipe" => typed(input, |i| api::update_pipe(e, cx, i)),
-        "DeletePipe" => typed(input, |i| api::delete_pipe(e, cx, i)),
-        "ListPipes" => typed(input, |i| api::list_pipes(e, cx, i)),
-        "StartPipe" => typed(input, |i| api::start_pipe(e, cx, i)),
-        "StopPipe" => typed(input, |i| api::stop_pipe(e, cx, i)),
-        "TagResource" => typed(input, |i| api::tag_resource(e, cx, i)),
-        "UntagResource" => typed(input, |i| api::untag_resource(e, cx, i)),
-        "ListTagsForResource" => typed(input, |i| api::list_tags_for_resource(e, cx, i)),
-        _ => Err(crate::services::not_yet(operation)),
-    }
+operations! {
+    /// Runs a Pipes operation.
+    "CreatePipe" => api::create_pipe,
+    "DescribePipe" => api::describe_pipe,
+    "UpdatePipe" => api::update_pipe,
+    "DeletePipe" => api::delete_pipe,
+    "ListPipes" => api::list_pipes,
+    "StartPipe" => api::start_pipe,
+    "StopPipe" => api::stop_pipe,
+    "TagResource" => api::tag_resource,
+    "UntagResource" => api::untag_resource,
+    "ListTagsForResource" => api::list_tags_for_resource,
 }

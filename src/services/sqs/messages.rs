@@ -533,6 +533,21 @@ pub fn check_receive(
     Ok((key, max as usize))
 }
 
+/// ReceiveMessage in one look, without waiting: what [`super::call`] runs. Long polls wait
+/// outside the lock, where the runtime calls [`receive_or_wait`] itself.
+pub(super) fn receive_message(
+    e: &mut State,
+    cx: &Context,
+    input: ReceiveMessageInput,
+) -> Result<ReceiveMessageOutput, SqsError> {
+    let (key, max) = check_receive(cx, &input)?;
+    let mut wait = Some(Wait {
+        deadline: e.now(),
+        wall_seconds: 0,
+    });
+    receive_or_wait(e, &key, &input, max, &mut wait).map(Option::unwrap_or_default)
+}
+
 /// How long a long poll waits: until a virtual deadline, and at most so many seconds of wall
 /// time (whichever comes first).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -20,55 +20,40 @@ pub use crate::state::sqs::shapes;
 pub use crate::state::sqs::store;
 pub mod urls;
 
-use super::{Context, typed};
+use super::{Context, operations};
 use crate::body::Body;
 use crate::engine::delivery::{BatchEntry, Failure, MAX_BATCH_BYTES, Outcome};
 use crate::error::AwsError;
 use crate::state::State;
-use serde_json::Value;
 use store::{Queue, QueueKey};
 
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    use messages::*;
-    use moves::*;
-    use queues::*;
-    match operation {
-        "CreateQueue" => typed(input, |i| create_queue(e, cx, i)),
-        "GetQueueUrl" => typed(input, |i| get_queue_url(e, cx, i)),
-        "ListQueues" => typed(input, |i| list_queues(e, cx, i)),
-        "DeleteQueue" => typed(input, |i| delete_queue(e, cx, i)),
-        "GetQueueAttributes" => typed(input, |i| get_queue_attributes(e, cx, i)),
-        "SetQueueAttributes" => typed(input, |i| set_queue_attributes(e, cx, i)),
-        "PurgeQueue" => typed(input, |i| purge_queue(e, cx, i)),
-        "TagQueue" => typed(input, |i| tag_queue(e, cx, i)),
-        "UntagQueue" => typed(input, |i| untag_queue(e, cx, i)),
-        "ListQueueTags" => typed(input, |i| list_queue_tags(e, cx, i)),
-        "AddPermission" => typed(input, |i| add_permission(e, cx, i)),
-        "RemovePermission" => typed(input, |i| remove_permission(e, cx, i)),
-        "ListDeadLetterSourceQueues" => typed(input, |i| list_dead_letter_source_queues(e, cx, i)),
-        "SendMessage" => typed(input, |i| send_message(e, cx, i)),
-        "SendMessageBatch" => typed(input, |i| send_message_batch(e, cx, i)),
-        "DeleteMessage" => typed(input, |i| delete_message(e, cx, i)),
-        "DeleteMessageBatch" => typed(input, |i| receipt_batch(e, cx, i, ReceiptAction::Delete)),
-        "ChangeMessageVisibility" => typed(input, |i| change_message_visibility(e, cx, i)),
-        "ChangeMessageVisibilityBatch" => typed(input, |i| {
-            receipt_batch(e, cx, i, ReceiptAction::ChangeVisibility)
-        }),
-        "StartMessageMoveTask" => typed(input, |i| start_message_move_task(e, cx, i)),
-        "CancelMessageMoveTask" => typed(input, |i| cancel_message_move_task(e, cx, i)),
-        "ListMessageMoveTasks" => typed(input, |i| list_message_move_tasks(e, cx, i)),
-        // Long polls wait outside the lock: the runtime calls [`receive_or_wait`] itself. Here
-        // ReceiveMessage takes one look.
-        "ReceiveMessage" => typed(input, |i: shapes::ReceiveMessageInput| {
-            let (key, max) = check_receive(cx, &i)?;
-            let mut wait = Some(Wait {
-                deadline: e.now(),
-                wall_seconds: 0,
-            });
-            receive_or_wait(e, &key, &i, max, &mut wait).map(Option::unwrap_or_default)
-        }),
-        _ => Err(AwsError::invalid_action(operation)),
-    }
+operations! {
+    otherwise: AwsError::invalid_action;
+    "CreateQueue" => queues::create_queue,
+    "GetQueueUrl" => queues::get_queue_url,
+    "ListQueues" => queues::list_queues,
+    "DeleteQueue" => queues::delete_queue,
+    "GetQueueAttributes" => queues::get_queue_attributes,
+    "SetQueueAttributes" => queues::set_queue_attributes,
+    "PurgeQueue" => queues::purge_queue,
+    "TagQueue" => queues::tag_queue,
+    "UntagQueue" => queues::untag_queue,
+    "ListQueueTags" => queues::list_queue_tags,
+    "AddPermission" => queues::add_permission,
+    "RemovePermission" => queues::remove_permission,
+    "ListDeadLetterSourceQueues" => queues::list_dead_letter_source_queues,
+    "SendMessage" => messages::send_message,
+    "SendMessageBatch" => messages::send_message_batch,
+    "DeleteMessage" => messages::delete_message,
+    "DeleteMessageBatch" => |e, cx, i| messages::receipt_batch(e, cx, i, messages::ReceiptAction::Delete),
+    "ChangeMessageVisibility" => messages::change_message_visibility,
+    "ChangeMessageVisibilityBatch" => |e, cx, i| {
+        messages::receipt_batch(e, cx, i, messages::ReceiptAction::ChangeVisibility)
+    },
+    "StartMessageMoveTask" => moves::start_message_move_task,
+    "CancelMessageMoveTask" => moves::cancel_message_move_task,
+    "ListMessageMoveTasks" => moves::list_message_move_tasks,
+    "ReceiveMessage" => messages::receive_message,
 }
 
 /// A message's size as SQS counts it against MaximumMessageSize: the body and every attribute's

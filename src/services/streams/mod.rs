@@ -15,23 +15,17 @@ pub use api::*;
 pub use run::{delivered, fire, wake_all, wake_source};
 pub use store::*;
 
-use crate::error::AwsError;
-use crate::services::{Context, typed};
-use crate::state::State;
-use serde_json::Value;
+use crate::services::operations;
 
-/// Runs an event stream operation (they come on the custom bus's API).
-pub fn call(e: &mut State, cx: &Context, operation: &str, input: Value) -> Result<Value, AwsError> {
-    match operation {
-        "CreateEventStream" => typed(input, |i| create_event_stream(e, cx, i)),
-        "GetEventStream" => typed(input, |i| get_event_stream(e, cx, i)),
-        "ListEventStreams" => typed(input, |i| list_event_streams(e, cx, i)),
-        "UpdateEventStream" => typed(input, |i| update_event_stream(e, cx, i)),
-        "StartEventStream" => typed(input, |i| start_event_stream(e, cx, i)),
-        "StopEventStream" => typed(input, |i| stop_event_stream(e, cx, i)),
-        "DeleteEventStream" => typed(input, |i| delete_event_stream(e, cx, i)),
-        _ => Err(crate::services::not_yet(operation)),
-    }
+operations! {
+    /// Runs an event stream operation (they come on the custom bus's API).
+    "CreateEventStream" => api::create_event_stream,
+    "GetEventStream" => api::get_event_stream,
+    "ListEventStreams" => api::list_event_streams,
+    "UpdateEventStream" => api::update_event_stream,
+    "StartEventStream" => api::start_event_stream,
+    "StopEventStream" => api::stop_event_stream,
+    "DeleteEventStream" => api::delete_event_stream,
 }
 
 /// Whether `operation` of the custom bus's API is an event stream's.
