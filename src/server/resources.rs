@@ -6,6 +6,9 @@ use crate::config::QueueUrlStyle;
 use crate::engine::time::{Millis, format_rfc3339};
 use crate::services::sqs::urls;
 use crate::state::State;
+use crate::state::bus::store::Subscriber;
+use crate::state::events::store::Rule;
+use crate::state::sns::store::Subscription;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -115,58 +118,58 @@ fn queues(state: &State, host: &str, style: QueueUrlStyle, now: Millis, regions:
     }
 }
 
+/// The views of those of `items` that `belong` (to the resource being drawn).
+fn views<'a, T: 'a>(
+    items: impl Iterator<Item = &'a T>,
+    belong: impl Fn(&T) -> bool,
+    view: fn(&T) -> Value,
+) -> Vec<Value> {
+    items.filter(|item| belong(item)).map(view).collect()
+}
+
+fn subscription(s: &Subscription) -> Value {
+    json!({
+        "arn": s.arn,
+        "protocol": s.protocol,
+        "endpoint": s.endpoint,
+        "confirmed": s.confirmed,
+        "rawMessageDelivery": s.raw,
+        "filterPolicy": s.filter.as_ref().map(|(_, text)| text),
+        "deliveryPolicy": s.attributes.get("DeliveryPolicy"),
+        "deadLetterQueue": s.redrive.as_ref().map(|(arn, _)| arn),
+        "attributes": s.attributes,
+    })
+}
+
 fn topics(state: &State, regions: &mut Regions) {
-    for t in state.sns.topics.values() {
-        let subscriptions: Vec<Value> = state
-            .sns
-            .subscriptions
-            .values()
-            .filter(|s| s.topic_arn == t.arn)
-            .map(|s| {
-                json!({
-                    "arn": s.arn,
-                    "protocol": s.protocol,
-                    "endpoint": s.endpoint,
-                    "confirmed": s.confirmed,
-                    "rawMessageDelivery": s.raw,
-                    "filterPolicy": s.filter.as_ref().map(|(_, text)| text),
-                    "deliveryPolicy": s.attributes.get("DeliveryPolicy"),
-                    "deadLetterQueue": s.redrive.as_ref().map(|(arn, _)| arn),
-                    "attributes": s.attributes,
-                })
-            })
-            .collect();
+    let sns = &state.sns;
+    for t in sns.topics.values() {
+        let subscriptions = views(
+            sns.subscriptions.values(),
+            |s| s.topic_arn == t.arn,
+            subscription,
+        );
         let item = json!({
-            "name": t.name,
-            "arn": t.arn,
-            "fifo": t.fifo,
-            "attributes": t.attributes,
-            "subscriptions": subscriptions,
-            "createdAt": time(t.created_at),
+            "name": t.name, "arn": t.arn, "fifo": t.fifo, "attributes": t.attributes,
+            "subscriptions": subscriptions, "createdAt": time(t.created_at),
         });
         push(regions, &t.account, &t.region, "topics", item);
     }
 }
 
+fn rule(r: &Rule) -> Value {
+    json!({
+        "name": r.name, "arn": r.arn, "state": r.state,
+        "eventPattern": r.event_pattern.as_ref().map(|(text, _)| text),
+        "scheduleExpression": r.schedule.as_ref().map(|(text, _)| text),
+        "managedBy": r.managed_by, "targets": r.targets,
+    })
+}
+
 fn buses(state: &State, regions: &mut Regions) {
     let events = &state.events;
     for b in events.buses.values() {
-        let rules: Vec<Value> = events
-            .rules
-            .values()
-            .filter(|r| r.bus_arn == b.arn)
-            .map(|r| {
-                json!({
-                    "name": r.name,
-                    "arn": r.arn,
-                    "state": r.state,
-                    "eventPattern": r.event_pattern.as_ref().map(|(text, _)| text),
-                    "scheduleExpression": r.schedule.as_ref().map(|(text, _)| text),
-                    "managedBy": r.managed_by,
-                    "targets": r.targets,
-                })
-            })
-            .collect();
+        let rules = views(events.rules.values(), |r| r.bus_arn == b.arn, rule);
         let item =
             json!({"name": b.name, "arn": b.arn, "rules": rules, "createdAt": time(b.created_at)});
         push(regions, &b.account, &b.region, "eventBuses", item);
@@ -190,27 +193,24 @@ fn buses(state: &State, regions: &mut Regions) {
     }
 }
 
+fn subscriber(s: &Subscriber) -> Value {
+    json!({
+        "name": s.name,
+        "arn": s.arn,
+        "type": if s.fifo { "FIFO" } else { "UNORDERED" },
+        "startingPosition": if s.point_in_time.is_some() { "POINT_IN_TIME" } else { "LATEST" },
+        "filters": s.filters.iter().map(|f| json!({"scope": f.scope, "pattern": f.text})).collect::<Vec<_>>(),
+        "targetArn": s.invoke.target_arn,
+        "maxRetryAttempts": s.retry.max_retries,
+        "maxEventAgeInSeconds": s.retry.max_age_ms / 1000,
+        "onFailure": s.on_failure,
+    })
+}
+
 fn custom_buses(state: &State, regions: &mut Regions) {
-    for b in state.bus.buses.values() {
-        let subscribers: Vec<Value> = state
-            .bus
-            .subscribers
-            .values()
-            .filter(|s| s.bus_arn == b.arn)
-            .map(|s| {
-                json!({
-                    "name": s.name,
-                    "arn": s.arn,
-                    "type": if s.fifo { "FIFO" } else { "UNORDERED" },
-                    "startingPosition": if s.point_in_time.is_some() { "POINT_IN_TIME" } else { "LATEST" },
-                    "filters": s.filters.iter().map(|f| json!({"scope": f.scope, "pattern": f.text})).collect::<Vec<_>>(),
-                    "targetArn": s.invoke.target_arn,
-                    "maxRetryAttempts": s.retry.max_retries,
-                    "maxEventAgeInSeconds": s.retry.max_age_ms / 1000,
-                    "onFailure": s.on_failure,
-                })
-            })
-            .collect();
+    let bus = &state.bus;
+    for b in bus.buses.values() {
+        let subscribers = views(bus.subscribers.values(), |s| s.bus_arn == b.arn, subscriber);
         let item = json!({
             "name": b.name, "arn": b.arn, "retentionDays": b.retention_days,
             "retainedEvents": b.events.len(), "subscribers": subscribers,

@@ -48,6 +48,11 @@ pub struct Context {
 }
 
 impl Context {
+    /// Whether a resource of `account` in `region` is the caller's own, in the region it called.
+    pub fn owns(&self, account: &str, region: &str) -> bool {
+        self.account == account && self.region == region
+    }
+
     /// The caller of the unit tests and the fuzz targets: account 000000000000 in us-east-1,
     /// unsigned, addressing `localhost`.
     #[doc(hidden)]

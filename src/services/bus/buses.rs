@@ -98,7 +98,7 @@ pub fn bus_not_found(arn: &str) -> V2Error {
 /// The bus an ARN names, in the caller's account.
 pub fn own_bus<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Bus, V2Error> {
     match e.bus.buses.get_mut(arn) {
-        Some(bus) if bus.account == cx.account && bus.region == cx.region => Ok(bus),
+        Some(bus) if cx.owns(&bus.account, &bus.region) => Ok(bus),
         _ => Err(bus_not_found(arn)),
     }
 }
@@ -133,7 +133,7 @@ pub fn create_event_bus(
         length(d, "description", 0, 512)?;
     }
     let pinned = check_tags(&input.tags, "tags")?;
-    let mine = |b: &&Bus| b.account == cx.account && b.region == cx.region;
+    let mine = |b: &&Bus| cx.owns(&b.account, &b.region);
     if e.bus
         .buses
         .values()
@@ -238,7 +238,7 @@ pub fn list_event_buses(e: &mut State, cx: &Context, input: ListInput) -> Result
         .bus
         .buses
         .values()
-        .filter(|b| b.account == cx.account && b.region == cx.region)
+        .filter(|b| cx.owns(&b.account, &b.region))
         .filter(|b| has_prefix(&b.name, input.name_prefix.as_deref()))
         .map(|b| {
             let mut summary = describe(b);
@@ -281,7 +281,7 @@ fn tagged_resource(e: &State, cx: &Context, arn: &str) -> Result<(), V2Error> {
     let subscriber = e.bus.subscribers.get(arn).map(|s| (&s.account, &s.region));
     let stream = e.streams.streams.get(arn).map(|s| (&s.account, &s.region));
     match bus.or(subscriber).or(stream) {
-        Some((account, region)) if *account == cx.account && *region == cx.region => Ok(()),
+        Some((account, region)) if cx.owns(account, region) => Ok(()),
         _ => Err(V2Error::ResourceNotFound(format!(
             "Resource {arn} does not exist."
         ))),

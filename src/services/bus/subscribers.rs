@@ -320,7 +320,7 @@ fn own_subscriber<'e>(
     arn: &str,
 ) -> Result<&'e mut Subscriber, V2Error> {
     match e.bus.subscribers.get_mut(arn) {
-        Some(s) if s.account == cx.account && s.region == cx.region => Ok(s),
+        Some(s) if cx.owns(&s.account, &s.region) => Ok(s),
         _ => Err(subscriber_not_found(arn)),
     }
 }
@@ -346,7 +346,7 @@ pub fn create_subscriber(
     }
     let pinned = check_tags(&input.tags, "tags")?;
     let bus_arn = own_bus(e, cx, &input.event_bus_arn)?.arn.clone();
-    let mine = |s: &&Subscriber| s.account == cx.account && s.region == cx.region;
+    let mine = |s: &&Subscriber| cx.owns(&s.account, &s.region);
     if e.bus
         .subscribers
         .values()

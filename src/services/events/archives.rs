@@ -166,9 +166,7 @@ fn own_bus(e: &mut State, cx: &Context, arn: &str) -> Result<(String, String), E
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
     match e.events.buses.get(arn) {
-        Some(bus) if bus.account == cx.account && bus.region == cx.region => {
-            Ok((bus.arn.clone(), bus.name.clone()))
-        }
+        Some(bus) if cx.owns(&bus.account, &bus.region) => Ok((bus.arn.clone(), bus.name.clone())),
         _ => Err(lookup::not_found(
             Arn::resource_path(arn, "event-bus").unwrap_or(arn),
         )),
@@ -479,7 +477,7 @@ pub(super) fn list_archives(
         .events
         .archives
         .values_mut()
-        .filter(|a| a.account == cx.account && a.region == cx.region)
+        .filter(|a| cx.owns(&a.account, &a.region))
         .filter(|a| a.name.starts_with(&prefix))
         .filter(|a| input.state.as_ref().is_none_or(|s| *s == a.state))
         .filter(|a| {

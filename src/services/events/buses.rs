@@ -138,13 +138,7 @@ pub(super) fn create_event_bus(
             input.name
         )));
     }
-    let owned = e
-        .events
-        .buses
-        .values()
-        .filter(|b| b.account == cx.account && b.region == cx.region)
-        .count();
-    if owned >= MAX_BUSES {
+    if e.events.buses_of(&cx.account, &cx.region).count() >= MAX_BUSES {
         return Err(EventsError::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
         ));
@@ -299,9 +293,7 @@ pub(super) fn list_event_buses(
     let prefix = input.name_prefix.unwrap_or_default();
     let mut buses: Vec<(String, BusOutput)> = e
         .events
-        .buses
-        .values()
-        .filter(|b| b.account == cx.account && b.region == cx.region)
+        .buses_of(&cx.account, &cx.region)
         .filter(|b| b.name.starts_with(&prefix))
         .map(|b| {
             let out = BusOutput {

@@ -387,7 +387,7 @@ pub fn list_connections(
         .events
         .connections
         .values()
-        .filter(|c| c.account == cx.account && c.region == cx.region)
+        .filter(|c| cx.owns(&c.account, &c.region))
         .filter(|c| c.name.starts_with(&prefix))
         .filter(|c| {
             input

@@ -74,7 +74,7 @@ pub(super) struct ConcurrencyInput {
 fn reserved_by_others(state: &State, cx: &Context, except: &str) -> u32 {
     let functions = state.lambda.functions.values();
     functions
-        .filter(|f| f.account == cx.account && f.region == cx.region && f.arn != except)
+        .filter(|f| cx.owns(&f.account, &f.region) && f.arn != except)
         .filter_map(|f| f.reserved_concurrency)
         .sum()
 }
@@ -134,9 +134,7 @@ pub(super) fn delete_concurrency(
 /// GetAccountSettings: AWS's default quotas, and what the account and region use.
 pub(super) fn settings(state: &State, cx: &Context) -> Result<Value, AwsError> {
     let mine = state.lambda.functions.values();
-    let mine: Vec<&Function> = mine
-        .filter(|f| f.account == cx.account && f.region == cx.region)
-        .collect();
+    let mine: Vec<&Function> = mine.filter(|f| cx.owns(&f.account, &f.region)).collect();
     let code: u64 = mine.iter().map(|f| code_size(f)).sum();
     let reserved = reserved_by_others(state, cx, "");
     Ok(json!({

@@ -10,8 +10,8 @@
 
 use super::errors::{function_exists, function_not_found, invalid_parameter, validation};
 use super::shapes::{
-    CodeInput, CreateFunctionInput, FunctionConfiguration, FunctionNameInput, ListFunctionsInput,
-    UpdateFunctionCodeInput, UpdateFunctionConfigurationInput,
+    CodeInput, CreateFunctionInput, FunctionConfiguration, FunctionNameInput, FunctionSettings,
+    ListFunctionsInput, UpdateFunctionCodeInput, UpdateFunctionConfigurationInput,
 };
 use crate::arn::Arn;
 use crate::error::AwsError;
@@ -26,11 +26,10 @@ pub use super::lookup::{
     resolve, resolve_in, runnable, shown, unqualified_arn,
 };
 
-fn check_limits(
-    timeout: Option<i64>,
-    memory: Option<i64>,
-    storage: Option<i64>,
-) -> Result<(), AwsError> {
+/// The limits of a function's timeout, memory and ephemeral storage.
+fn check_limits(settings: &FunctionSettings) -> Result<(), AwsError> {
+    let (timeout, memory) = (settings.timeout, settings.memory_size);
+    let storage = settings.ephemeral_storage.map(|s| s.size);
     if let Some(t) = timeout.filter(|t| *t < 1) {
         return Err(validation(
             t,
@@ -64,7 +63,7 @@ fn check_limits(
 pub fn create(
     state: &mut State,
     cx: &Context,
-    input: CreateFunctionInput,
+    mut input: CreateFunctionInput,
 ) -> Result<Value, AwsError> {
     let (arn, qualifier) = resolve(cx, &input.function_name)?;
     if qualifier.is_some() {
@@ -78,24 +77,22 @@ pub fn create(
             ..Default::default()
         })?;
     }
-    let (Some(runtime), Some(handler)) = (input.runtime, input.handler) else {
+    let (Some(runtime), Some(handler)) =
+        (input.settings.runtime.take(), input.settings.handler.take())
+    else {
         return Err(invalid_parameter(
             "Runtime and Handler are mandatory parameters for functions created with deployment \
              packages.",
         ));
     };
-    check_limits(
-        input.timeout,
-        input.memory_size,
-        input.ephemeral_storage.map(|s| s.size),
-    )?;
+    check_limits(&input.settings)?;
     let name = arn.rsplit(':').next().unwrap_or_default().to_string();
     if state.lambda.functions.contains_key(&arn) {
         return Err(function_exists(&name));
     }
     let code = code_of(input.code)?;
-    let dead_letter = dead_letter_of(input.dead_letter_config)?;
-    let layers = super::layers::refs(state, cx, input.layers.unwrap_or_default())?;
+    let dead_letter = dead_letter_of(input.settings.dead_letter_config)?;
+    let layers = super::layers::refs(state, cx, input.settings.layers.unwrap_or_default())?;
     let function = Function {
         name,
         arn: arn.clone(),
@@ -104,12 +101,15 @@ pub fn create(
         runtime,
         handler,
         role: input.role,
-        description: input.description.unwrap_or_default(),
-        timeout: input.timeout.map_or(3, |t| t as u32),
-        memory: input.memory_size.map_or(128, |m| m as u32),
-        environment: input.environment.unwrap_or_default().variables,
+        description: input.settings.description.unwrap_or_default(),
+        timeout: input.settings.timeout.map_or(3, |t| t as u32),
+        memory: input.settings.memory_size.map_or(128, |m| m as u32),
+        environment: input.settings.environment.unwrap_or_default().variables,
         architectures: input.architectures.unwrap_or_else(|| vec!["x86_64".into()]),
-        ephemeral_storage: input.ephemeral_storage.map_or(512, |s| s.size as u32),
+        ephemeral_storage: input
+            .settings
+            .ephemeral_storage
+            .map_or(512, |s| s.size as u32),
         code,
         last_modified: state.now(),
         revision: state.engine.rng.uuid(),
@@ -193,16 +193,12 @@ pub fn update_configuration(
     cx: &Context,
     input: UpdateFunctionConfigurationInput,
 ) -> Result<Value, AwsError> {
-    check_limits(
-        input.timeout,
-        input.memory_size,
-        input.ephemeral_storage.map(|s| s.size),
-    )?;
-    let dead_letter = match input.dead_letter_config {
+    check_limits(&input.settings)?;
+    let dead_letter = match input.settings.dead_letter_config {
         Some(config) => Some(dead_letter_of(Some(config))?),
         None => None,
     };
-    let layers = match input.layers {
+    let layers = match input.settings.layers {
         Some(layers) => Some(super::layers::refs(state, cx, layers)?),
         None => None,
     };
@@ -216,25 +212,25 @@ pub fn update_configuration(
     if let Some(role) = input.role {
         f.role = role;
     }
-    if let Some(runtime) = input.runtime {
+    if let Some(runtime) = input.settings.runtime {
         f.runtime = runtime;
     }
-    if let Some(handler) = input.handler {
+    if let Some(handler) = input.settings.handler {
         f.handler = handler;
     }
-    if let Some(description) = input.description {
+    if let Some(description) = input.settings.description {
         f.description = description;
     }
-    if let Some(timeout) = input.timeout {
+    if let Some(timeout) = input.settings.timeout {
         f.timeout = timeout as u32;
     }
-    if let Some(memory) = input.memory_size {
+    if let Some(memory) = input.settings.memory_size {
         f.memory = memory as u32;
     }
-    if let Some(environment) = input.environment {
+    if let Some(environment) = input.settings.environment {
         f.environment = environment.variables;
     }
-    if let Some(storage) = input.ephemeral_storage {
+    if let Some(storage) = input.settings.ephemeral_storage {
         f.ephemeral_storage = storage.size as u32;
     }
     if let Some(config) = dead_letter {
@@ -255,7 +251,7 @@ fn dead_letter_of(
     match Arn::parse(&arn).map(|a| a.service) {
         Some("sqs" | "sns") => Ok(Some(arn)),
         _ => Err(invalid_parameter(format!(
-            "The provided target arn {arn} is invalid. Only SQS queues and SNS topics are              supported as dead-letter targets."
+            "The provided target arn {arn} is invalid. Only SQS queues and SNS topics are supported as dead-letter targets."
         ))),
     }
 }

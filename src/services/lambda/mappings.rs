@@ -382,7 +382,7 @@ fn mapping<'s>(state: &'s State, cx: &Context, uuid: &str) -> Result<&'s Mapping
         .lambda
         .mappings
         .get(uuid)
-        .filter(|m| m.account == cx.account && m.region == cx.region)
+        .filter(|m| cx.owns(&m.account, &m.region))
         .ok_or_else(|| not_found(uuid))
 }
 
@@ -485,7 +485,7 @@ pub fn list(state: &mut State, cx: &Context, input: ListInput) -> Result<Value, 
         .lambda
         .mappings
         .values()
-        .filter(|m| m.account == cx.account && m.region == cx.region)
+        .filter(|m| cx.owns(&m.account, &m.region))
         .filter(|m| {
             input
                 .event_source_arn

@@ -35,18 +35,27 @@ pub struct CreateFunctionInput {
     pub function_name: String,
     pub role: String,
     pub code: CodeInput,
+    #[serde(flatten)]
+    pub settings: FunctionSettings,
+    pub architectures: Option<Vec<String>>,
+    pub package_type: Option<String>,
+    pub tags: Option<BTreeMap<String, String>>,
+}
+
+/// The members of a function's configuration that CreateFunction and
+/// UpdateFunctionConfiguration both take.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct FunctionSettings {
     pub runtime: Option<String>,
     pub handler: Option<String>,
     pub description: Option<String>,
     pub timeout: Option<i64>,
     pub memory_size: Option<i64>,
     pub environment: Option<Environment>,
-    pub architectures: Option<Vec<String>>,
     pub ephemeral_storage: Option<EphemeralStorage>,
-    pub package_type: Option<String>,
-    pub tags: Option<BTreeMap<String, String>>,
-    pub layers: Option<Vec<String>>,
     pub dead_letter_config: Option<DeadLetterConfig>,
+    pub layers: Option<Vec<String>>,
 }
 
 /// DeadLetterConfig: where failed asynchronous events go (an SQS queue or an SNS topic; empty
@@ -63,16 +72,9 @@ pub struct DeadLetterConfig {
 pub struct UpdateFunctionConfigurationInput {
     pub function_name: String,
     pub role: Option<String>,
-    pub runtime: Option<String>,
-    pub handler: Option<String>,
-    pub description: Option<String>,
-    pub timeout: Option<i64>,
-    pub memory_size: Option<i64>,
-    pub environment: Option<Environment>,
-    pub ephemeral_storage: Option<EphemeralStorage>,
     pub revision_id: Option<String>,
-    pub dead_letter_config: Option<DeadLetterConfig>,
-    pub layers: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub settings: FunctionSettings,
 }
 
 #[derive(Debug, Deserialize)]

@@ -414,7 +414,7 @@ pub(super) fn create_pipe(
         .pipes
         .pipes
         .values()
-        .filter(|p| p.account == cx.account && p.region == cx.region)
+        .filter(|p| cx.owns(&p.account, &p.region))
         .count();
     if mine >= MAX_PIPES {
         return Err(PipesError::Quota {
@@ -698,7 +698,7 @@ pub(super) fn list_pipes(
         .pipes
         .pipes
         .values()
-        .filter(|p| p.account == cx.account && p.region == cx.region)
+        .filter(|p| cx.owns(&p.account, &p.region))
         .filter(|p| starts(&input.name_prefix, &p.name))
         .filter(|p| starts(&input.source_prefix, &p.source))
         .filter(|p| starts(&input.target_prefix, &p.settings.target))
@@ -733,7 +733,7 @@ pub(super) fn list_pipes(
 fn tagged<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Pipe, PipesError> {
     length(arn, "resourceArn", 1, 1600)?;
     match e.pipes.pipes.get_mut(arn) {
-        Some(p) if p.account == cx.account && p.region == cx.region => Ok(p),
+        Some(p) if cx.owns(&p.account, &p.region) => Ok(p),
         _ => Err(PipesError::NotFound(format!(
             "Resource {arn} does not exist."
         ))),

@@ -438,7 +438,7 @@ pub(super) fn list_platform_applications(
         .platform
         .applications
         .iter()
-        .filter(|(_, a)| a.account == cx.account && a.region == cx.region)
+        .filter(|(_, a)| cx.owns(&a.account, &a.region))
         .map(|(k, a)| {
             (
                 k,

@@ -491,7 +491,7 @@ pub(super) fn list_topics(
         .sns
         .topics
         .iter()
-        .filter(|(_, t)| t.account == cx.account && t.region == cx.region);
+        .filter(|(_, t)| cx.owns(&t.account, &t.region));
     let (topics, next_token) = page(
         mine.map(|(k, t)| {
             (

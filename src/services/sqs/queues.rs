@@ -172,9 +172,11 @@ pub(super) fn list_queues(
     input: ListQueuesInput,
 ) -> Result<ListQueuesOutput, SqsError> {
     let prefix = input.queue_name_prefix.unwrap_or_default();
-    let mine = e.sqs.queues.keys().filter(|k| {
-        k.account == cx.account && k.region == cx.region && k.name.starts_with(&prefix)
-    });
+    let mine = e
+        .sqs
+        .queues
+        .keys()
+        .filter(|k| cx.owns(&k.account, &k.region) && k.name.starts_with(&prefix));
     let (items, next_token) = page(mine, input.max_results, input.next_token.as_deref())?;
     Ok(ListQueuesOutput {
         queue_urls: items.iter().map(|k| queue_url(cx, k)).collect(),

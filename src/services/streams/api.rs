@@ -62,7 +62,7 @@ fn not_found(arn: &str) -> V2Error {
 
 fn own_stream<'e>(e: &'e mut State, cx: &Context, arn: &str) -> Result<&'e mut Stream, V2Error> {
     match e.streams.streams.get_mut(arn) {
-        Some(s) if s.account == cx.account && s.region == cx.region => Ok(s),
+        Some(s) if cx.owns(&s.account, &s.region) => Ok(s),
         _ => Err(not_found(arn)),
     }
 }
@@ -203,12 +203,7 @@ pub fn create_event_stream(
             input.name
         )));
     }
-    let mine = e
-        .streams
-        .streams
-        .values()
-        .filter(|s| s.account == cx.account && s.region == cx.region);
-    if mine.count() >= MAX_STREAMS {
+    if e.streams.streams_of(&cx.account, &cx.region).count() >= MAX_STREAMS {
         return Err(V2Error::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
         ));
@@ -312,9 +307,7 @@ pub fn list_event_streams(
     }
     let mine: Vec<String> = e
         .streams
-        .streams
-        .values()
-        .filter(|s| s.account == cx.account && s.region == cx.region)
+        .streams_of(&cx.account, &cx.region)
         .map(|s| s.arn.clone())
         .collect();
     for arn in &mine {

@@ -367,6 +367,16 @@ pub struct ApiDestination {
 }
 
 impl Store {
+    /// The buses of `account` in `region`.
+    pub fn buses_of<'a>(
+        &'a self,
+        account: &'a str,
+        region: &'a str,
+    ) -> impl Iterator<Item = &'a Bus> {
+        let here = move |b: &&Bus| b.account == account && b.region == region;
+        self.buses.values().filter(here)
+    }
+
     /// The ARN of bus `name` in `region` and `account`.
     pub fn bus_arn(region: &str, account: &str, name: &str) -> String {
         Arn::new("events", region, account, &format!("event-bus/{name}")).text()

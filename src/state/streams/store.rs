@@ -21,6 +21,18 @@ pub struct Store {
     pub delivering: Option<String>,
 }
 
+impl Store {
+    /// The event streams of `account` in `region`.
+    pub fn streams_of<'a>(
+        &'a self,
+        account: &'a str,
+        region: &'a str,
+    ) -> impl Iterator<Item = &'a Stream> {
+        let here = move |s: &&Stream| s.account == account && s.region == region;
+        self.streams.values().filter(here)
+    }
+}
+
 /// Something a stream must do at a virtual instant.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Timer {

@@ -126,7 +126,7 @@ pub(in crate::services::events) fn start_replay(
         .events
         .archives
         .get(&input.event_source_arn)
-        .filter(|a| a.account == cx.account && a.region == cx.region)
+        .filter(|a| cx.owns(&a.account, &a.region))
         .map(|a| a.source_arn.clone())
         .ok_or_else(|| {
             EventsError::Validation(format!(
@@ -171,7 +171,7 @@ pub(in crate::services::events) fn start_replay(
         .events
         .replays
         .values()
-        .filter(|r| r.account == cx.account && r.region == cx.region)
+        .filter(|r| cx.owns(&r.account, &r.region))
         .filter(|r| matches!(r.state.as_str(), "STARTING" | "RUNNING"))
         .count();
     if active >= MAX_ACTIVE_REPLAYS {
@@ -418,7 +418,7 @@ pub(in crate::services::events) fn list_replays(
         .events
         .replays
         .values()
-        .filter(|r| r.account == cx.account && r.region == cx.region)
+        .filter(|r| cx.owns(&r.account, &r.region))
         .filter(|r| r.name.starts_with(&prefix))
         .filter(|r| input.state.as_ref().is_none_or(|s| *s == r.state))
         .filter(|r| {

@@ -329,7 +329,7 @@ pub(in crate::services::events) fn list_api_destinations(
         .events
         .api_destinations
         .values()
-        .filter(|d| d.account == cx.account && d.region == cx.region)
+        .filter(|d| cx.owns(&d.account, &d.region))
         .filter(|d| d.name.starts_with(&prefix))
         .filter(|d| {
             input
