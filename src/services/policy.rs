@@ -281,22 +281,18 @@ mod tests {
              "Resource": QUEUE, "Condition": {"StringEquals": {"aws:PrincipalAccount": "333333333333"}}},
         ]});
         let p = Some(&policy);
-        assert_eq!(
-            evaluate(p, &by("222222222222", "sqs:SendMessage")),
-            Decision::Allow
-        );
-        assert_eq!(
-            evaluate(p, &by("222222222222", "sqs:ReceiveMessage")),
-            Decision::Silent
-        );
-        assert_eq!(
-            evaluate(p, &by("333333333333", "sqs:SendMessage")),
-            Decision::Deny
-        );
-        assert_eq!(
-            evaluate(p, &by("444444444444", "sqs:SendMessage")),
-            Decision::Silent
-        );
+        for (account, action, want) in [
+            ("222222222222", "sqs:SendMessage", Decision::Allow),
+            ("222222222222", "sqs:ReceiveMessage", Decision::Silent),
+            ("333333333333", "sqs:SendMessage", Decision::Deny),
+            ("444444444444", "sqs:SendMessage", Decision::Silent),
+        ] {
+            assert_eq!(
+                evaluate(p, &by(account, action)),
+                want,
+                "{account} {action}"
+            );
+        }
         assert_eq!(
             evaluate(None, &by("222222222222", "sqs:SendMessage")),
             Decision::Silent

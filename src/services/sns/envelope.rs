@@ -428,38 +428,41 @@ mod tests {
         }
     }
 
+    const SUBSCRIBE_MESSAGE: &str = r"You have chosen to subscribe to the topic arn:aws:sns:us-east-1:000000000000:orders.\nTo confirm the subscription, visit the SubscribeURL included in this message.";
+    const UNSUBSCRIBE_MESSAGE: &str = r"You have chosen to deactivate subscription arn:aws:sns:us-east-1:000000000000:orders:2bcfbf39-05c3-41de-beaa-fcfcc21c8f55.\nTo cancel this operation and restore the subscription, visit the SubscribeURL included in this message.";
+
+    /// `doc` is the confirmation document `kind` AWS writes, with `message` (JSON-escaped) and
+    /// signature version `version`.
+    fn assert_confirmation(doc: &str, kind: &str, message: &str, version: &str) {
+        let want = format!(
+            concat!(
+                r#"{{"Type":"{}","MessageId":"165545c9-2a5c-472c-8df2-7ff2be2b3b1b","Token":"2336412f37","#,
+                r#""TopicArn":"arn:aws:sns:us-east-1:000000000000:orders","#,
+                r#""Message":"{}","#,
+                r#""SubscribeURL":"{}","Timestamp":"2026-11-30T07:00:00.000Z","SignatureVersion":"{}","Signature":"{}","SigningCertURL":"{}"}}"#
+            ),
+            kind,
+            message,
+            SUB_URL,
+            version,
+            signature_of(doc),
+            CERT_URL
+        );
+        assert_eq!(doc, want);
+    }
+
     #[test]
     fn subscription_confirmation_shape() {
         let signer = Signer::load();
         let doc = subscription_confirmation(&signer, SignatureVersion::V1, &confirmation_fields());
-        let sig = signature_of(&doc);
-        let want = format!(
-            concat!(
-                r#"{{"Type":"SubscriptionConfirmation","MessageId":"165545c9-2a5c-472c-8df2-7ff2be2b3b1b","Token":"2336412f37","#,
-                r#""TopicArn":"arn:aws:sns:us-east-1:000000000000:orders","#,
-                r#""Message":"You have chosen to subscribe to the topic arn:aws:sns:us-east-1:000000000000:orders.\nTo confirm the subscription, visit the SubscribeURL included in this message.","#,
-                r#""SubscribeURL":"{}","Timestamp":"2026-11-30T07:00:00.000Z","SignatureVersion":"1","Signature":"{}","SigningCertURL":"{}"}}"#
-            ),
-            SUB_URL, sig, CERT_URL
-        );
-        assert_eq!(doc, want);
+        assert_confirmation(&doc, "SubscriptionConfirmation", SUBSCRIBE_MESSAGE, "1");
     }
 
     #[test]
     fn unsubscribe_confirmation_shape() {
         let signer = Signer::load();
         let doc = unsubscribe_confirmation(&signer, SignatureVersion::V2, &confirmation_fields());
-        let sig = signature_of(&doc);
-        let want = format!(
-            concat!(
-                r#"{{"Type":"UnsubscribeConfirmation","MessageId":"165545c9-2a5c-472c-8df2-7ff2be2b3b1b","Token":"2336412f37","#,
-                r#""TopicArn":"arn:aws:sns:us-east-1:000000000000:orders","#,
-                r#""Message":"You have chosen to deactivate subscription arn:aws:sns:us-east-1:000000000000:orders:2bcfbf39-05c3-41de-beaa-fcfcc21c8f55.\nTo cancel this operation and restore the subscription, visit the SubscribeURL included in this message.","#,
-                r#""SubscribeURL":"{}","Timestamp":"2026-11-30T07:00:00.000Z","SignatureVersion":"2","Signature":"{}","SigningCertURL":"{}"}}"#
-            ),
-            SUB_URL, sig, CERT_URL
-        );
-        assert_eq!(doc, want);
+        assert_confirmation(&doc, "UnsubscribeConfirmation", UNSUBSCRIBE_MESSAGE, "2");
     }
 
     #[test]

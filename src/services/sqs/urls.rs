@@ -338,14 +338,15 @@ mod tests {
                 "http://eu-west-1.queue.localhost.localstack.cloud:4566/000000000000/q"
             );
         }
-        assert_eq!(
-            queue_url(Auto, "switchyard:4566", &k),
-            "http://switchyard:4566/000000000000/q"
-        );
-        assert_eq!(
-            queue_url(Dynamic, "switchyard:4566", &k),
-            "http://switchyard:4566/queue/eu-west-1/000000000000/q"
-        );
+        for (style, want) in [
+            (Auto, "http://switchyard:4566/000000000000/q"),
+            (
+                Dynamic,
+                "http://switchyard:4566/queue/eu-west-1/000000000000/q",
+            ),
+        ] {
+            assert_eq!(queue_url(style, "switchyard:4566", &k), want);
+        }
     }
 
     #[test]

@@ -350,27 +350,22 @@ fn cron_in_a_zone_follows_its_daylight_saving_shifts() {
         let at = schedule.next_after_in(at(after), 0, &zone);
         at.map(|ms| format_rfc3339(ms)[..16].to_string())
     };
-    // 09:00 local is 14:00Z in winter and 13:00Z once clocks go forward (8 March 2026).
-    assert_eq!(
-        next("cron(0 9 * * ? *)", "2026-03-07T15:00:00Z").unwrap(),
-        "2026-03-08T13:00"
-    );
-    assert_eq!(
-        next("cron(0 9 * * ? *)", "2026-03-06T15:00:00Z").unwrap(),
-        "2026-03-07T14:00"
-    );
-    // 02:30 does not exist on 8 March: that day is skipped.
-    assert_eq!(
-        next("cron(30 2 * * ? *)", "2026-03-07T08:00:00Z").unwrap(),
-        "2026-03-09T06:30"
-    );
-    // 01:30 happens twice on 1 November: it fires once, the first time (EDT).
-    assert_eq!(
-        next("cron(30 1 * * ? *)", "2026-11-01T04:00:00Z").unwrap(),
-        "2026-11-01T05:30"
-    );
-    assert_eq!(
-        next("cron(30 1 * * ? *)", "2026-11-01T05:31:00Z").unwrap(),
-        "2026-11-02T06:30"
-    );
+    #[rustfmt::skip]
+    let cases = [
+        // 09:00 local is 14:00Z in winter and 13:00Z once clocks go forward (8 March 2026).
+        ("cron(0 9 * * ? *)", "2026-03-07T15:00:00Z", "2026-03-08T13:00"),
+        ("cron(0 9 * * ? *)", "2026-03-06T15:00:00Z", "2026-03-07T14:00"),
+        // 02:30 does not exist on 8 March: that day is skipped.
+        ("cron(30 2 * * ? *)", "2026-03-07T08:00:00Z", "2026-03-09T06:30"),
+        // 01:30 happens twice on 1 November: it fires once, the first time (EDT).
+        ("cron(30 1 * * ? *)", "2026-11-01T04:00:00Z", "2026-11-01T05:30"),
+        ("cron(30 1 * * ? *)", "2026-11-01T05:31:00Z", "2026-11-02T06:30"),
+    ];
+    for (expression, after, want) in cases {
+        assert_eq!(
+            next(expression, after).unwrap(),
+            want,
+            "{expression} after {after}"
+        );
+    }
 }
