@@ -413,7 +413,9 @@ async fn invocations(State(app): Shared, RawQuery(raw): RawQuery) -> Response {
     let state = app.state();
     let names = |f: &str, wanted: &str| {
         let unqualified = crate::services::lambda::functions::unqualified_arn(f);
-        f == wanted || unqualified == wanted || unqualified.rsplit(':').next() == Some(wanted)
+        f == wanted
+            || unqualified == wanted
+            || crate::services::lambda::functions::name_of(f) == wanted
     };
     let mut found: Vec<_> = state
         .lambda

@@ -61,9 +61,8 @@ fn selection(
 /// The topic and subscription of a message a subscription delivered (its source is the
 /// subscription ARN, `…:<topic>:<id>`); none for a direct publish.
 fn topic_and_subscription(m: &OutboxMessage) -> (Value, Value) {
-    let by_subscription = Arn::parse(&m.source).is_some_and(|a| a.resource.contains(':'));
-    match m.source.rsplit_once(':').filter(|_| by_subscription) {
-        Some((topic, _)) => (json!(topic), json!(m.source)),
+    match Arn::parent(&m.source) {
+        Some(topic) => (json!(topic), json!(m.source)),
         None => (Value::Null, Value::Null),
     }
 }

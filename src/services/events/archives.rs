@@ -43,9 +43,11 @@ fn archive_not_found(name: &str) -> EventsError {
     EventsError::ResourceNotFound(format!("Archive {name} does not exist."))
 }
 
-/// The last part of an ARN (`.../archive/<name>` → `<name>`).
+/// The name at the end of an ARN's resource path (`archive/<name>`, `rule/<bus>/<name>`,
+/// `event-bus/<name>` → `<name>`); of a text that is not an ARN, what follows its last `/`.
 fn arn_name(arn: &str) -> &str {
-    arn.rsplit('/').next().unwrap_or(arn)
+    let path = Arn::parse(arn).map_or(arn, |a| a.resource);
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 fn check_description(text: &Option<String>) -> Result<(), EventsError> {

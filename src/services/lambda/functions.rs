@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 // The shared pieces, under the names the other modules have always used.
 pub use super::lookup::{
     Seen, check_revision, check_revision_id, code_of, configuration, find, find_mut, last_modified,
-    resolve, resolve_in, runnable, shown, unqualified_arn,
+    name_of, resolve, resolve_in, runnable, shown, unqualified_arn,
 };
 
 /// The limits of a function's timeout, memory and ephemeral storage.
@@ -86,7 +86,7 @@ pub fn create(
         ));
     };
     check_limits(&input.settings)?;
-    let name = arn.rsplit(':').next().unwrap_or_default().to_string();
+    let name = name_of(&arn).to_string();
     if state.lambda.functions.contains_key(&arn) {
         return Err(function_exists(&name));
     }

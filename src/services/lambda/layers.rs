@@ -118,7 +118,7 @@ pub(super) fn publish(
     }
     let code = code_of(content)?;
     let now = state.now();
-    let name = arn.rsplit(':').next().unwrap_or_default().to_string();
+    let name = super::lookup::name_of(&arn).to_string();
     let layer = state
         .lambda
         .layers
@@ -250,7 +250,8 @@ pub(super) fn refs(
     }
     let mut found: Vec<LayerRef> = Vec::new();
     for arn in arns {
-        let parsed = arn.rsplit_once(':').and_then(|(layer, n)| {
+        let version = Arn::parse(&arn).and_then(|a| a.resource_parts().next_back());
+        let parsed = Arn::parent(&arn).zip(version).and_then(|(layer, n)| {
             let layer = layer_arn(cx, layer).ok().filter(|l| l == layer)?;
             Some((layer, n.parse::<u32>().ok()?))
         });

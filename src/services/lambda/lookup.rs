@@ -66,10 +66,18 @@ pub fn resolve_in(
 
 /// A function's ARN without its version or alias (`...:function:name:3` → `...:function:name`).
 pub fn unqualified_arn(arn: &str) -> &str {
-    match arn.match_indices(':').nth(6) {
-        Some((end, _)) => arn.get(..end).unwrap_or(arn),
-        None => arn,
+    match Arn::parse(arn) {
+        Some(parsed) if parsed.resource_parts().count() > 2 => Arn::parent(arn).unwrap_or(arn),
+        _ => arn,
     }
+}
+
+/// The name in a function's or a layer's ARN (`...:function:<name>[:<qualifier>]`,
+/// `...:layer:<name>[:<version>]`); `""` when `arn` is not an ARN.
+pub fn name_of(arn: &str) -> &str {
+    Arn::parse(arn)
+        .and_then(|a| a.resource_parts().nth(1))
+        .unwrap_or_default()
 }
 
 /// The function `name` names, in the caller's account.

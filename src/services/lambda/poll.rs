@@ -189,11 +189,7 @@ fn start_batch(
         request_id: request_id.clone(),
         host: m.host.clone(),
     };
-    let name = super::functions::unqualified_arn(&m.function)
-        .rsplit(':')
-        .next()
-        .unwrap_or_default()
-        .to_string();
+    let name = super::lookup::name_of(&m.function).to_string();
     let delivery = Delivery::new(
         SERVICE,
         m.arn.clone(),

@@ -6,7 +6,6 @@
 //! ActionAfterCompletion DELETE).
 
 use super::store::{Run, Schedule, Scope, Target as ScheduleTarget, Timer};
-use super::universal::UNIVERSAL;
 use crate::arn::Arn;
 use crate::body::Body;
 use crate::engine::delivery::{
@@ -201,7 +200,7 @@ fn run(state: &mut State, timer: &Run, s: &Schedule) {
         classic: true,
         custom: true,
     };
-    let adapted = if arn.starts_with(UNIVERSAL) {
+    let adapted = if super::universal::is_universal(&arn) {
         super::universal::adapt(&arn, &body, publisher, &timer.scope.1)
     } else {
         adapt(

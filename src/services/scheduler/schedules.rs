@@ -228,7 +228,7 @@ fn check_target(target: &Target) -> Result<(), AwsError> {
         )));
     }
     let arn = target.arn();
-    if arn.starts_with(super::universal::UNIVERSAL) && super::universal::resolve(arn).is_none() {
+    if super::universal::is_universal(arn) && super::universal::resolve(arn).is_none() {
         return Err(validation(format!(
             "Invalid target {arn}: switchyard serves no such service action."
         )));

@@ -3,17 +3,30 @@
 //! emulator by name, as the schedule's account and region. Its error ends the attempt: a
 //! server error is retried, anything else is not.
 
+use crate::arn::Arn;
 use crate::engine::delivery::{Publisher, Target};
 use crate::services::ServiceId;
 use crate::services::target::Adapted;
 
-/// The prefix of universal targets (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
-pub(super) const UNIVERSAL: &str = "arn:aws:scheduler:::aws-sdk:";
+/// Whether `arn` names a universal target (`arn:aws:scheduler:::aws-sdk:<service>:<action>`).
+pub(super) fn is_universal(arn: &str) -> bool {
+    service_action(arn).is_some()
+}
+
+/// The `<service>:<action>` of a universal target's ARN, as written.
+fn service_action(arn: &str) -> Option<&str> {
+    let arn = Arn::parse(arn)?;
+    let unplaced = arn.region.is_empty() && arn.account.is_empty();
+    if arn.partition != "aws" || arn.service != "scheduler" || !unplaced {
+        return None;
+    }
+    arn.resource.strip_prefix("aws-sdk:")
+}
 
 /// The service and operation a universal target names, if switchyard serves it
 /// (`sqs:sendMessage` → SQS `SendMessage`).
 pub(super) fn resolve(arn: &str) -> Option<(ServiceId, String)> {
-    let (service, action) = arn.strip_prefix(UNIVERSAL)?.split_once(':')?;
+    let (service, action) = service_action(arn)?.split_once(':')?;
     let service = match service {
         "sqs" => ServiceId::Sqs,
         "sns" => ServiceId::Sns,
