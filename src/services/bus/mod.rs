@@ -114,6 +114,7 @@ pub(crate) fn length(value: &str, member: &str, low: usize, high: usize) -> Resu
 }
 
 operations! {
+    /// Runs an operation of the custom bus's API (the event streams' go to `streams::call`).
     "CreateEventBus" => buses::create_event_bus,
     "GetEventBus" => buses::get_event_bus,
     "ListEventBuses" => buses::list_event_buses,

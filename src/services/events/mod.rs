@@ -48,6 +48,7 @@ pub fn fire(e: &mut State, timer: Timer) {
 }
 
 operations! {
+    /// Runs an EventBridge operation.
     "CreateEventBus" => buses::create_event_bus,
     "DescribeEventBus" => buses::describe_event_bus,
     "UpdateEventBus" => buses::update_event_bus,

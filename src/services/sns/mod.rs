@@ -45,6 +45,7 @@ pub fn refused_before_required(operation: &str, input: &Value) -> Option<AwsErro
 }
 
 operations! {
+    /// Runs an SNS operation.
     "CreateTopic" => topics::create_topic,
     "DeleteTopic" => topics::delete_topic,
     "GetTopicAttributes" => topics::get_topic_attributes,

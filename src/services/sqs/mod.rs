@@ -28,6 +28,7 @@ use crate::state::State;
 use store::{Queue, QueueKey};
 
 operations! {
+    /// Runs an SQS operation (ReceiveMessage in one look: the runtime waits out long polls).
     otherwise: AwsError::invalid_action;
     "CreateQueue" => queues::create_queue,
     "GetQueueUrl" => queues::get_queue_url,
