@@ -10,7 +10,7 @@ use super::store::{Bus, Store};
 use super::times::epoch_seconds;
 use crate::arn::Arn;
 use crate::services::{Context, SetMember, set_given};
-use crate::state::State;
+use crate::state::{State, placed_in};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -138,7 +138,8 @@ pub(super) fn create_event_bus(
             input.name
         )));
     }
-    if e.events.buses_of(&cx.account, &cx.region).count() >= MAX_BUSES {
+    let owned = placed_in(e.events.buses.values(), &cx.account, &cx.region);
+    if owned.count() >= MAX_BUSES {
         return Err(EventsError::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
         ));
@@ -291,20 +292,19 @@ pub(super) fn list_event_buses(
     let now = e.now();
     e.events.ensure_default(&cx.region, &cx.account, now);
     let prefix = input.name_prefix.unwrap_or_default();
-    let mut buses: Vec<(String, BusOutput)> = e
-        .events
-        .buses_of(&cx.account, &cx.region)
-        .filter(|b| b.name.starts_with(&prefix))
-        .map(|b| {
-            let out = BusOutput {
-                kms_key_identifier: None,
-                dead_letter_config: None,
-                log_config: None,
-                ..describe(b)
-            };
-            (b.name.clone(), out)
-        })
-        .collect();
+    let mut buses: Vec<(String, BusOutput)> =
+        placed_in(e.events.buses.values(), &cx.account, &cx.region)
+            .filter(|b| b.name.starts_with(&prefix))
+            .map(|b| {
+                let out = BusOutput {
+                    kms_key_identifier: None,
+                    dead_letter_config: None,
+                    log_config: None,
+                    ..describe(b)
+                };
+                (b.name.clone(), out)
+            })
+            .collect();
     buses.sort_by(|a, b| a.0.cmp(&b.0));
     let (event_buses, next_token) = page(buses, input.next_token.as_deref(), input.limit)?;
     Ok(ListEventBusesOutput {

@@ -16,7 +16,7 @@ use crate::services::event::pattern::EventPattern;
 use crate::services::events::epoch_seconds;
 use crate::services::sqs::store::QueueKey;
 use crate::services::{Context, SetMember, set_given};
-use crate::state::State;
+use crate::state::{State, placed_in};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -203,7 +203,7 @@ pub fn create_event_stream(
             input.name
         )));
     }
-    if e.streams.streams_of(&cx.account, &cx.region).count() >= MAX_STREAMS {
+    if placed_in(e.streams.streams.values(), &cx.account, &cx.region).count() >= MAX_STREAMS {
         return Err(V2Error::LimitExceeded(
             "The requested resource exceeds the maximum number allowed.".into(),
         ));
@@ -305,9 +305,7 @@ pub fn list_event_streams(
     if let Some(t) = &input.next_token {
         length(t, "nextToken", 1, 2048)?;
     }
-    let mine: Vec<String> = e
-        .streams
-        .streams_of(&cx.account, &cx.region)
+    let mine: Vec<String> = placed_in(e.streams.streams.values(), &cx.account, &cx.region)
         .map(|s| s.arn.clone())
         .collect();
     for arn in &mine {

@@ -366,17 +366,13 @@ pub struct ApiDestination {
     pub modified_at: Millis,
 }
 
-impl Store {
-    /// The buses of `account` in `region`.
-    pub fn buses_of<'a>(
-        &'a self,
-        account: &'a str,
-        region: &'a str,
-    ) -> impl Iterator<Item = &'a Bus> {
-        let here = move |b: &&Bus| b.account == account && b.region == region;
-        self.buses.values().filter(here)
+impl crate::state::Placed for Bus {
+    fn place(&self) -> (&str, &str) {
+        (&self.account, &self.region)
     }
+}
 
+impl Store {
     /// The ARN of bus `name` in `region` and `account`.
     pub fn bus_arn(region: &str, account: &str, name: &str) -> String {
         Arn::new("events", region, account, &format!("event-bus/{name}")).text()

@@ -21,15 +21,9 @@ pub struct Store {
     pub delivering: Option<String>,
 }
 
-impl Store {
-    /// The event streams of `account` in `region`.
-    pub fn streams_of<'a>(
-        &'a self,
-        account: &'a str,
-        region: &'a str,
-    ) -> impl Iterator<Item = &'a Stream> {
-        let here = move |s: &&Stream| s.account == account && s.region == region;
-        self.streams.values().filter(here)
+impl crate::state::Placed for Stream {
+    fn place(&self) -> (&str, &str) {
+        (&self.account, &self.region)
     }
 }
 
