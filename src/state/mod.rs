@@ -23,6 +23,7 @@ pub mod lenient;
 pub mod match_index;
 pub mod pattern;
 pub(crate) mod pipes;
+pub(crate) mod placed;
 pub(crate) mod scheduler;
 pub(crate) mod snapshot;
 pub(crate) mod sns;
@@ -35,21 +36,7 @@ use crate::engine::{Effect, Settings, Timer};
 pub(crate) use kinds::{Finish, Policy, Render};
 use std::collections::HashMap;
 
-/// A resource that lives in one account and one region.
-pub(crate) trait Placed {
-    /// Its account and region.
-    fn place(&self) -> (&str, &str);
-}
-
-/// Those of `resources` that live in `account` and `region`: what an account's lists show and
-/// its limits count.
-pub(crate) fn placed_in<'a, T: Placed + 'a>(
-    resources: impl Iterator<Item = &'a T> + 'a,
-    account: &'a str,
-    region: &'a str,
-) -> impl Iterator<Item = &'a T> + 'a {
-    resources.filter(move |r| r.place() == (account, region))
-}
+pub(crate) use placed::placed_in;
 
 /// A service's own piece of work the engine keeps for it: a timer's step when due, or the
 /// follow-up of a followed delivery when it ends.

@@ -366,7 +366,7 @@ pub struct ApiDestination {
     pub modified_at: Millis,
 }
 
-impl crate::state::Placed for Bus {
+impl crate::state::placed::Placed for Bus {
     fn place(&self) -> (&str, &str) {
         (&self.account, &self.region)
     }

@@ -21,7 +21,7 @@ pub struct Store {
     pub delivering: Option<String>,
 }
 
-impl crate::state::Placed for Stream {
+impl crate::state::placed::Placed for Stream {
     fn place(&self) -> (&str, &str) {
         (&self.account, &self.region)
     }
